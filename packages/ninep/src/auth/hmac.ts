@@ -1,0 +1,67 @@
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import type { Authenticator } from "../client/authenticator.js";
+import { NinepError } from "../server/ninep-error.js";
+import type { AuthSession, ServerAuth } from "./server-auth.js";
+
+const SCHEME = "hmac-sha256";
+
+function proof(key: Uint8Array, nonce: string, uname: string, aname: string): Buffer {
+  return createHmac("sha256", key).update(`${nonce}\n${uname}\n${aname}`).digest();
+}
+
+export interface HmacAuthOptions {
+  /** The secret a uname must prove it knows, or undefined for a uname that may not attach. */
+  keyFor(uname: string): Uint8Array | undefined;
+}
+
+/**
+ * Challenge-response authentication over the afid, for servers that must know who attaches. Reading the
+ * afid gives `hmac-sha256 NONCE\n`; the client writes the hex HMAC-SHA256, under the uname's secret, of
+ * `NONCE\nUNAME\nANAME`. One wrong answer spends the afid. The secret itself never crosses the wire.
+ */
+export function hmacAuth(options: HmacAuthOptions): ServerAuth {
+  return {
+    start(uname: string, aname: string): AuthSession {
+      const nonce = randomBytes(32).toString("hex");
+      const challenge = Buffer.from(`${SCHEME} ${nonce}\n`);
+      let sent = 0;
+      let state: "waiting" | "verified" | "failed" = "waiting";
+      return {
+        read(count) {
+          const chunk = challenge.subarray(sent, sent + count);
+          sent += chunk.length;
+          return chunk;
+        },
+        write(data) {
+          if (state !== "waiting") throw new NinepError("authentication already attempted on this afid");
+          state = "failed";
+          const key = options.keyFor(uname);
+          const answer = Buffer.from(Buffer.from(data).toString("utf8").trim(), "hex");
+          const expected = proof(key ?? randomBytes(32), nonce, uname, aname);
+          if (!key || answer.length !== expected.length || !timingSafeEqual(answer, expected)) {
+            throw new NinepError("authentication failed");
+          }
+          state = "verified";
+          return data.length;
+        },
+        verified: () => state === "verified",
+      };
+    },
+  };
+}
+
+/** The client side of `hmacAuth`: answers the challenge with `key`. */
+export function hmacAuthenticator(key: Uint8Array | string): Authenticator {
+  const secret = typeof key === "string" ? Buffer.from(key, "utf8") : key;
+  return async (afile, { uname, aname }) => {
+    let text = "";
+    while (!text.includes("\n")) {
+      const chunk = await afile.read(256);
+      if (chunk.length === 0) break;
+      text += chunk.toString("utf8");
+    }
+    const [scheme, nonce] = text.trim().split(" ");
+    if (scheme !== SCHEME || !nonce) throw new Error(`server offers unknown authentication '${text.trim()}'`);
+    await afile.write(Buffer.from(proof(secret, nonce, uname, aname).toString("hex")));
+  };
+}

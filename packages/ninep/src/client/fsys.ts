@@ -1,0 +1,154 @@
+import { DM, OREAD, ORDWR, OTRUNC, OWRITE } from "../codec/constants.js";
+import { dontTouchStat } from "../codec/stat.js";
+import type { Qid, Stat } from "../codec/types.js";
+import type { NinepClient } from "./client.js";
+import { withPath } from "./errors.js";
+import { File } from "./file.js";
+import { splitParent, splitPath } from "./path.js";
+
+export interface CreateOptions {
+  /** Permission bits, plus DM flags (default 0644, or 0755 with DM.DIR). */
+  perm?: number;
+  /** Open mode of the created file (default ORDWR; OREAD for a directory). */
+  mode?: number;
+  signal?: AbortSignal;
+}
+
+/** Changes for `Fsys.wstat`; fields left out are not touched. */
+export type StatChanges = Partial<Pick<Stat, "name" | "mode" | "mtime" | "length" | "gid" | "uid" | "atime">>;
+
+/** An attached file tree, addressed by slash-separated paths from its root. */
+export class Fsys {
+  constructor(
+    readonly client: NinepClient,
+    /** The fid of the root; keep it open while the tree is in use. */
+    readonly rootFid: number,
+    readonly rootQid: Qid,
+    readonly uname: string,
+  ) {}
+
+  /** Walks to `path` and returns a new fid for it (the caller clunks it). */
+  async walk(path: string, signal?: AbortSignal): Promise<{ fid: number; qid: Qid }> {
+    try {
+      const { fid, qids } = await this.client.walk(this.rootFid, splitPath(path), signal);
+      return { fid, qid: qids.length > 0 ? qids[qids.length - 1]! : this.rootQid };
+    } catch (err) {
+      throw withPath(err, path);
+    }
+  }
+
+  /** Opens a file (OREAD by default; OWRITE, ORDWR, OEXEC with OTRUNC or ORCLOSE). */
+  async open(path: string, mode = OREAD, signal?: AbortSignal): Promise<File> {
+    const { fid } = await this.walk(path, signal);
+    try {
+      const reply = await this.client.open(fid, mode, signal);
+      return new File(this.client, fid, reply.qid, reply.iounit, mode, path);
+    } catch (err) {
+      void this.client.clunk(fid);
+      throw withPath(err, path);
+    }
+  }
+
+  /** Creates a file or (with DM.DIR in perm) a directory and returns it open. */
+  async create(path: string, options: CreateOptions = {}): Promise<File> {
+    const { parent, name } = splitParent(path);
+    if (name === undefined) throw new Error(`cannot create the root`);
+    const isDir = ((options.perm ?? 0) & DM.DIR) !== 0;
+    const perm = options.perm === DM.DIR ? DM.DIR | 0o755 : (options.perm ?? 0o644);
+    const mode = options.mode ?? (isDir ? OREAD : ORDWR);
+    const { fid } = await this.walk(parent.join("/"), options.signal);
+    try {
+      const reply = await this.client.create(fid, name, perm, mode, options.signal);
+      return new File(this.client, fid, reply.qid, reply.iounit, mode, path);
+    } catch (err) {
+      void this.client.clunk(fid);
+      throw withPath(err, path);
+    }
+  }
+
+  async mkdir(path: string, perm = 0o755, signal?: AbortSignal): Promise<void> {
+    const f = await this.create(path, { perm: DM.DIR | perm, mode: OREAD, ...(signal && { signal }) });
+    await f.close();
+  }
+
+  /** Runs `fn` with a file open, closing it afterwards whatever happens. */
+  async withFile<T>(path: string, mode: number, fn: (f: File) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    const f = await this.open(path, mode, signal);
+    try {
+      return await fn(f);
+    } finally {
+      await f.close();
+    }
+  }
+
+  /** Reads a whole file; for a file that blocks, this waits for it to end. */
+  async readFile(path: string, signal?: AbortSignal): Promise<Buffer> {
+    const { fid } = await this.walk(path, signal);
+    try {
+      const [opened, stat] = await Promise.all([this.client.open(fid, OREAD, signal), this.client.stat(fid, signal)]);
+      const f = new File(this.client, fid, opened.qid, opened.iounit, OREAD, path);
+      return await f.readAll(Number(stat.length), signal ? { signal } : {});
+    } catch (err) {
+      throw withPath(err, path);
+    } finally {
+      void this.client.clunk(fid);
+    }
+  }
+
+  /** Writes a file's whole content: opened OWRITE|OTRUNC (or without OTRUNC if `truncate` is false). */
+  async writeFile(path: string, data: Uint8Array | string, options: { truncate?: boolean; signal?: AbortSignal } = {}) {
+    const mode = OWRITE | (options.truncate === false ? 0 : OTRUNC);
+    return this.withFile(path, mode, (f) => f.write(data, 0, options.signal), options.signal);
+  }
+
+  /** Yields a file's data as it is read; from a blocking file (like `tail -f`) until aborted. */
+  async *stream(path: string, options: { signal?: AbortSignal } = {}): AsyncGenerator<Buffer> {
+    const f = await this.open(path, OREAD, options.signal);
+    try {
+      yield* f.stream(options);
+    } finally {
+      await f.close();
+    }
+  }
+
+  async readdir(path: string, signal?: AbortSignal): Promise<Stat[]> {
+    return this.withFile(path, OREAD, (f) => f.readdir(signal), signal);
+  }
+
+  async stat(path: string, signal?: AbortSignal): Promise<Stat> {
+    const { fid } = await this.walk(path, signal);
+    try {
+      return await this.client.stat(fid, signal);
+    } catch (err) {
+      throw withPath(err, path);
+    } finally {
+      void this.client.clunk(fid);
+    }
+  }
+
+  /** Changes a file's name, mode, length, times or group in one atomic Twstat. */
+  async wstat(path: string, changes: StatChanges, signal?: AbortSignal): Promise<void> {
+    const { fid } = await this.walk(path, signal);
+    try {
+      await this.client.wstat(fid, { ...dontTouchStat(), ...changes }, signal);
+    } catch (err) {
+      throw withPath(err, path);
+    } finally {
+      void this.client.clunk(fid);
+    }
+  }
+
+  async remove(path: string, signal?: AbortSignal): Promise<void> {
+    const { fid } = await this.walk(path, signal);
+    try {
+      await this.client.remove(fid, signal);
+    } catch (err) {
+      throw withPath(err, path);
+    }
+  }
+
+  /** Clunks the root fid; the connection stays open. */
+  async close(): Promise<void> {
+    await this.client.clunk(this.rootFid);
+  }
+}

@@ -1,0 +1,92 @@
+// The public face of @ollie/ninep: every name exported here is part of the API.
+
+export {
+  DM,
+  HEADER_SIZE,
+  IOHDRSZ,
+  MAXWELEM,
+  MessageTypeNumber,
+  NOFID,
+  NOTAG,
+  OEXEC,
+  ORCLOSE,
+  ORDWR,
+  OREAD,
+  OTRUNC,
+  OWRITE,
+  QT,
+  STATFIXLEN,
+} from "./codec/constants.js";
+export { decodeMessage } from "./codec/decode.js";
+export { encodeMessage, messageSize } from "./codec/encode.js";
+export { ProtocolError } from "./codec/errors.js";
+export { type FormatOptions, formatMessage, formatQid, formatStat } from "./codec/format.js";
+export { FrameReader } from "./codec/frame-reader.js";
+export { DONT_TOUCH_QID, dontTouchStat, isSyncStat } from "./codec/stat.js";
+export type {
+  Message,
+  MessageType,
+  Qid,
+  RMessage,
+  Stat,
+  TMessage,
+} from "./codec/types.js";
+export { statSize } from "./codec/writer.js";
+
+export type {
+  AttachRequest,
+  CreateRequest,
+  CreateResult,
+  Fid,
+  FileServer,
+  OpenRequest,
+  OpenResult,
+  ReadRequest,
+  RequestContext,
+  WalkRequest,
+  WriteRequest,
+  WstatRequest,
+} from "./server/file-server.js";
+export type { Connection } from "./server/connection.js";
+export { NinepError } from "./server/ninep-error.js";
+export {
+  accessForOpenMode,
+  type GroupMembership,
+  type Owned,
+  PERM_EXEC,
+  PERM_READ,
+  PERM_WRITE,
+  permits,
+  sameNameGroups,
+} from "./server/permission.js";
+export {
+  DEFAULT_MAX_MSIZE,
+  type ListenOptions,
+  NinepServer,
+  type ServerOptions,
+  type ServerStats,
+} from "./server/server.js";
+export { MIN_MSIZE } from "./server/version.js";
+
+export type { AuthSession, ServerAuth } from "./auth/server-auth.js";
+export { type HmacAuthOptions, hmacAuth, hmacAuthenticator } from "./auth/hmac.js";
+
+export type { AuthFile, Authenticator } from "./client/authenticator.js";
+export { type AttachOptions, type ClientOptions, DEFAULT_CLIENT_MSIZE, NinepClient } from "./client/client.js";
+export { ConnectionClosedError, NinepRemoteError } from "./client/errors.js";
+export { File, type ReadAllOptions } from "./client/file.js";
+export { type CreateOptions, Fsys, type StatChanges } from "./client/fsys.js";
+export { parseDirEntries } from "./client/dir-entries.js";
+
+export {
+  type Address,
+  AddressError,
+  formatAddress,
+  namespaceDir,
+  parseAddress,
+  serviceAddress,
+} from "./transport/address.js";
+export { dial } from "./transport/dial.js";
+export { AddressInUseError, type Listener } from "./transport/listen.js";
+
+export { Ramfs, type RamfsOptions } from "./ramfs/ramfs.js";

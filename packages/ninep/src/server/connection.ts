@@ -1,0 +1,209 @@
+import type { Duplex } from "node:stream";
+import type { ServerAuth } from "../auth/server-auth.js";
+import { IOHDRSZ, NOTAG } from "../codec/constants.js";
+import { decodeMessage } from "../codec/decode.js";
+import { encodeMessage } from "../codec/encode.js";
+import { ProtocolError } from "../codec/errors.js";
+import { formatMessage } from "../codec/format.js";
+import { FrameReader } from "../codec/frame-reader.js";
+import type { Message, RMessage, TMessage, Tversion } from "../codec/types.js";
+import type { FidState } from "./fid-state.js";
+import type { FileServer } from "./file-server.js";
+import { errorText, truncateUtf8 } from "./ninep-error.js";
+import { PendingRequest } from "./pending-request.js";
+import { RequestHandlers } from "./request-handlers.js";
+import { negotiateVersion } from "./version.js";
+
+export interface ConnectionOptions {
+  /** Largest msize this server accepts (the client may ask for less). */
+  maxMsize: number;
+  /** Require authentication on every attach. */
+  auth?: ServerAuth | undefined;
+  /** Receives one line per message in and out. */
+  trace?: ((line: string) => void) | undefined;
+  /** Receives the reason a connection was dropped for breaking the protocol. */
+  onProtocolError?: ((err: Error) => void) | undefined;
+}
+
+/**
+ * One client's 9P session over a byte stream: framing, version negotiation, the tag table, flush and reply
+ * ordering, back-pressure and cleanup. The per-message work lives in RequestHandlers.
+ */
+export class Connection<A = unknown> {
+  msize: number;
+  negotiated = false;
+  readonly tags = new Map<number, PendingRequest>();
+  readonly fids = new Map<number, FidState<A>>();
+  private readonly reader: FrameReader;
+  private readonly handlers: RequestHandlers<A>;
+  private waitingForDrain = false;
+  private closed = false;
+  private readonly closeListeners: Array<() => void> = [];
+
+  constructor(
+    private readonly socket: Duplex,
+    fs: FileServer<A>,
+    readonly options: ConnectionOptions,
+  ) {
+    this.msize = options.maxMsize;
+    this.reader = new FrameReader(options.maxMsize);
+    this.handlers = new RequestHandlers(this, fs);
+    socket.on("data", (chunk: Buffer) => {
+      this.reader.push(chunk);
+      this.pump();
+    });
+    socket.on("drain", () => {
+      if (!this.waitingForDrain) return;
+      this.waitingForDrain = false;
+      socket.resume();
+      this.pump();
+    });
+    socket.on("end", () => socket.end());
+    socket.on("error", () => this.shutdown());
+    socket.on("close", () => this.shutdown());
+  }
+
+  /** Bytes of payload a single Tread/Twrite may carry. */
+  get maxIo(): number {
+    return this.msize - IOHDRSZ;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  onClose(listener: () => void): void {
+    if (this.closed) listener();
+    else this.closeListeners.push(listener);
+  }
+
+  /** Drops the connection; every request is aborted and every fid clunked. */
+  close(): void {
+    this.socket.destroy();
+    this.shutdown();
+  }
+
+  /** Sends a reply for a request that is done, then the Rflush of every Tflush that waited on it. */
+  respond(req: PendingRequest, reply: RMessage): void {
+    if (req.discarded || this.tags.get(req.tag) !== req) return;
+    this.tags.delete(req.tag);
+    this.send(reply);
+    for (const flush of req.flushes) this.respond(flush, { type: "Rflush", tag: flush.tag });
+  }
+
+  respondError(req: PendingRequest, err: unknown): void {
+    this.respond(req, { type: "Rerror", tag: req.tag, ename: this.fitError(errorText(err)) });
+  }
+
+  /** Ends the session's state as Tversion and disconnection require: aborts and discards every pending
+   * request (their replies are never sent) and clunks every fid. */
+  reset(reason: string): void {
+    for (const req of this.tags.values()) {
+      req.discarded = true;
+      req.abort(reason);
+    }
+    this.tags.clear();
+    for (const f of this.fids.values()) {
+      for (const req of f.inflight) req.abort(reason);
+      // A pending fid still belongs to the attach or walk creating it, which releases it on completion.
+      if (!f.pending) this.handlers.release(f);
+    }
+    this.fids.clear();
+  }
+
+  private shutdown(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.reset("connection closed");
+    for (const l of this.closeListeners.splice(0)) l();
+  }
+
+  private pump(): void {
+    while (!this.closed) {
+      if (this.socket.writableNeedDrain) {
+        this.waitingForDrain = true;
+        this.socket.pause();
+        return;
+      }
+      let frame: Buffer | null;
+      try {
+        frame = this.reader.next();
+      } catch (err) {
+        this.fail(err as Error);
+        return;
+      }
+      if (!frame) return;
+      this.dispatch(frame);
+    }
+  }
+
+  private fail(err: Error): void {
+    this.options.onProtocolError?.(err);
+    this.close();
+  }
+
+  private dispatch(frame: Buffer): void {
+    let msg: Message;
+    try {
+      msg = decodeMessage(frame);
+    } catch (err) {
+      if (err instanceof ProtocolError && err.tag !== undefined) {
+        this.send({ type: "Rerror", tag: err.tag, ename: this.fitError(err.message) });
+      } else {
+        this.fail(err as Error);
+      }
+      return;
+    }
+    this.options.trace?.(`<- ${formatMessage(msg, { maxData: 64 })}`);
+    if (msg.type === "Tversion") {
+      this.version(msg);
+      return;
+    }
+    const tag = msg.tag;
+    if (msg.type[0] !== "T") {
+      this.send({ type: "Rerror", tag, ename: `unexpected message ${msg.type}` });
+      return;
+    }
+    if (!this.negotiated) {
+      this.send({ type: "Rerror", tag, ename: "Tversion must come first" });
+      return;
+    }
+    if (tag === NOTAG) {
+      this.send({ type: "Rerror", tag, ename: "NOTAG is only for Tversion" });
+      return;
+    }
+    if (this.tags.has(tag)) {
+      this.send({ type: "Rerror", tag, ename: "duplicate tag" });
+      return;
+    }
+    const req = new PendingRequest(tag);
+    this.tags.set(tag, req);
+    this.handlers.run(req, msg as Exclude<TMessage, Tversion>);
+  }
+
+  private version(m: Tversion): void {
+    this.reset("session reset by Tversion");
+    const outcome = negotiateVersion(m.version, m.msize, this.options.maxMsize);
+    if ("error" in outcome) {
+      this.negotiated = false;
+      this.send({ type: "Rerror", tag: m.tag, ename: outcome.error });
+      return;
+    }
+    this.negotiated = outcome.version !== "unknown";
+    if (this.negotiated) {
+      this.msize = outcome.msize;
+      this.reader.maxSize = outcome.msize;
+    }
+    this.send({ type: "Rversion", tag: m.tag, msize: outcome.msize, version: outcome.version });
+  }
+
+  private fitError(text: string): string {
+    return truncateUtf8(text, this.msize - 9);
+  }
+
+  private send(m: RMessage): void {
+    if (this.closed) return;
+    this.options.trace?.(`-> ${formatMessage(m, { maxData: 64 })}`);
+    this.socket.write(encodeMessage(m));
+  }
+}

@@ -1,0 +1,372 @@
+import { NOFID, OREAD, ORCLOSE, OTRUNC, OWRITE, QT } from "../codec/constants.js";
+import { isDontTouchQid, isSyncStat } from "../codec/stat.js";
+import type {
+  Qid,
+  RMessage,
+  Tattach,
+  Tauth,
+  Tclunk,
+  Tcreate,
+  TMessage,
+  Topen,
+  Tread,
+  Tremove,
+  Tstat,
+  Tversion,
+  Twalk,
+  Twrite,
+  Twstat,
+} from "../codec/types.js";
+import { statSize } from "../codec/writer.js";
+import type { Connection } from "./connection.js";
+import { readDirectory } from "./dir-read.js";
+import { FidState } from "./fid-state.js";
+import type { FileServer } from "./file-server.js";
+import { NinepError } from "./ninep-error.js";
+import type { PendingRequest } from "./pending-request.js";
+
+const MAX_OFFSET = (1n << 63n) - 1n;
+const OPEN_MODE_BITS = 3 | OTRUNC | ORCLOSE;
+
+function isDir(f: FidState<unknown>): boolean {
+  return (f.qid.type & QT.DIR) !== 0;
+}
+
+function checkName(name: string): void {
+  if (name === "" || name === "." || name === ".." || name.includes("/") || name.includes("\0")) {
+    throw new NinepError(`bad file name '${name}'`);
+  }
+}
+
+function checkOpenMode(mode: number): void {
+  if ((mode & ~OPEN_MODE_BITS) !== 0) throw new NinepError(`bad open mode 0x${mode.toString(16)}`);
+}
+
+/**
+ * The work of each 9P request: the checks intro(5) and the message's own page define, then the FileServer's
+ * handler, then committing the result (new fids, open state) unless the session was reset meanwhile.
+ */
+export class RequestHandlers<A> {
+  private authPath = 0n;
+
+  constructor(
+    private readonly conn: Connection<A>,
+    private readonly fs: FileServer<A>,
+  ) {}
+
+  run(req: PendingRequest, m: Exclude<TMessage, Tversion>): void {
+    if (m.type === "Tflush") {
+      this.flush(req, m.oldtag);
+      return;
+    }
+    const used: FidState<A>[] = [];
+    this.handle(req, m, used).then(
+      (reply) => this.finish(req, used, reply),
+      (err: unknown) => this.finish(req, used, err, true),
+    );
+  }
+
+  /** Drops one reference to a fid; the last one hands it back to the FileServer. */
+  release(f: FidState<A>): void {
+    if (--f.refs > 0) return;
+    if (f.auth) {
+      f.auth.close?.();
+      return;
+    }
+    if (f.serverOwned) this.fs.clunk?.(f);
+  }
+
+  private finish(req: PendingRequest, used: FidState<A>[], outcome: unknown, failed = false): void {
+    for (const f of used) {
+      f.inflight.delete(req);
+      this.release(f);
+    }
+    if (failed) this.conn.respondError(req, outcome);
+    else this.conn.respond(req, outcome as RMessage);
+  }
+
+  private flush(req: PendingRequest, oldtag: number): void {
+    const old = this.conn.tags.get(oldtag);
+    if (!old || old === req) {
+      this.conn.respond(req, { type: "Rflush", tag: req.tag });
+      return;
+    }
+    old.flushes.push(req);
+    old.abort("flushed");
+  }
+
+  /** Looks up a fid for the duration of a request, holding a reference so it outlives a concurrent clunk. */
+  private use(req: PendingRequest, used: FidState<A>[], fid: number): FidState<A> {
+    const f = this.conn.fids.get(fid);
+    if (!f || f.pending) throw new NinepError("unknown fid");
+    f.refs++;
+    f.inflight.add(req);
+    used.push(f);
+    return f;
+  }
+
+  private reserve(fid: number): void {
+    if (fid === NOFID || this.conn.fids.has(fid)) throw new NinepError("duplicate fid");
+  }
+
+  private handle(req: PendingRequest, m: Exclude<TMessage, Tversion | { type: "Tflush" }>, used: FidState<A>[]) {
+    switch (m.type) {
+      case "Tauth":
+        return this.auth(m);
+      case "Tattach":
+        return this.attach(req, m);
+      case "Twalk":
+        return this.walk(req, m, used);
+      case "Topen":
+        return this.open(req, m, used);
+      case "Tcreate":
+        return this.create(req, m, used);
+      case "Tread":
+        return this.read(req, m, used);
+      case "Twrite":
+        return this.write(req, m, used);
+      case "Tclunk":
+        return this.clunk(req, m);
+      case "Tremove":
+        return this.remove(req, m);
+      case "Tstat":
+        return this.stat(req, m, used);
+      case "Twstat":
+        return this.wstat(req, m, used);
+    }
+  }
+
+  private async auth(m: Tauth): Promise<RMessage> {
+    const auth = this.conn.options.auth;
+    if (!auth) throw new NinepError("authentication not required");
+    this.reserve(m.afid);
+    const session = auth.start(m.uname, m.aname);
+    const aqid = { type: QT.AUTH, version: 0, path: this.authPath++ };
+    const f = new FidState<A>(m.afid, m.uname, m.aname, aqid, undefined as A);
+    f.auth = session;
+    f.pending = false;
+    this.conn.fids.set(m.afid, f);
+    return { type: "Rauth", tag: m.tag, aqid };
+  }
+
+  private async attach(req: PendingRequest, m: Tattach): Promise<RMessage> {
+    this.reserve(m.fid);
+    this.checkAuthentication(m);
+    const f = new FidState<A>(m.fid, m.uname, m.aname, { type: QT.DIR, version: 0, path: 0n }, undefined as A);
+    this.conn.fids.set(m.fid, f);
+    try {
+      f.qid = await this.fs.attach({ fid: f, uname: m.uname, aname: m.aname, signal: req.signal });
+    } catch (err) {
+      this.unreserve(f);
+      throw err;
+    }
+    f.serverOwned = true;
+    if (!this.install(req, f)) return { type: "Rerror", tag: m.tag, ename: "interrupted" };
+    return { type: "Rattach", tag: m.tag, qid: f.qid };
+  }
+
+  private checkAuthentication(m: Tattach): void {
+    if (m.afid === NOFID) {
+      if (this.conn.options.auth) throw new NinepError("authentication required");
+      return;
+    }
+    const a = this.conn.fids.get(m.afid);
+    if (!a || a.pending) throw new NinepError("unknown fid");
+    if (!a.auth) throw new NinepError("afid is not an authentication file");
+    if (a.uname !== m.uname || a.aname !== m.aname) {
+      throw new NinepError("afid was made for another uname or aname");
+    }
+    if (!a.auth.verified()) throw new NinepError("authentication failed");
+  }
+
+  private unreserve(f: FidState<A>): void {
+    if (this.conn.fids.get(f.fid) === f) this.conn.fids.delete(f.fid);
+  }
+
+  /** Makes a reserved fid visible, or releases it if the session was reset meanwhile. */
+  private install(req: PendingRequest, f: FidState<A>): boolean {
+    if (req.discarded || this.conn.fids.get(f.fid) !== f) {
+      this.unreserve(f);
+      this.release(f);
+      return false;
+    }
+    f.pending = false;
+    return true;
+  }
+
+  private async walk(req: PendingRequest, m: Twalk, used: FidState<A>[]): Promise<RMessage> {
+    const f = this.use(req, used, m.fid);
+    if (f.auth) throw new NinepError("cannot walk an authentication file");
+    if (f.mode !== null || f.opening) throw new NinepError("cannot walk from an open fid");
+    if (m.wnames.length > 0 && !isDir(f)) throw new NinepError("walk in non-directory");
+    for (const name of m.wnames) {
+      if (name !== "..") checkName(name);
+    }
+    const sameFid = m.newfid === m.fid;
+    if (!sameFid) this.reserve(m.newfid);
+    const nf = new FidState<A>(m.newfid, f.uname, f.aname, f.qid, f.aux);
+    if (!sameFid) this.conn.fids.set(m.newfid, nf);
+    let qids: Qid[];
+    try {
+      qids = await this.fs.walk({ fid: f, newFid: nf, names: m.wnames, signal: req.signal });
+    } catch (err) {
+      if (!sameFid) this.unreserve(nf);
+      throw err;
+    }
+    if (qids.length > m.wnames.length) qids = qids.slice(0, m.wnames.length);
+    if (qids.length < m.wnames.length) {
+      if (!sameFid) this.unreserve(nf);
+      if (qids.length === 0) throw new NinepError("file not found");
+      return { type: "Rwalk", tag: m.tag, wqids: qids };
+    }
+    nf.serverOwned = true;
+    if (qids.length > 0) nf.qid = qids[qids.length - 1]!;
+    if (sameFid) {
+      if (req.discarded || this.conn.fids.get(m.fid) !== f) {
+        this.release(nf);
+        throw new NinepError("unknown fid");
+      }
+      nf.pending = false;
+      this.conn.fids.set(m.fid, nf);
+      this.release(f);
+    } else if (!this.install(req, nf)) {
+      throw new NinepError("interrupted");
+    }
+    return { type: "Rwalk", tag: m.tag, wqids: qids };
+  }
+
+  private openChecks(f: FidState<A>, mode: number): void {
+    if (f.auth) throw new NinepError("cannot open an authentication file");
+    if (f.mode !== null || f.opening) throw new NinepError("file already open");
+    checkOpenMode(mode);
+  }
+
+  private iounit(requested: number | undefined): number {
+    const max = this.conn.maxIo;
+    return requested && requested > 0 ? Math.min(requested, max) : max;
+  }
+
+  private async open(req: PendingRequest, m: Topen, used: FidState<A>[]): Promise<RMessage> {
+    const f = this.use(req, used, m.fid);
+    this.openChecks(f, m.mode);
+    if (isDir(f) && m.mode !== OREAD) throw new NinepError("is a directory");
+    f.opening = true;
+    try {
+      const res = await this.fs.open({ fid: f, mode: m.mode, signal: req.signal });
+      if (res?.qid) f.qid = res.qid;
+      f.iounit = this.iounit(res?.iounit);
+      f.mode = m.mode;
+    } finally {
+      f.opening = false;
+    }
+    return { type: "Ropen", tag: m.tag, qid: f.qid, iounit: f.iounit };
+  }
+
+  private async create(req: PendingRequest, m: Tcreate, used: FidState<A>[]): Promise<RMessage> {
+    const f = this.use(req, used, m.fid);
+    this.openChecks(f, m.mode);
+    if (!isDir(f)) throw new NinepError("create in non-directory");
+    checkName(m.name);
+    if ((m.perm & 0x80000000) !== 0 && (m.mode & ~ORCLOSE) !== OREAD) throw new NinepError("is a directory");
+    if (!this.fs.create) throw new NinepError("create prohibited");
+    f.opening = true;
+    try {
+      const res = await this.fs.create({ fid: f, name: m.name, perm: m.perm, mode: m.mode, signal: req.signal });
+      f.qid = res.qid;
+      f.iounit = this.iounit(res.iounit);
+      f.mode = m.mode;
+    } finally {
+      f.opening = false;
+    }
+    return { type: "Rcreate", tag: m.tag, qid: f.qid, iounit: f.iounit };
+  }
+
+  private async read(req: PendingRequest, m: Tread, used: FidState<A>[]): Promise<RMessage> {
+    const f = this.use(req, used, m.fid);
+    const count = Math.min(m.count, this.conn.maxIo);
+    if (f.auth) return { type: "Rread", tag: m.tag, data: await f.auth.read(count, req.signal) };
+    if (f.mode === null || (f.mode & 3) === OWRITE) throw new NinepError("file not open for reading");
+    if (m.offset > MAX_OFFSET) throw new NinepError("bad offset");
+    if (isDir(f)) {
+      return { type: "Rread", tag: m.tag, data: await readDirectory(this.fs, f, m.offset, count, req.signal) };
+    }
+    const data = await this.fs.read({ fid: f, offset: m.offset, count, signal: req.signal });
+    return { type: "Rread", tag: m.tag, data: data.length > count ? data.subarray(0, count) : data };
+  }
+
+  private async write(req: PendingRequest, m: Twrite, used: FidState<A>[]): Promise<RMessage> {
+    const f = this.use(req, used, m.fid);
+    if (f.auth) return { type: "Rwrite", tag: m.tag, count: await f.auth.write(m.data, req.signal) };
+    const access = f.mode === null ? -1 : f.mode & 3;
+    if (access !== OWRITE && access !== 2) throw new NinepError("file not open for writing");
+    if (isDir(f)) throw new NinepError("is a directory");
+    if (m.offset > MAX_OFFSET) throw new NinepError("bad offset");
+    if (!this.fs.write) throw new NinepError("write prohibited");
+    const n = await this.fs.write({ fid: f, offset: m.offset, data: m.data, signal: req.signal });
+    return { type: "Rwrite", tag: m.tag, count: Math.max(0, Math.min(n, m.data.length)) };
+  }
+
+  /** Takes a fid out of the table for Tclunk/Tremove and aborts the requests still using it. */
+  private detach(req: PendingRequest, fid: number): FidState<A> {
+    const f = this.conn.fids.get(fid);
+    if (!f || f.pending) throw new NinepError("unknown fid");
+    this.conn.fids.delete(fid);
+    for (const r of f.inflight) r.abort("fid clunked");
+    f.inflight.add(req);
+    return f;
+  }
+
+  private async clunk(req: PendingRequest, m: Tclunk): Promise<RMessage> {
+    const f = this.detach(req, m.fid);
+    try {
+      if (f.mode !== null && (f.mode & ORCLOSE) !== 0 && this.fs.remove) {
+        await this.fs.remove({ fid: f, signal: req.signal });
+      }
+    } finally {
+      f.inflight.delete(req);
+      this.release(f);
+    }
+    return { type: "Rclunk", tag: m.tag };
+  }
+
+  private async remove(req: PendingRequest, m: Tremove): Promise<RMessage> {
+    const f = this.detach(req, m.fid);
+    try {
+      if (f.auth) throw new NinepError("cannot remove an authentication file");
+      if (!this.fs.remove) throw new NinepError("remove prohibited");
+      await this.fs.remove({ fid: f, signal: req.signal });
+    } finally {
+      f.inflight.delete(req);
+      this.release(f);
+    }
+    return { type: "Rremove", tag: m.tag };
+  }
+
+  private async stat(req: PendingRequest, m: Tstat, used: FidState<A>[]): Promise<RMessage> {
+    const f = this.use(req, used, m.fid);
+    if (f.auth) throw new NinepError("cannot stat an authentication file");
+    const stat = await this.fs.stat({ fid: f, signal: req.signal });
+    if (statSize(stat) + 9 > this.conn.msize) throw new NinepError("stat does not fit in msize");
+    return { type: "Rstat", tag: m.tag, stat };
+  }
+
+  private async wstat(req: PendingRequest, m: Twstat, used: FidState<A>[]): Promise<RMessage> {
+    const f = this.use(req, used, m.fid);
+    if (f.auth) throw new NinepError("cannot wstat an authentication file");
+    const s = m.stat;
+    if (s.type !== 0xffff) throw new NinepError("wstat cannot change type");
+    if (s.dev !== 0xffffffff) throw new NinepError("wstat cannot change dev");
+    if (!isDontTouchQid(s.qid)) throw new NinepError("wstat cannot change qid");
+    if (s.muid !== "") throw new NinepError("wstat cannot change muid");
+    if (s.mode !== 0xffffffff && (s.mode & 0x80000000) !== 0 !== isDir(f)) {
+      throw new NinepError("wstat cannot change DMDIR bit");
+    }
+    if (s.name !== "") checkName(s.name);
+    if (!this.fs.wstat) {
+      if (isSyncStat(s)) return { type: "Rwstat", tag: m.tag };
+      throw new NinepError("wstat prohibited");
+    }
+    await this.fs.wstat({ fid: f, stat: s, signal: req.signal });
+    return { type: "Rwstat", tag: m.tag };
+  }
+}

@@ -1,0 +1,89 @@
+import type { Socket } from "node:net";
+import type { Duplex } from "node:stream";
+import type { ServerAuth } from "../auth/server-auth.js";
+import { type Address, parseAddress } from "../transport/address.js";
+import { type Listener, listen } from "../transport/listen.js";
+import { Connection } from "./connection.js";
+import type { FileServer } from "./file-server.js";
+import { MIN_MSIZE } from "./version.js";
+
+export const DEFAULT_MAX_MSIZE = 1024 * 1024 + 24;
+
+export interface ServerOptions {
+  /** Largest msize accepted (default 1 MiB + 24); clients asking more get this. */
+  maxMsize?: number;
+  /** Require every attach to be authenticated through Tauth (also settable per listener). */
+  auth?: ServerAuth;
+  /** Receives one line per 9P message in and out, like lib9p's chatty9p. */
+  trace?: (line: string) => void;
+  /** Receives the reason a connection was dropped for breaking the protocol. */
+  onProtocolError?: (err: Error) => void;
+}
+
+export interface ListenOptions {
+  /** Overrides the server's `auth` for connections on this listener. */
+  auth?: ServerAuth;
+}
+
+export interface ServerStats {
+  connections: number;
+  fids: number;
+  requests: number;
+}
+
+/**
+ * Serves a FileServer over any number of listeners and streams. Each connection is an independent 9P
+ * session; requests on it run concurrently and are answered as they finish.
+ */
+export class NinepServer<A = unknown> {
+  private readonly connections = new Set<Connection<A>>();
+  private readonly listeners = new Set<Listener>();
+  private readonly maxMsize: number;
+
+  constructor(
+    private readonly fs: FileServer<A>,
+    private readonly options: ServerOptions = {},
+  ) {
+    this.maxMsize = options.maxMsize ?? DEFAULT_MAX_MSIZE;
+    if (this.maxMsize < MIN_MSIZE) throw new RangeError(`maxMsize must be at least ${MIN_MSIZE}`);
+  }
+
+  /** Serves one already-connected stream (a socket, or one end of an in-memory pair). */
+  handle(stream: Duplex, options: ListenOptions = {}): Connection<A> {
+    const conn = new Connection(stream, this.fs, {
+      maxMsize: this.maxMsize,
+      auth: options.auth ?? this.options.auth,
+      trace: this.options.trace,
+      onProtocolError: this.options.onProtocolError,
+    });
+    this.connections.add(conn);
+    conn.onClose(() => this.connections.delete(conn));
+    return conn;
+  }
+
+  /** Listens on `unix!PATH`, `tcp!HOST!PORT` or a socket path. */
+  async listen(address: Address | string, options: ListenOptions = {}): Promise<Listener> {
+    const a = typeof address === "string" ? parseAddress(address) : address;
+    const listener = await listen(a, (socket: Socket) => this.handle(socket, options));
+    this.listeners.add(listener);
+    return listener;
+  }
+
+  stats(): ServerStats {
+    let fids = 0;
+    let requests = 0;
+    for (const c of this.connections) {
+      fids += c.fids.size;
+      requests += c.tags.size;
+    }
+    return { connections: this.connections.size, fids, requests };
+  }
+
+  /** Stops every listener and drops every connection (their requests are aborted, their fids clunked). */
+  async close(): Promise<void> {
+    const closing = [...this.listeners].map((l) => l.close());
+    this.listeners.clear();
+    for (const c of this.connections) c.close();
+    await Promise.all(closing);
+  }
+}

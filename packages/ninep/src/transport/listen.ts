@@ -1,0 +1,74 @@
+import { lstat, mkdir, unlink } from "node:fs/promises";
+import { type Server, type Socket, connect, createServer } from "node:net";
+import { dirname } from "node:path";
+import type { Address } from "./address.js";
+
+/** A listening socket. `close` stops accepting and, for a Unix socket, removes its file. */
+export interface Listener {
+  readonly address: Address;
+  /** The address actually bound (a TCP port of 0 becomes the chosen port). */
+  readonly boundAddress: Address;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+/** Thrown when another server already listens at a Unix socket path or the path is not a socket. */
+export class AddressInUseError extends Error {
+  override readonly name = "AddressInUseError";
+}
+
+function isListening(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = connect(path);
+    probe.once("connect", () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once("error", () => resolve(false));
+  });
+}
+
+/** Prepares a Unix socket path: parent made 0700 if missing; an existing socket removed only when nobody
+ * answers on it. */
+async function prepareUnixPath(path: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  let existing: Awaited<ReturnType<typeof lstat>>;
+  try {
+    existing = await lstat(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw err;
+  }
+  if (!existing.isSocket()) throw new AddressInUseError(`${path} exists and is not a socket`);
+  if (await isListening(path)) throw new AddressInUseError(`another server is listening on ${path}`);
+  await unlink(path);
+}
+
+export async function listen(address: Address, onConnection: (socket: Socket) => void): Promise<Listener> {
+  if (address.kind === "unix") await prepareUnixPath(address.path);
+  const server = createServer({ noDelay: true }, onConnection);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    const done = () => {
+      server.off("error", reject);
+      resolve();
+    };
+    if (address.kind === "unix") server.listen(address.path, done);
+    else server.listen(address.port, address.host === "*" ? undefined : address.host, done);
+  });
+  let boundAddress = address;
+  const bound = server.address();
+  if (address.kind === "tcp" && bound && typeof bound === "object") {
+    boundAddress = { kind: "tcp", host: address.host, port: bound.port };
+  }
+  let closing: Promise<void> | null = null;
+  return {
+    address,
+    boundAddress,
+    server,
+    close() {
+      closing ??= new Promise<void>((resolve) => server.close(() => resolve()));
+      return closing;
+    },
+  };
+}
