@@ -56,7 +56,12 @@ function escapeChar(ch: string): string {
 export function formatQid(q: Qid): string {
   if (q.type === 0xff && q.version === 0xffffffff && q.path === 0xffffffffffffffffn) return "~";
   let letters = "";
-  for (const [bit, letter] of QID_TYPE_LETTERS) if (q.type & bit) letters += letter;
+  let known = 0;
+  for (const [bit, letter] of QID_TYPE_LETTERS) {
+    known |= bit;
+    if (q.type & bit) letters += letter;
+  }
+  if (q.type & ~known) letters = `0x${q.type.toString(16)}`;
   return letters ? `(${q.path} ${q.version} ${letters})` : `(${q.path} ${q.version})`;
 }
 
