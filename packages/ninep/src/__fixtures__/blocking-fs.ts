@@ -83,6 +83,7 @@ export class BlockingFs implements FileServer<string> {
     const id = `${Math.random()}`;
     this.blockedReads.add(id);
     return new Promise((_resolve, reject) => {
+      signal.throwIfAborted();
       signal.addEventListener(
         "abort",
         () => {

@@ -2,7 +2,7 @@ import { DM, OREAD, ORDWR, OTRUNC, OWRITE } from "../codec/constants.js";
 import { dontTouchStat } from "../codec/stat.js";
 import type { Qid, Stat } from "../codec/types.js";
 import type { NinepClient } from "./client.js";
-import { withPath } from "./errors.js";
+import { NinepRemoteError, withPath } from "./errors.js";
 import { File } from "./file.js";
 import { splitParent, splitPath } from "./path.js";
 
@@ -95,10 +95,62 @@ export class Fsys {
     }
   }
 
-  /** Writes a file's whole content: opened OWRITE|OTRUNC (or without OTRUNC if `truncate` is false). */
-  async writeFile(path: string, data: Uint8Array | string, options: { truncate?: boolean; signal?: AbortSignal } = {}) {
-    const mode = OWRITE | (options.truncate === false ? 0 : OTRUNC);
-    return this.withFile(path, mode, (f) => f.write(data, 0, options.signal), options.signal);
+  /**
+   * Writes a file's whole content, creating it (with `perm`, default 0644) when it does not exist. An
+   * existing file is opened OWRITE|OTRUNC, or OWRITE alone when `truncate` is false.
+   */
+  async writeFile(
+    path: string,
+    data: Uint8Array | string,
+    options: { truncate?: boolean; perm?: number; signal?: AbortSignal } = {},
+  ): Promise<number> {
+    const { parent, name } = splitParent(path);
+    if (name === undefined) throw new Error("cannot write the root");
+    const signal = options.signal;
+    const dir = await this.walk(parent.join("/"), signal);
+    let file: File;
+    try {
+      file = await this.openOrCreate(dir.fid, name, path, options);
+    } catch (err) {
+      throw withPath(err, path);
+    }
+    try {
+      return await file.write(data, 0, signal);
+    } finally {
+      await file.close();
+    }
+  }
+
+  /** Opens `name` in the directory `dirFid` for writing, or creates it there; consumes `dirFid`. */
+  private async openOrCreate(dirFid: number, name: string, path: string, options: { truncate?: boolean; perm?: number; signal?: AbortSignal }): Promise<File> {
+    const signal = options.signal;
+    let existing: { fid: number } | undefined;
+    try {
+      existing = await this.client.walk(dirFid, [name], signal);
+    } catch (err) {
+      if (!(err instanceof NinepRemoteError)) {
+        void this.client.clunk(dirFid);
+        throw err;
+      }
+    }
+    if (existing) {
+      void this.client.clunk(dirFid);
+      const mode = OWRITE | (options.truncate === false ? 0 : OTRUNC);
+      try {
+        const reply = await this.client.open(existing.fid, mode, signal);
+        return new File(this.client, existing.fid, reply.qid, reply.iounit, mode, path);
+      } catch (err) {
+        void this.client.clunk(existing.fid);
+        throw err;
+      }
+    }
+    try {
+      const reply = await this.client.create(dirFid, name, options.perm ?? 0o644, OWRITE, signal);
+      return new File(this.client, dirFid, reply.qid, reply.iounit, OWRITE, path);
+    } catch (err) {
+      void this.client.clunk(dirFid);
+      throw err;
+    }
   }
 
   /** Yields a file's data as it is read; from a blocking file (like `tail -f`) until aborted. */

@@ -14,6 +14,9 @@ import { PendingRequest } from "./pending-request.js";
 import { RequestHandlers } from "./request-handlers.js";
 import { negotiateVersion } from "./version.js";
 
+/** Frames dispatched per turn of the event loop. */
+const DISPATCH_BATCH = 32;
+
 export interface ConnectionOptions {
   /** Largest msize this server accepts (the client may ask for less). */
   maxMsize: number;
@@ -37,6 +40,7 @@ export class Connection<A = unknown> {
   private readonly reader: FrameReader;
   private readonly handlers: RequestHandlers<A>;
   private waitingForDrain = false;
+  private pumpScheduled = false;
   private closed = false;
   private readonly closeListeners: Array<() => void> = [];
 
@@ -66,6 +70,11 @@ export class Connection<A = unknown> {
   /** Bytes of payload a single Tread/Twrite may carry. */
   get maxIo(): number {
     return this.msize - IOHDRSZ;
+  }
+
+  /** Reply bytes accepted for writing but not yet handed to the operating system. */
+  get bufferedOutput(): number {
+    return this.socket.writableLength;
   }
 
   get isClosed(): boolean {
@@ -106,7 +115,7 @@ export class Connection<A = unknown> {
     for (const f of this.fids.values()) {
       for (const req of f.inflight) req.abort(reason);
       // A pending fid still belongs to the attach or walk creating it, which releases it on completion.
-      if (!f.pending) this.handlers.release(f);
+      if (!f.pending) this.handlers.fids.release(f);
     }
     this.fids.clear();
   }
@@ -118,11 +127,28 @@ export class Connection<A = unknown> {
     for (const l of this.closeListeners.splice(0)) l();
   }
 
+  /**
+   * Dispatches received frames. Frames are taken in batches, with a turn of the event loop between batches so
+   * that the replies of quick requests are written and counted before more are accepted; while the socket's
+   * write buffer is full, nothing is taken and the socket is not read. Together these bound what a client
+   * that does not read its replies can make the server hold.
+   */
   private pump(): void {
+    let budget = DISPATCH_BATCH;
     while (!this.closed) {
       if (this.socket.writableNeedDrain) {
         this.waitingForDrain = true;
         this.socket.pause();
+        return;
+      }
+      if (budget-- === 0) {
+        if (!this.pumpScheduled) {
+          this.pumpScheduled = true;
+          setImmediate(() => {
+            this.pumpScheduled = false;
+            this.pump();
+          });
+        }
         return;
       }
       let frame: Buffer | null;

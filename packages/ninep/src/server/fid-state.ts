@@ -17,9 +17,7 @@ export interface DirListing {
 export class FidState<A> implements Fid<A> {
   qid: Qid;
   mode: number | null = null;
-  /** An open or create is in progress. */
-  opening = false;
-  /** Not yet visible to other requests: the attach, walk or auth creating it has not finished. */
+  /** Not yet usable: the attach or walk creating it has not finished (or failed). */
   pending = true;
   iounit = 0;
   refs = 1;
@@ -28,6 +26,29 @@ export class FidState<A> implements Fid<A> {
   auth: AuthSession | null = null;
   /** The FileServer made this fid (attach, walk, create), so its `clunk` must see it released. */
   serverOwned = false;
+
+  private busyUntil: Promise<void> | null = null;
+
+  /**
+   * Settles when the attach, walk, open or create that last started changing this fid is done. Requests
+   * naming the fid wait for it, so a client may send dependent requests without waiting for each reply.
+   */
+  get busy(): Promise<void> | null {
+    return this.busyUntil;
+  }
+
+  /** Marks the fid as being changed until the returned function is called. */
+  beginBusy(): () => void {
+    let end!: () => void;
+    const until = new Promise<void>((resolve) => {
+      end = resolve;
+    });
+    this.busyUntil = until;
+    return () => {
+      if (this.busyUntil === until) this.busyUntil = null;
+      end();
+    };
+  }
 
   constructor(
     readonly fid: number,

@@ -21,6 +21,16 @@ export class PendingRequest {
     return this.controller.signal;
   }
 
+  get isAborted(): boolean {
+    return this.aborted;
+  }
+
+  /** Throws the abort reason if the request was aborted: a handler is not started for a request already
+   * flushed. */
+  throwIfAborted(): void {
+    if (this.aborted) throw this.abortReason;
+  }
+
   abort(reason: string): void {
     if (this.aborted) return;
     this.aborted = true;

@@ -1,4 +1,4 @@
-import { NOFID, OREAD, ORCLOSE, OTRUNC, OWRITE, QT } from "../codec/constants.js";
+import { OREAD, ORCLOSE, OTRUNC, OWRITE, QT } from "../codec/constants.js";
 import { isDontTouchQid, isSyncStat } from "../codec/stat.js";
 import type {
   Qid,
@@ -20,6 +20,7 @@ import type {
 import { statSize } from "../codec/writer.js";
 import type { Connection } from "./connection.js";
 import { readDirectory } from "./dir-read.js";
+import { FidAccess } from "./fid-access.js";
 import { FidState } from "./fid-state.js";
 import type { FileServer } from "./file-server.js";
 import { NinepError } from "./ninep-error.js";
@@ -27,6 +28,9 @@ import type { PendingRequest } from "./pending-request.js";
 
 const MAX_OFFSET = (1n << 63n) - 1n;
 const OPEN_MODE_BITS = 3 | OTRUNC | ORCLOSE;
+const ROOT_PLACEHOLDER: Qid = { type: QT.DIR, version: 0, path: 0n };
+
+type Work = Exclude<TMessage, Tversion | { type: "Tflush" }>;
 
 function isDir(f: FidState<unknown>): boolean {
   return (f.qid.type & QT.DIR) !== 0;
@@ -38,6 +42,12 @@ function checkName(name: string): void {
   }
 }
 
+/** The request's signal, for a FileServer call about to start; a request already flushed goes no further. */
+function live(req: PendingRequest): AbortSignal {
+  req.throwIfAborted();
+  return req.signal;
+}
+
 function checkOpenMode(mode: number): void {
   if ((mode & ~OPEN_MODE_BITS) !== 0) throw new NinepError(`bad open mode 0x${mode.toString(16)}`);
 }
@@ -45,14 +55,18 @@ function checkOpenMode(mode: number): void {
 /**
  * The work of each 9P request: the checks intro(5) and the message's own page define, then the FileServer's
  * handler, then committing the result (new fids, open state) unless the session was reset meanwhile.
+ * Each handler does its fid bookkeeping before its first `await`, that is, in arrival order.
  */
 export class RequestHandlers<A> {
+  readonly fids: FidAccess<A>;
   private authPath = 0n;
 
   constructor(
     private readonly conn: Connection<A>,
     private readonly fs: FileServer<A>,
-  ) {}
+  ) {
+    this.fids = new FidAccess(conn, fs);
+  }
 
   run(req: PendingRequest, m: Exclude<TMessage, Tversion>): void {
     if (m.type === "Tflush") {
@@ -61,28 +75,15 @@ export class RequestHandlers<A> {
     }
     const used: FidState<A>[] = [];
     this.handle(req, m, used).then(
-      (reply) => this.finish(req, used, reply),
-      (err: unknown) => this.finish(req, used, err, true),
+      (reply) => {
+        this.fids.releaseAll(req, used);
+        this.conn.respond(req, reply);
+      },
+      (err: unknown) => {
+        this.fids.releaseAll(req, used);
+        this.conn.respondError(req, err);
+      },
     );
-  }
-
-  /** Drops one reference to a fid; the last one hands it back to the FileServer. */
-  release(f: FidState<A>): void {
-    if (--f.refs > 0) return;
-    if (f.auth) {
-      f.auth.close?.();
-      return;
-    }
-    if (f.serverOwned) this.fs.clunk?.(f);
-  }
-
-  private finish(req: PendingRequest, used: FidState<A>[], outcome: unknown, failed = false): void {
-    for (const f of used) {
-      f.inflight.delete(req);
-      this.release(f);
-    }
-    if (failed) this.conn.respondError(req, outcome);
-    else this.conn.respond(req, outcome as RMessage);
   }
 
   private flush(req: PendingRequest, oldtag: number): void {
@@ -95,21 +96,7 @@ export class RequestHandlers<A> {
     old.abort("flushed");
   }
 
-  /** Looks up a fid for the duration of a request, holding a reference so it outlives a concurrent clunk. */
-  private use(req: PendingRequest, used: FidState<A>[], fid: number): FidState<A> {
-    const f = this.conn.fids.get(fid);
-    if (!f || f.pending) throw new NinepError("unknown fid");
-    f.refs++;
-    f.inflight.add(req);
-    used.push(f);
-    return f;
-  }
-
-  private reserve(fid: number): void {
-    if (fid === NOFID || this.conn.fids.has(fid)) throw new NinepError("duplicate fid");
-  }
-
-  private handle(req: PendingRequest, m: Exclude<TMessage, Tversion | { type: "Tflush" }>, used: FidState<A>[]) {
+  private handle(req: PendingRequest, m: Work, used: FidState<A>[]): Promise<RMessage> {
     switch (m.type) {
       case "Tauth":
         return this.auth(m);
@@ -139,34 +126,20 @@ export class RequestHandlers<A> {
   private async auth(m: Tauth): Promise<RMessage> {
     const auth = this.conn.options.auth;
     if (!auth) throw new NinepError("authentication not required");
-    this.reserve(m.afid);
-    const session = auth.start(m.uname, m.aname);
     const aqid = { type: QT.AUTH, version: 0, path: this.authPath++ };
-    const f = new FidState<A>(m.afid, m.uname, m.aname, aqid, undefined as A);
-    f.auth = session;
+    const f = this.fids.reserve(m.afid, () => new FidState<A>(m.afid, m.uname, m.aname, aqid, undefined as A));
+    try {
+      f.auth = auth.start(m.uname, m.aname);
+    } catch (err) {
+      this.fids.unreserve(f);
+      throw err;
+    }
     f.pending = false;
-    this.conn.fids.set(m.afid, f);
     return { type: "Rauth", tag: m.tag, aqid };
   }
 
-  private async attach(req: PendingRequest, m: Tattach): Promise<RMessage> {
-    this.reserve(m.fid);
-    this.checkAuthentication(m);
-    const f = new FidState<A>(m.fid, m.uname, m.aname, { type: QT.DIR, version: 0, path: 0n }, undefined as A);
-    this.conn.fids.set(m.fid, f);
-    try {
-      f.qid = await this.fs.attach({ fid: f, uname: m.uname, aname: m.aname, signal: req.signal });
-    } catch (err) {
-      this.unreserve(f);
-      throw err;
-    }
-    f.serverOwned = true;
-    if (!this.install(req, f)) return { type: "Rerror", tag: m.tag, ename: "interrupted" };
-    return { type: "Rattach", tag: m.tag, qid: f.qid };
-  }
-
   private checkAuthentication(m: Tattach): void {
-    if (m.afid === NOFID) {
+    if (m.afid === 0xffffffff) {
       if (this.conn.options.auth) throw new NinepError("authentication required");
       return;
     }
@@ -179,65 +152,76 @@ export class RequestHandlers<A> {
     if (!a.auth.verified()) throw new NinepError("authentication failed");
   }
 
-  private unreserve(f: FidState<A>): void {
-    if (this.conn.fids.get(f.fid) === f) this.conn.fids.delete(f.fid);
-  }
-
-  /** Makes a reserved fid visible, or releases it if the session was reset meanwhile. */
-  private install(req: PendingRequest, f: FidState<A>): boolean {
-    if (req.discarded || this.conn.fids.get(f.fid) !== f) {
-      this.unreserve(f);
-      this.release(f);
-      return false;
+  private async attach(req: PendingRequest, m: Tattach): Promise<RMessage> {
+    this.checkAuthentication(m);
+    const f = this.fids.reserve(m.fid, () => new FidState<A>(m.fid, m.uname, m.aname, ROOT_PLACEHOLDER, undefined as A));
+    const end = f.beginBusy();
+    try {
+      try {
+        f.qid = await this.fs.attach({ fid: f, uname: m.uname, aname: m.aname, signal: live(req) });
+      } catch (err) {
+        this.fids.unreserve(f);
+        throw err;
+      }
+      f.serverOwned = true;
+      if (!this.fids.install(req, f)) throw new NinepError("interrupted");
+      return { type: "Rattach", tag: m.tag, qid: f.qid };
+    } finally {
+      end();
     }
-    f.pending = false;
-    return true;
   }
 
   private async walk(req: PendingRequest, m: Twalk, used: FidState<A>[]): Promise<RMessage> {
-    const f = this.use(req, used, m.fid);
-    if (f.auth) throw new NinepError("cannot walk an authentication file");
-    if (f.mode !== null || f.opening) throw new NinepError("cannot walk from an open fid");
-    if (m.wnames.length > 0 && !isDir(f)) throw new NinepError("walk in non-directory");
+    const { f, ready } = this.fids.claim(req, used, m.fid);
     for (const name of m.wnames) {
       if (name !== "..") checkName(name);
     }
     const sameFid = m.newfid === m.fid;
-    if (!sameFid) this.reserve(m.newfid);
-    const nf = new FidState<A>(m.newfid, f.uname, f.aname, f.qid, f.aux);
-    if (!sameFid) this.conn.fids.set(m.newfid, nf);
-    let qids: Qid[];
+    const make = () => new FidState<A>(m.newfid, f.uname, f.aname, f.qid, f.aux);
+    const nf = sameFid ? make() : this.fids.reserve(m.newfid, make);
+    const end = (sameFid ? f : nf).beginBusy();
     try {
-      qids = await this.fs.walk({ fid: f, newFid: nf, names: m.wnames, signal: req.signal });
+      await ready;
+      if (f.auth) throw new NinepError("cannot walk an authentication file");
+      if (f.mode !== null) throw new NinepError("cannot walk from an open fid");
+      if (m.wnames.length > 0 && !isDir(f)) throw new NinepError("walk in non-directory");
+      nf.qid = f.qid;
+      nf.aux = f.aux;
+      return await this.walkInto(req, m, f, nf);
     } catch (err) {
-      if (!sameFid) this.unreserve(nf);
+      if (!sameFid) this.fids.unreserve(nf);
       throw err;
+    } finally {
+      end();
     }
+  }
+
+  private async walkInto(req: PendingRequest, m: Twalk, f: FidState<A>, nf: FidState<A>): Promise<RMessage> {
+    let qids = await this.fs.walk({ fid: f, newFid: nf, names: m.wnames, signal: live(req) });
     if (qids.length > m.wnames.length) qids = qids.slice(0, m.wnames.length);
     if (qids.length < m.wnames.length) {
-      if (!sameFid) this.unreserve(nf);
       if (qids.length === 0) throw new NinepError("file not found");
+      if (m.newfid !== m.fid) this.fids.unreserve(nf);
       return { type: "Rwalk", tag: m.tag, wqids: qids };
     }
     nf.serverOwned = true;
     if (qids.length > 0) nf.qid = qids[qids.length - 1]!;
-    if (sameFid) {
-      if (req.discarded || this.conn.fids.get(m.fid) !== f) {
-        this.release(nf);
-        throw new NinepError("unknown fid");
-      }
+    if (m.newfid !== m.fid) {
+      if (!this.fids.install(req, nf)) throw new NinepError("interrupted");
+    } else if (req.discarded || this.conn.fids.get(m.fid) !== f) {
+      this.fids.release(nf);
+      throw new NinepError("unknown fid");
+    } else {
       nf.pending = false;
       this.conn.fids.set(m.fid, nf);
-      this.release(f);
-    } else if (!this.install(req, nf)) {
-      throw new NinepError("interrupted");
+      this.fids.release(f);
     }
     return { type: "Rwalk", tag: m.tag, wqids: qids };
   }
 
   private openChecks(f: FidState<A>, mode: number): void {
     if (f.auth) throw new NinepError("cannot open an authentication file");
-    if (f.mode !== null || f.opening) throw new NinepError("file already open");
+    if (f.mode !== null) throw new NinepError("file already open");
     checkOpenMode(mode);
   }
 
@@ -247,111 +231,108 @@ export class RequestHandlers<A> {
   }
 
   private async open(req: PendingRequest, m: Topen, used: FidState<A>[]): Promise<RMessage> {
-    const f = this.use(req, used, m.fid);
-    this.openChecks(f, m.mode);
-    if (isDir(f) && m.mode !== OREAD) throw new NinepError("is a directory");
-    f.opening = true;
+    const { f, ready } = this.fids.claim(req, used, m.fid);
+    const end = f.beginBusy();
     try {
-      const res = await this.fs.open({ fid: f, mode: m.mode, signal: req.signal });
+      await ready;
+      this.openChecks(f, m.mode);
+      if (isDir(f) && m.mode !== OREAD) throw new NinepError("is a directory");
+      const res = await this.fs.open({ fid: f, mode: m.mode, signal: live(req) });
       if (res?.qid) f.qid = res.qid;
       f.iounit = this.iounit(res?.iounit);
       f.mode = m.mode;
+      return { type: "Ropen", tag: m.tag, qid: f.qid, iounit: f.iounit };
     } finally {
-      f.opening = false;
+      end();
     }
-    return { type: "Ropen", tag: m.tag, qid: f.qid, iounit: f.iounit };
   }
 
   private async create(req: PendingRequest, m: Tcreate, used: FidState<A>[]): Promise<RMessage> {
-    const f = this.use(req, used, m.fid);
-    this.openChecks(f, m.mode);
-    if (!isDir(f)) throw new NinepError("create in non-directory");
-    checkName(m.name);
-    if ((m.perm & 0x80000000) !== 0 && (m.mode & ~ORCLOSE) !== OREAD) throw new NinepError("is a directory");
-    if (!this.fs.create) throw new NinepError("create prohibited");
-    f.opening = true;
+    const { f, ready } = this.fids.claim(req, used, m.fid);
+    const end = f.beginBusy();
     try {
-      const res = await this.fs.create({ fid: f, name: m.name, perm: m.perm, mode: m.mode, signal: req.signal });
+      await ready;
+      this.openChecks(f, m.mode);
+      if (!isDir(f)) throw new NinepError("create in non-directory");
+      checkName(m.name);
+      if ((m.perm & 0x80000000) !== 0 && (m.mode & ~ORCLOSE) !== OREAD) throw new NinepError("is a directory");
+      if (!this.fs.create) throw new NinepError("create prohibited");
+      const res = await this.fs.create({ fid: f, name: m.name, perm: m.perm, mode: m.mode, signal: live(req) });
       f.qid = res.qid;
       f.iounit = this.iounit(res.iounit);
       f.mode = m.mode;
+      return { type: "Rcreate", tag: m.tag, qid: f.qid, iounit: f.iounit };
     } finally {
-      f.opening = false;
+      end();
     }
-    return { type: "Rcreate", tag: m.tag, qid: f.qid, iounit: f.iounit };
   }
 
   private async read(req: PendingRequest, m: Tread, used: FidState<A>[]): Promise<RMessage> {
-    const f = this.use(req, used, m.fid);
+    const { f, ready } = this.fids.claim(req, used, m.fid);
+    await ready;
     const count = Math.min(m.count, this.conn.maxIo);
-    if (f.auth) return { type: "Rread", tag: m.tag, data: await f.auth.read(count, req.signal) };
+    if (f.auth) return { type: "Rread", tag: m.tag, data: await f.auth.read(count, live(req)) };
     if (f.mode === null || (f.mode & 3) === OWRITE) throw new NinepError("file not open for reading");
     if (m.offset > MAX_OFFSET) throw new NinepError("bad offset");
     if (isDir(f)) {
-      return { type: "Rread", tag: m.tag, data: await readDirectory(this.fs, f, m.offset, count, req.signal) };
+      return { type: "Rread", tag: m.tag, data: await readDirectory(this.fs, f, m.offset, count, live(req)) };
     }
-    const data = await this.fs.read({ fid: f, offset: m.offset, count, signal: req.signal });
+    const data = await this.fs.read({ fid: f, offset: m.offset, count, signal: live(req) });
     return { type: "Rread", tag: m.tag, data: data.length > count ? data.subarray(0, count) : data };
   }
 
   private async write(req: PendingRequest, m: Twrite, used: FidState<A>[]): Promise<RMessage> {
-    const f = this.use(req, used, m.fid);
-    if (f.auth) return { type: "Rwrite", tag: m.tag, count: await f.auth.write(m.data, req.signal) };
+    const { f, ready } = this.fids.claim(req, used, m.fid);
+    await ready;
+    if (f.auth) return { type: "Rwrite", tag: m.tag, count: await f.auth.write(m.data, live(req)) };
     const access = f.mode === null ? -1 : f.mode & 3;
     if (access !== OWRITE && access !== 2) throw new NinepError("file not open for writing");
-    if (isDir(f)) throw new NinepError("is a directory");
     if (m.offset > MAX_OFFSET) throw new NinepError("bad offset");
     if (!this.fs.write) throw new NinepError("write prohibited");
-    const n = await this.fs.write({ fid: f, offset: m.offset, data: m.data, signal: req.signal });
+    const n = await this.fs.write({ fid: f, offset: m.offset, data: m.data, signal: live(req) });
     return { type: "Rwrite", tag: m.tag, count: Math.max(0, Math.min(n, m.data.length)) };
   }
 
-  /** Takes a fid out of the table for Tclunk/Tremove and aborts the requests still using it. */
-  private detach(req: PendingRequest, fid: number): FidState<A> {
-    const f = this.conn.fids.get(fid);
-    if (!f || f.pending) throw new NinepError("unknown fid");
-    this.conn.fids.delete(fid);
-    for (const r of f.inflight) r.abort("fid clunked");
-    f.inflight.add(req);
-    return f;
-  }
-
   private async clunk(req: PendingRequest, m: Tclunk): Promise<RMessage> {
-    const f = this.detach(req, m.fid);
+    const f = await this.fids.detach(req, m.fid);
+    f.inflight.add(req);
     try {
       if (f.mode !== null && (f.mode & ORCLOSE) !== 0 && this.fs.remove) {
-        await this.fs.remove({ fid: f, signal: req.signal });
+        await this.fs.remove({ fid: f, signal: live(req) });
       }
     } finally {
       f.inflight.delete(req);
-      this.release(f);
+      this.fids.release(f);
     }
     return { type: "Rclunk", tag: m.tag };
   }
 
   private async remove(req: PendingRequest, m: Tremove): Promise<RMessage> {
-    const f = this.detach(req, m.fid);
+    const f = await this.fids.detach(req, m.fid);
+    f.inflight.add(req);
     try {
       if (f.auth) throw new NinepError("cannot remove an authentication file");
       if (!this.fs.remove) throw new NinepError("remove prohibited");
-      await this.fs.remove({ fid: f, signal: req.signal });
+      await this.fs.remove({ fid: f, signal: live(req) });
     } finally {
       f.inflight.delete(req);
-      this.release(f);
+      this.fids.release(f);
     }
     return { type: "Rremove", tag: m.tag };
   }
 
   private async stat(req: PendingRequest, m: Tstat, used: FidState<A>[]): Promise<RMessage> {
-    const f = this.use(req, used, m.fid);
+    const { f, ready } = this.fids.claim(req, used, m.fid);
+    await ready;
     if (f.auth) throw new NinepError("cannot stat an authentication file");
-    const stat = await this.fs.stat({ fid: f, signal: req.signal });
+    const stat = await this.fs.stat({ fid: f, signal: live(req) });
     if (statSize(stat) + 9 > this.conn.msize) throw new NinepError("stat does not fit in msize");
     return { type: "Rstat", tag: m.tag, stat };
   }
 
   private async wstat(req: PendingRequest, m: Twstat, used: FidState<A>[]): Promise<RMessage> {
-    const f = this.use(req, used, m.fid);
+    const { f, ready } = this.fids.claim(req, used, m.fid);
+    await ready;
     if (f.auth) throw new NinepError("cannot wstat an authentication file");
     const s = m.stat;
     if (s.type !== 0xffff) throw new NinepError("wstat cannot change type");
@@ -366,7 +347,7 @@ export class RequestHandlers<A> {
       if (isSyncStat(s)) return { type: "Rwstat", tag: m.tag };
       throw new NinepError("wstat prohibited");
     }
-    await this.fs.wstat({ fid: f, stat: s, signal: req.signal });
+    await this.fs.wstat({ fid: f, stat: s, signal: live(req) });
     return { type: "Rwstat", tag: m.tag };
   }
 }

@@ -28,7 +28,10 @@ export interface ListenOptions {
 export interface ServerStats {
   connections: number;
   fids: number;
+  /** Requests received and not yet answered. */
   requests: number;
+  /** Reply bytes waiting to be written because clients read slowly. */
+  bufferedOutput: number;
 }
 
 /**
@@ -70,13 +73,13 @@ export class NinepServer<A = unknown> {
   }
 
   stats(): ServerStats {
-    let fids = 0;
-    let requests = 0;
+    const stats = { connections: this.connections.size, fids: 0, requests: 0, bufferedOutput: 0 };
     for (const c of this.connections) {
-      fids += c.fids.size;
-      requests += c.tags.size;
+      stats.fids += c.fids.size;
+      stats.requests += c.tags.size;
+      stats.bufferedOutput += c.bufferedOutput;
     }
-    return { connections: this.connections.size, fids, requests };
+    return stats;
   }
 
   /** Stops every listener and drops every connection (their requests are aborted, their fids clunked). */

@@ -347,6 +347,7 @@ Rwalk tag 1 wqid [(2 0)]
 Topen tag 1 fid 1 mode 0
 Ropen tag 1 qid (2 0) iounit 8168
 Tread tag 5 fid 1 offset 0 count 10
+sleep 50
 Tclunk tag 6 fid 1
 Rclunk tag 6
 Rerror tag 5 ename 'interrupted'
@@ -369,6 +370,7 @@ Topen tag 1 fid 1 mode 0
 Ropen tag 1 qid (2 0) iounit 8168
 Tread tag 5 fid 1 offset 0 count 10
 Tread tag 6 fid 1 offset 0 count 10
+sleep 50
 Tversion tag NOTAG msize 8192 version '9P2000'
 Rversion tag NOTAG msize 8192 version '9P2000'
 Tstat tag 5 fid 1

@@ -65,7 +65,7 @@ class ReplyQueue {
  * Plays a 9P conversation against a server, in the style of 9fans/go's srv9p transcripts. Each line is a
  * message in the text form of `formatMessage`: T-lines are sent as written; a run of consecutive R-lines
  * is matched, as an unordered set, against the next replies (the word `*` matches any one token). Other
- * lines: `send MESSAGE` sends any message (even an R-message); `raw HEX` sends bytes as they are; `closed` expects the server to drop the connection; blank lines
+ * lines: `send MESSAGE` sends any message (even an R-message); `raw HEX` sends bytes as they are; `sleep MS` pauses; `closed` expects the server to drop the connection; blank lines
  * and `#` comments are ignored. After the last line the client ends its side and any reply still arriving
  * is an error.
  */
@@ -90,6 +90,10 @@ export async function runTranscript(stream: Duplex, script: string, options: Tra
     if (line.text === "closed") {
       await queue.waitFor(Number.POSITIVE_INFINITY, timeoutMs);
       if (!queue.ended) throw new TranscriptError(`line ${line.number}: the server kept the connection open`);
+      continue;
+    }
+    if (line.text.startsWith("sleep ")) {
+      await new Promise((resolve) => setTimeout(resolve, Number(line.text.slice(6))));
       continue;
     }
     if (line.text.startsWith("raw ")) {

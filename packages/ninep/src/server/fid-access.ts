@@ -1,0 +1,115 @@
+import { NOFID } from "../codec/constants.js";
+import type { Connection } from "./connection.js";
+import { FidState } from "./fid-state.js";
+import type { FileServer } from "./file-server.js";
+import { NinepError } from "./ninep-error.js";
+import type { PendingRequest } from "./pending-request.js";
+
+/** A fid a request holds: the record, and a promise that settles once earlier requests are done with it. */
+export interface Claim<A> {
+  f: FidState<A>;
+  ready: Promise<void>;
+}
+
+/** Waits for `busy` to settle, or rejects when the request is flushed or its session ends first. */
+function waitUnlessAborted(busy: Promise<void>, req: PendingRequest): Promise<void> {
+  const signal = req.signal;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    busy.then(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    });
+  });
+}
+
+/**
+ * The bookkeeping of fids on one connection. Every method that names a fid runs synchronously when the
+ * request arrives, so requests see fids in the order the client sent them: a Topen sent right behind the
+ * Twalk that creates its fid finds that fid, and waits for the walk to finish.
+ */
+export class FidAccess<A> {
+  constructor(
+    private readonly conn: Connection<A>,
+    private readonly fs: FileServer<A>,
+  ) {}
+
+  /**
+   * Holds a fid for a request. `ready` settles when earlier attaches, walks, opens and creates of the fid are
+   * done; it rejects if the fid turned out not to exist or the request was flushed. A request that changes
+   * the fid calls `f.beginBusy()` right after, so that later requests wait for it in turn.
+   */
+  claim(req: PendingRequest, used: FidState<A>[], fid: number): Claim<A> {
+    const f = this.conn.fids.get(fid);
+    if (!f) throw new NinepError("unknown fid");
+    const barrier = f.busy;
+    f.refs++;
+    f.inflight.add(req);
+    used.push(f);
+    const ready = this.ready(req, f, barrier);
+    // Handled here as well: a handler may fail before it awaits `ready`.
+    ready.catch(() => {});
+    return { f, ready };
+  }
+
+  private async ready(req: PendingRequest, f: FidState<A>, barrier: Promise<void> | null): Promise<void> {
+    if (barrier) await waitUnlessAborted(barrier, req);
+    if (f.pending || this.conn.fids.get(f.fid) !== f) throw new NinepError("unknown fid");
+    req.throwIfAborted();
+  }
+
+  /** Makes a new fid number for attach, auth or walk; it is usable only after `install`. */
+  reserve(fid: number, make: () => FidState<A>): FidState<A> {
+    if (fid === NOFID || this.conn.fids.has(fid)) throw new NinepError("duplicate fid");
+    const f = make();
+    this.conn.fids.set(fid, f);
+    return f;
+  }
+
+  /** Forgets a reserved fid whose creation failed. */
+  unreserve(f: FidState<A>): void {
+    if (this.conn.fids.get(f.fid) === f) this.conn.fids.delete(f.fid);
+  }
+
+  /** Makes a reserved fid usable, or releases it if the session was reset meanwhile. */
+  install(req: PendingRequest, f: FidState<A>): boolean {
+    if (req.discarded || this.conn.fids.get(f.fid) !== f) {
+      this.unreserve(f);
+      this.release(f);
+      return false;
+    }
+    f.pending = false;
+    return true;
+  }
+
+  /**
+   * Takes a fid out of the table for Tclunk/Tremove once earlier changes to it are done, and aborts the
+   * requests still using it. The caller owns the table's reference and must `release` it.
+   */
+  async detach(req: PendingRequest, fid: number): Promise<FidState<A>> {
+    const f = this.conn.fids.get(fid);
+    if (!f) throw new NinepError("unknown fid");
+    if (f.busy) await waitUnlessAborted(f.busy, req);
+    if (f.pending || this.conn.fids.get(fid) !== f) throw new NinepError("unknown fid");
+    this.conn.fids.delete(fid);
+    for (const r of f.inflight) r.abort("fid clunked");
+    return f;
+  }
+
+  /** Drops one reference to a fid; the last one hands it back to the FileServer. */
+  release(f: FidState<A>): void {
+    if (--f.refs > 0) return;
+    if (f.auth) f.auth.close?.();
+    else if (f.serverOwned) this.fs.clunk?.(f);
+  }
+
+  /** Ends the requests' hold on the fids they used. */
+  releaseAll(req: PendingRequest, used: FidState<A>[]): void {
+    for (const f of used) {
+      f.inflight.delete(req);
+      this.release(f);
+    }
+  }
+}
