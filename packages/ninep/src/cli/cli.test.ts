@@ -1,0 +1,174 @@
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type ResultPromise, execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DM, QT } from "../codec/constants.js";
+import type { Qid, Stat } from "../codec/types.js";
+import type { Fid, FileServer, ReadRequest } from "../server/file-server.js";
+import { NinepServer } from "../server/server.js";
+
+const bin = fileURLToPath(new URL("../../bin/ninep.js", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "ninep-cli-"));
+const env = { NAMESPACE: join(dir, "ns"), USER: "glenda" };
+let ramfs: ResultPromise;
+
+const ninep = (args: string[], input?: string) => execa(process.execPath, [bin, ...args], { env, input, reject: false });
+
+beforeAll(async () => {
+  ramfs = execa(process.execPath, [bin, "ramfs"], { env, reject: false });
+  await new Promise<void>((resolve, reject) => {
+    ramfs.stderr!.on("data", (chunk: Buffer) => {
+      if (chunk.toString().includes("serving on")) resolve();
+    });
+    ramfs.catch(reject);
+  });
+});
+
+afterAll(async () => {
+  ramfs.kill("SIGTERM");
+  await ramfs;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("ninep command with ninep ramfs", () => {
+  it("creates, writes, reads back, lists, stats and removes from a shell", async () => {
+    expect((await ninep(["create", "-d", "ramfs/notes"])).exitCode).toBe(0);
+    expect((await ninep(["create", "ramfs/notes/todo"])).exitCode).toBe(0);
+    expect((await ninep(["write", "ramfs/notes/todo"], "buy milk\nfix 9p\n")).exitCode).toBe(0);
+    expect((await ninep(["read", "ramfs/notes/todo"])).stdout).toBe("buy milk\nfix 9p");
+
+    const ls = await ninep(["ls", "-l", "ramfs/notes"]);
+    expect(ls.stdout).toMatch(/^--rw-r--r-- glenda glenda 16 \w{3} [ \d]\d \d\d:\d\d todo$/);
+    expect((await ninep(["ls", "ramfs/"])).stdout).toBe("notes");
+    expect((await ninep(["ls", "-ld", "ramfs/notes"])).stdout).toMatch(/^d-rwxr-xr-x glenda glenda 0 .* notes$/);
+
+    const stat = await ninep(["stat", "ramfs/notes/todo"]);
+    expect(stat.stdout).toMatch(/^\('todo' 'glenda' 'glenda' 'glenda' q \(\d+ \d+\) m 0644 at \d+ mt \d+ l 16 t 0 d 0\)$/);
+
+    const rm = await ninep(["rm", "ramfs/notes/todo", "ramfs/notes/nothing"]);
+    expect(rm.exitCode).toBe(1);
+    expect(rm.stderr).toBe("ninep: ramfs/notes/nothing: 'nothing' file not found");
+    expect((await ninep(["ls", "ramfs/notes"])).stdout).toBe("");
+  });
+
+  it("writes line by line with -l and talks to a file with rdwr", async () => {
+    await ninep(["create", "ramfs/lines"]);
+    await ninep(["write", "-l", "ramfs/lines"], "a\nb\n");
+    expect((await ninep(["read", "ramfs/lines"])).stdout).toBe("a\nb");
+    const rdwr = await ninep(["rdwr", "ramfs/lines"], "xyz\n");
+    expect(rdwr.stdout).toBe("a\nb\n\nxyz\n");
+  });
+
+  it("reaches a server by -a address, and reports errors with a non-zero status", async () => {
+    const address = `unix!${env.NAMESPACE}/ramfs`;
+    await ninep(["-a", address, "create", "/viaaddr"]);
+    expect((await ninep(["-a", address, "ls", "/"])).stdout).toContain("viaaddr");
+    const missing = await ninep(["read", "ramfs/absent"]);
+    expect(missing.exitCode).toBe(1);
+    expect(missing.stderr).toBe("ninep: ramfs/absent: 'absent' file not found");
+    const noServer = await ninep(["read", "nothere/x"]);
+    expect(noServer.exitCode).toBe(1);
+    expect(noServer.stderr).toMatch(/^ninep: nothere\/x: dial .*nothere: .*ENOENT/);
+    const usage = await ninep(["frobnicate"]);
+    expect(usage.exitCode).toBe(2);
+    expect(usage.stderr).toMatch(/unknown command 'frobnicate'\nusage: ninep/);
+  });
+
+  it("stops on SIGTERM and removes its socket", async () => {
+    const address = join(dir, "other.sock");
+    const other = execa(process.execPath, [bin, "ramfs", "-a", address], { env, reject: false });
+    await new Promise<void>((resolve) => other.stderr!.on("data", () => resolve()));
+    expect(statSync(address).isSocket()).toBe(true);
+    other.kill("SIGTERM");
+    expect((await other).exitCode).toBe(0);
+    expect(() => statSync(address)).toThrow(/ENOENT/);
+  });
+});
+
+/** A one-file server whose `log` blocks readers at its end until more is appended. */
+class LogFs implements FileServer<string> {
+  data = Buffer.alloc(0);
+  private waiters: Array<() => void> = [];
+  private readonly qids: Record<string, Qid> = {
+    "/": { type: QT.DIR, version: 0, path: 0n },
+    log: { type: 0, version: 0, path: 1n },
+  };
+
+  append(text: string) {
+    this.data = Buffer.concat([this.data, Buffer.from(text)]);
+    for (const w of this.waiters.splice(0)) w();
+  }
+  attach({ fid }: { fid: Fid<string> }) {
+    fid.aux = "/";
+    return this.qids["/"]!;
+  }
+  walk({ newFid, names }: { newFid: Fid<string>; names: string[] }) {
+    if (names.length === 0) return [];
+    if (names[0] !== "log") throw new Error("file not found");
+    newFid.aux = "log";
+    return [this.qids.log!];
+  }
+  open() {
+    return undefined;
+  }
+  async read({ offset, count, signal }: ReadRequest<string>) {
+    while (Number(offset) >= this.data.length) {
+      await new Promise<void>((resolve, reject) => {
+        signal.throwIfAborted();
+        this.waiters.push(resolve);
+        signal.addEventListener("abort", () => reject(signal.reason));
+      });
+    }
+    return this.data.subarray(Number(offset), Number(offset) + count);
+  }
+  readdir(): Stat[] {
+    return [];
+  }
+  stat({ fid }: { fid: Fid<string> }): Stat {
+    const qid = this.qids[fid.aux]!;
+    return {
+      type: 0,
+      dev: 0,
+      qid,
+      mode: qid.type & QT.DIR ? (DM.DIR | 0o555) >>> 0 : 0o444,
+      atime: 0,
+      mtime: 0,
+      length: 0n,
+      name: fid.aux,
+      uid: "log",
+      gid: "log",
+      muid: "log",
+    };
+  }
+}
+
+describe("ninep read on a file that blocks", () => {
+  it("keeps streaming what is appended, like tail -f", async () => {
+    const fs = new LogFs();
+    const server = new NinepServer(fs);
+    const path = join(dir, "log.sock");
+    await server.listen(path);
+    fs.append("first\n");
+    const reader = execa(process.execPath, [bin, "-a", path, "read", "log"], { env, reject: false });
+    const seen: string[] = [];
+    let onData = () => {};
+    reader.stdout!.on("data", (c: Buffer) => {
+      seen.push(c.toString());
+      onData();
+    });
+    const arrived = (text: string) =>
+      new Promise<void>((resolve) => {
+        onData = () => seen.join("").includes(text) && resolve();
+        onData();
+      });
+    await arrived("first\n");
+    fs.append("second\n");
+    await arrived("second\n");
+    reader.kill("SIGTERM");
+    await reader;
+    expect(seen.join("")).toBe("first\nsecond\n");
+    await server.close();
+  });
+});

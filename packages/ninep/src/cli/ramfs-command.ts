@@ -1,0 +1,30 @@
+import { parseArgs } from "node:util";
+import { Ramfs } from "../ramfs/ramfs.js";
+import { NinepServer } from "../server/server.js";
+import { formatAddress, parseAddress, serviceAddress } from "../transport/address.js";
+import type { Io } from "./commands.js";
+import { defaultUname } from "./session.js";
+
+/** `ninep ramfs`: serves an in-memory tree until SIGINT or SIGTERM, then removes its socket. */
+export async function ramfsCommand(args: string[], io: Io, globalAddress: string | undefined, trace: boolean) {
+  const { values } = parseArgs({ args, options: { a: { type: "string" }, u: { type: "string" } } });
+  const addressText = values.a ?? globalAddress;
+  const address = addressText ? parseAddress(addressText) : serviceAddress("ramfs");
+  const server = new NinepServer(new Ramfs({ owner: values.u ?? defaultUname() }), {
+    ...(trace && { trace: (line: string) => io.stderr.write(`${line}\n`) }),
+    onProtocolError: (err) => io.stderr.write(`ninep ramfs: dropped a client: ${err.message}\n`),
+  });
+  const listener = await server.listen(address);
+  io.stderr.write(`ninep ramfs: serving on ${formatAddress(listener.boundAddress)}\n`);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off("SIGINT", stop);
+      process.off("SIGTERM", stop);
+      resolve();
+    };
+    process.on("SIGINT", stop);
+    process.on("SIGTERM", stop);
+  });
+  await server.close();
+  return 0;
+}

@@ -1,0 +1,65 @@
+import { readFile } from "node:fs/promises";
+import { userInfo } from "node:os";
+import { hmacAuthenticator } from "../auth/hmac.js";
+import { NinepClient } from "../client/client.js";
+import type { Fsys } from "../client/fsys.js";
+import { splitPath } from "../client/path.js";
+import { type Address, formatAddress, parseAddress, serviceAddress } from "../transport/address.js";
+import { UsageError } from "./usage.js";
+
+export interface GlobalOptions {
+  address?: string | undefined;
+  aname: string;
+  uname: string;
+  keyFile?: string | undefined;
+  trace: boolean;
+}
+
+export function defaultUname(env: NodeJS.ProcessEnv = process.env): string {
+  return env.USER || env.LOGNAME || userInfo().username;
+}
+
+/** Where a command-line path lives: the server's address and the path inside its tree. */
+export function locate(path: string, options: GlobalOptions): { address: Address; path: string } {
+  if (options.address) return { address: parseAddress(options.address), path };
+  const [service, ...rest] = splitPath(path);
+  if (!service) throw new UsageError(`'${path}' names no service; give one (e.g. ramfs/file) or use -a`);
+  return { address: serviceAddress(service), path: rest.join("/") };
+}
+
+/** The attached trees a command uses, one connection per server, closed together at the end. */
+export class Sessions {
+  private readonly open = new Map<string, Promise<Fsys>>();
+
+  constructor(private readonly options: GlobalOptions) {}
+
+  /** The tree holding `path`, and the path inside it. */
+  async resolve(path: string): Promise<{ fsys: Fsys; path: string }> {
+    const where = locate(path, this.options);
+    const key = formatAddress(where.address);
+    let fsys = this.open.get(key);
+    if (!fsys) {
+      fsys = this.attach(where.address);
+      this.open.set(key, fsys);
+    }
+    return { fsys: await fsys, path: where.path };
+  }
+
+  private async attach(address: Address): Promise<Fsys> {
+    const trace = this.options.trace ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
+    const client = await NinepClient.dial(address, trace ? { trace } : {});
+    const key = this.options.keyFile ? (await readFile(this.options.keyFile, "utf8")).trim() : undefined;
+    return client.attach({
+      uname: this.options.uname,
+      aname: this.options.aname,
+      ...(key !== undefined && { authenticator: hmacAuthenticator(key) }),
+    });
+  }
+
+  async close(): Promise<void> {
+    for (const fsys of this.open.values()) {
+      const f = await fsys.catch(() => undefined);
+      f?.client.close();
+    }
+  }
+}

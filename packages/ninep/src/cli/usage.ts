@@ -1,0 +1,27 @@
+export const USAGE = `usage: ninep [-a ADDRESS] [-A ANAME] [-u UNAME] [-k KEYFILE] [-D] COMMAND ARGS...
+
+Commands on a 9P server:
+  ls [-l] [-d] PATH...     list directories (or name files); -l long form, -d the directory itself
+  read PATH                copy a file to standard output, following it while it blocks
+  write [-l] PATH          copy standard input to a file (truncated first); -l: one write per line
+  rdwr PATH                show the file, then write each input line to it and show it again
+  stat PATH...             print the stat entry of each path
+  create [-d] [-m MODE] PATH...
+                           create files (or directories with -d); MODE in octal
+  rm PATH...               remove files and empty directories
+
+Serving:
+  ramfs [-a ADDRESS] [-u OWNER]
+                           serve an in-memory file tree (default address: $NAMESPACE/ramfs)
+
+Addresses are unix!PATH, tcp!HOST!PORT or a socket path. Without -a, the first element of each PATH
+names a service posted in the namespace directory ($NAMESPACE, or /tmp/ns.$USER.$DISPLAY):
+  ninep read ramfs/notes   reads /notes from the server at $NAMESPACE/ramfs.
+-u sets the uname to attach as (default $USER); -k proves it with the secret in KEYFILE;
+-D traces every 9P message to standard error.
+`;
+
+/** A mistake in how the command was called: the message is printed with the usage, exit status 2. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
