@@ -41,6 +41,8 @@ export class Connection<A = unknown> {
   private readonly handlers: RequestHandlers<A>;
   private waitingForDrain = false;
   private pumpScheduled = false;
+  /** The client shut down its side: answer what it sent, then end ours. */
+  private inputEnded = false;
   private closed = false;
   private readonly closeListeners: Array<() => void> = [];
 
@@ -62,7 +64,10 @@ export class Connection<A = unknown> {
       socket.resume();
       this.pump();
     });
-    socket.on("end", () => socket.end());
+    socket.on("end", () => {
+      this.inputEnded = true;
+      this.pump();
+    });
     socket.on("error", () => this.shutdown());
     socket.on("close", () => this.shutdown());
   }
@@ -98,6 +103,7 @@ export class Connection<A = unknown> {
     this.tags.delete(req.tag);
     this.send(reply);
     for (const flush of req.flushes) this.respond(flush, { type: "Rflush", tag: flush.tag });
+    if (this.inputEnded) this.endIfIdle();
   }
 
   respondError(req: PendingRequest, err: unknown): void {
@@ -158,9 +164,27 @@ export class Connection<A = unknown> {
         this.fail(err as Error);
         return;
       }
-      if (!frame) return;
+      if (!frame) {
+        if (this.inputEnded) this.hangUp();
+        return;
+      }
       this.dispatch(frame);
     }
+  }
+
+  /** After the client's last request: abort what still waits (it can never be asked for again), send the
+   * remaining replies, and end the stream. */
+  private hangUp(): void {
+    if (this.reader.pending > 0) {
+      this.fail(new Error("connection ended inside a message"));
+      return;
+    }
+    for (const req of this.tags.values()) req.abort("connection closed");
+    this.endIfIdle();
+  }
+
+  private endIfIdle(): void {
+    if (this.inputEnded && this.tags.size === 0 && !this.closed && this.reader.pending === 0) this.socket.end();
   }
 
   private fail(err: Error): void {

@@ -46,7 +46,8 @@ async function prepareUnixPath(path: string): Promise<void> {
 
 export async function listen(address: Address, onConnection: (socket: Socket) => void): Promise<Listener> {
   if (address.kind === "unix") await prepareUnixPath(address.path);
-  const server = createServer({ noDelay: true }, onConnection);
+  // Half-open: a client that shuts down its side still gets the replies to what it sent.
+  const server = createServer({ noDelay: true, allowHalfOpen: true }, onConnection);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     const done = () => {
