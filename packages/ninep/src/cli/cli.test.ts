@@ -16,14 +16,23 @@ let ramfs: ResultPromise;
 
 const ninep = (args: string[], input?: string) => execa(process.execPath, [bin, ...args], { env, input, reject: false });
 
-beforeAll(async () => {
-  ramfs = execa(process.execPath, [bin, "ramfs"], { env, reject: false });
+/** Starts `ninep ramfs` with `args` and waits until it says it is serving. (The process is wrapped: it is a
+ * promise itself, which an async function would otherwise wait for.) */
+async function startRamfs(args: string[]): Promise<{ child: ResultPromise }> {
+  const child = execa(process.execPath, [bin, "ramfs", ...args], { env, reject: false });
+  let said = "";
   await new Promise<void>((resolve, reject) => {
-    ramfs.stderr!.on("data", (chunk: Buffer) => {
-      if (chunk.toString().includes("serving on")) resolve();
+    child.stderr!.on("data", (chunk: Buffer) => {
+      said += chunk.toString();
+      if (said.includes("serving on")) resolve();
     });
-    ramfs.catch(reject);
+    child.then(() => reject(new Error(`ninep ramfs exited: ${said}`)));
   });
+  return { child };
+}
+
+beforeAll(async () => {
+  ramfs = (await startRamfs([])).child;
 });
 
 afterAll(async () => {
@@ -78,8 +87,7 @@ describe("ninep command with ninep ramfs", () => {
 
   it("stops on SIGTERM and removes its socket", async () => {
     const address = join(dir, "other.sock");
-    const other = execa(process.execPath, [bin, "ramfs", "-a", address], { env, reject: false });
-    await new Promise<void>((resolve) => other.stderr!.on("data", () => resolve()));
+    const { child: other } = await startRamfs(["-a", address]);
     expect(statSync(address).isSocket()).toBe(true);
     other.kill("SIGTERM");
     expect((await other).exitCode).toBe(0);

@@ -4,6 +4,7 @@ import { decodeMessage } from "../codec/decode.js";
 import { encodeMessage } from "../codec/encode.js";
 import { formatMessage } from "../codec/format.js";
 import { FrameReader } from "../codec/frame-reader.js";
+import { WriteBatcher } from "../transport/write-batcher.js";
 import type { Qid, RMessage, Stat, TMessage } from "../codec/types.js";
 import { type Address, parseAddress } from "../transport/address.js";
 import { dial } from "../transport/dial.js";
@@ -53,6 +54,7 @@ function abortError(signal: AbortSignal): unknown {
 export class NinepClient {
   msize: number;
   private readonly reader: FrameReader;
+  private readonly batch: WriteBatcher;
   private readonly pending = new Map<number, Pending>();
   private readonly tags = new TagPool();
   private readonly fids = new FidPool();
@@ -66,6 +68,7 @@ export class NinepClient {
   ) {
     this.msize = options.msize ?? DEFAULT_CLIENT_MSIZE;
     this.reader = new FrameReader(this.msize);
+    this.batch = new WriteBatcher(socket);
     this.closedPromise = new Promise((resolve) => {
       this.resolveClosed = resolve;
     });
@@ -168,7 +171,7 @@ export class NinepClient {
 
   private send(m: TMessage): void {
     this.options.trace?.(`-> ${formatMessage(m, { maxData: 64 })}`);
-    this.socket.write(encodeMessage(m));
+    this.batch.write(encodeMessage(m));
   }
 
   private onData(chunk: Buffer): void {

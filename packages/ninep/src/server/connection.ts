@@ -6,6 +6,7 @@ import { encodeMessage } from "../codec/encode.js";
 import { ProtocolError } from "../codec/errors.js";
 import { formatMessage } from "../codec/format.js";
 import { FrameReader } from "../codec/frame-reader.js";
+import { WriteBatcher } from "../transport/write-batcher.js";
 import type { Message, RMessage, TMessage, Tversion } from "../codec/types.js";
 import type { FidState } from "./fid-state.js";
 import type { FileServer } from "./file-server.js";
@@ -38,6 +39,7 @@ export class Connection<A = unknown> {
   readonly tags = new Map<number, PendingRequest>();
   readonly fids = new Map<number, FidState<A>>();
   private readonly reader: FrameReader;
+  private readonly batch: WriteBatcher;
   private readonly handlers: RequestHandlers<A>;
   private waitingForDrain = false;
   private pumpScheduled = false;
@@ -53,6 +55,7 @@ export class Connection<A = unknown> {
   ) {
     this.msize = options.maxMsize;
     this.reader = new FrameReader(options.maxMsize);
+    this.batch = new WriteBatcher(socket);
     this.handlers = new RequestHandlers(this, fs);
     socket.on("data", (chunk: Buffer) => {
       this.reader.push(chunk);
@@ -254,6 +257,6 @@ export class Connection<A = unknown> {
   private send(m: RMessage): void {
     if (this.closed) return;
     this.options.trace?.(`-> ${formatMessage(m, { maxData: 64 })}`);
-    this.socket.write(encodeMessage(m));
+    this.batch.write(encodeMessage(m));
   }
 }

@@ -1,7 +1,7 @@
 import type { Stat } from "../codec/types.js";
 import { FrameWriter, statSize } from "../codec/writer.js";
 import type { FidState } from "./fid-state.js";
-import type { FileServer } from "./file-server.js";
+import type { FileServer, RequestContext } from "./file-server.js";
 import { NinepError } from "./ninep-error.js";
 
 function encodeStat(s: Stat): Buffer {
@@ -20,10 +20,10 @@ export async function readDirectory<A>(
   f: FidState<A>,
   offset: bigint,
   count: number,
-  signal: AbortSignal,
+  call: RequestContext<A>,
 ): Promise<Buffer> {
   if (offset === 0n) {
-    const stats = await fs.readdir({ fid: f, signal });
+    const stats = await fs.readdir(call);
     f.dir = { entries: stats.map(encodeStat), index: 0, offset: 0n };
   } else if (!f.dir || offset !== f.dir.offset) {
     throw new NinepError("bad offset in directory read");

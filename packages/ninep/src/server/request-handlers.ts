@@ -42,7 +42,33 @@ function checkName(name: string): void {
   }
 }
 
-/** The request's signal, for a FileServer call about to start; a request already flushed goes no further. */
+const REQUEST = Symbol("request");
+
+/**
+ * What a FileServer handler receives. The signal is made only when the handler reads it: most requests
+ * finish without anyone looking, and an AbortController costs more than the rest of a small read.
+ */
+class HandlerCall<A> {
+  private readonly [REQUEST]: PendingRequest;
+  constructor(
+    req: PendingRequest,
+    readonly fid: FidState<A>,
+  ) {
+    this[REQUEST] = req;
+  }
+  get signal(): AbortSignal {
+    return this[REQUEST].signal;
+  }
+}
+
+/** Starts a FileServer call with `fields`; a request already flushed goes no further. */
+function call<A, T extends object>(req: PendingRequest, fid: FidState<A>, fields?: T): HandlerCall<A> & T {
+  req.throwIfAborted();
+  const c = new HandlerCall(req, fid);
+  return (fields ? Object.assign(c, fields) : c) as HandlerCall<A> & T;
+}
+
+/** The request's signal, for a call that takes one directly; a request already flushed goes no further. */
 function live(req: PendingRequest): AbortSignal {
   req.throwIfAborted();
   return req.signal;
@@ -158,7 +184,7 @@ export class RequestHandlers<A> {
     const end = f.beginBusy();
     try {
       try {
-        f.qid = await this.fs.attach({ fid: f, uname: m.uname, aname: m.aname, signal: live(req) });
+        f.qid = await this.fs.attach(call(req, f, { uname: m.uname, aname: m.aname }));
       } catch (err) {
         this.fids.unreserve(f);
         throw err;
@@ -197,7 +223,7 @@ export class RequestHandlers<A> {
   }
 
   private async walkInto(req: PendingRequest, m: Twalk, f: FidState<A>, nf: FidState<A>): Promise<RMessage> {
-    let qids = await this.fs.walk({ fid: f, newFid: nf, names: m.wnames, signal: live(req) });
+    let qids = await this.fs.walk(call(req, f, { newFid: nf, names: m.wnames }));
     if (qids.length > m.wnames.length) qids = qids.slice(0, m.wnames.length);
     if (qids.length < m.wnames.length) {
       if (qids.length === 0) throw new NinepError("file not found");
@@ -237,7 +263,7 @@ export class RequestHandlers<A> {
       await ready;
       this.openChecks(f, m.mode);
       if (isDir(f) && m.mode !== OREAD) throw new NinepError("is a directory");
-      const res = await this.fs.open({ fid: f, mode: m.mode, signal: live(req) });
+      const res = await this.fs.open(call(req, f, { mode: m.mode }));
       if (res?.qid) f.qid = res.qid;
       f.iounit = this.iounit(res?.iounit);
       f.mode = m.mode;
@@ -257,7 +283,7 @@ export class RequestHandlers<A> {
       checkName(m.name);
       if ((m.perm & 0x80000000) !== 0 && (m.mode & ~ORCLOSE) !== OREAD) throw new NinepError("is a directory");
       if (!this.fs.create) throw new NinepError("create prohibited");
-      const res = await this.fs.create({ fid: f, name: m.name, perm: m.perm, mode: m.mode, signal: live(req) });
+      const res = await this.fs.create(call(req, f, { name: m.name, perm: m.perm, mode: m.mode }));
       f.qid = res.qid;
       f.iounit = this.iounit(res.iounit);
       f.mode = m.mode;
@@ -275,9 +301,9 @@ export class RequestHandlers<A> {
     if (f.mode === null || (f.mode & 3) === OWRITE) throw new NinepError("file not open for reading");
     if (m.offset > MAX_OFFSET) throw new NinepError("bad offset");
     if (isDir(f)) {
-      return { type: "Rread", tag: m.tag, data: await readDirectory(this.fs, f, m.offset, count, live(req)) };
+      return { type: "Rread", tag: m.tag, data: await readDirectory(this.fs, f, m.offset, count, call(req, f)) };
     }
-    const data = await this.fs.read({ fid: f, offset: m.offset, count, signal: live(req) });
+    const data = await this.fs.read(call(req, f, { offset: m.offset, count }));
     return { type: "Rread", tag: m.tag, data: data.length > count ? data.subarray(0, count) : data };
   }
 
@@ -289,7 +315,7 @@ export class RequestHandlers<A> {
     if (access !== OWRITE && access !== 2) throw new NinepError("file not open for writing");
     if (m.offset > MAX_OFFSET) throw new NinepError("bad offset");
     if (!this.fs.write) throw new NinepError("write prohibited");
-    const n = await this.fs.write({ fid: f, offset: m.offset, data: m.data, signal: live(req) });
+    const n = await this.fs.write(call(req, f, { offset: m.offset, data: m.data }));
     return { type: "Rwrite", tag: m.tag, count: Math.max(0, Math.min(n, m.data.length)) };
   }
 
@@ -298,7 +324,7 @@ export class RequestHandlers<A> {
     f.inflight.add(req);
     try {
       if (f.mode !== null && (f.mode & ORCLOSE) !== 0 && this.fs.remove) {
-        await this.fs.remove({ fid: f, signal: live(req) });
+        await this.fs.remove(call(req, f));
       }
     } finally {
       f.inflight.delete(req);
@@ -313,7 +339,7 @@ export class RequestHandlers<A> {
     try {
       if (f.auth) throw new NinepError("cannot remove an authentication file");
       if (!this.fs.remove) throw new NinepError("remove prohibited");
-      await this.fs.remove({ fid: f, signal: live(req) });
+      await this.fs.remove(call(req, f));
     } finally {
       f.inflight.delete(req);
       this.fids.release(f);
@@ -325,7 +351,7 @@ export class RequestHandlers<A> {
     const { f, ready } = this.fids.claim(req, used, m.fid);
     await ready;
     if (f.auth) throw new NinepError("cannot stat an authentication file");
-    const stat = await this.fs.stat({ fid: f, signal: live(req) });
+    const stat = await this.fs.stat(call(req, f));
     if (statSize(stat) + 9 > this.conn.msize) throw new NinepError("stat does not fit in msize");
     return { type: "Rstat", tag: m.tag, stat };
   }
@@ -347,7 +373,7 @@ export class RequestHandlers<A> {
       if (isSyncStat(s)) return { type: "Rwstat", tag: m.tag };
       throw new NinepError("wstat prohibited");
     }
-    await this.fs.wstat({ fid: f, stat: s, signal: live(req) });
+    await this.fs.wstat(call(req, f, { stat: s }));
     return { type: "Rwstat", tag: m.tag };
   }
 }
