@@ -1,4 +1,4 @@
-import { type Server, type Socket, connect, createServer } from "node:net";
+import { connect, createServer, type Server, type Socket } from "node:net";
 
 /**
  * The baselines: plain Node Unix-socket exchanges with the same byte counts as the 9P ones, and no protocol.
@@ -48,7 +48,13 @@ export function dialRaw(path: string): Promise<Socket> {
 }
 
 /** Sends `request` and waits for `replySize` bytes, `count` times, keeping `depth` exchanges in flight. */
-export function pingPong(sock: Socket, request: Buffer, replySize: number, count: number, depth: number): Promise<void> {
+export function pingPong(
+  sock: Socket,
+  request: Buffer,
+  replySize: number,
+  count: number,
+  depth: number,
+): Promise<void> {
   return new Promise((resolve) => {
     let received = 0;
     let done = 0;
@@ -79,12 +85,8 @@ export function pingPong(sock: Socket, request: Buffer, replySize: number, count
 /** Reads from `sock` until it ends; returns the byte count. */
 export function drain(sock: Socket): Promise<number> {
   return new Promise((resolve) => {
-    let n = 0;
     const parts: Buffer[] = [];
-    sock.on("data", (chunk: Buffer) => {
-      n += chunk.length;
-      parts.push(chunk);
-    });
+    sock.on("data", (chunk: Buffer) => parts.push(chunk));
     // Keep the data, as a 9P client returning a file's content must.
     sock.on("end", () => resolve(Buffer.concat(parts).length));
   });

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FrameReader, NinepClient, NinepServer, NOFID, OREAD, Ramfs, encodeMessage } from "../src/index.js";
+import { encodeMessage, FrameReader, NinepClient, NinepServer, NOFID, OREAD, Ramfs } from "../src/index.js";
 import { dialRaw, drain, pingPong, pingPongServer, streamServer } from "./raw-socket.js";
 import { OneFileFs } from "./small-file-fs.js";
 
@@ -52,7 +52,8 @@ async function smallReads(count: number, depth: number): Promise<{ ninep: number
     };
     return count / (await timed(() => Promise.all(Array.from({ length: depth }, worker))));
   };
-  const rawRun = async () => count / (await timed(() => pingPong(rawSock, request, RREAD_64_SIZE, count, depth)));
+  const rawRun = async () =>
+    count / (await timed(() => pingPong(rawSock, request, RREAD_64_SIZE, count, depth)));
 
   await ninepRun();
   await rawRun();
@@ -129,7 +130,9 @@ async function fidMemory(count: number): Promise<{ bytesPerFid: number; fids: nu
     while (replies < target) await new Promise((r) => setTimeout(r, 1));
   };
   await exchange([encodeMessage({ type: "Tversion", tag: 0xffff, msize: 8192, version: "9P2000" })]);
-  await exchange([encodeMessage({ type: "Tattach", tag: 0, fid: 0, afid: NOFID, uname: "bench", aname: "" })]);
+  await exchange([
+    encodeMessage({ type: "Tattach", tag: 0, fid: 0, afid: NOFID, uname: "bench", aname: "" }),
+  ]);
   const before = heap();
   for (let i = 1; i <= count; i++) {
     await exchange([
@@ -149,13 +152,21 @@ const fmt = (n: number) => Math.round(n).toLocaleString("en");
 async function main() {
   console.log(`@ollie/ninep benchmarks (node ${process.version}, best of ${ROUNDS})\n`);
   const a = await smallReads(20_000, 1);
-  console.log(`a. sequential 64-byte reads: ${fmt(a.ninep)}/s; raw ping-pong ${fmt(a.raw)}/s; ratio ${(a.ninep / a.raw).toFixed(2)}`);
+  console.log(
+    `a. sequential 64-byte reads: ${fmt(a.ninep)}/s; raw ping-pong ${fmt(a.raw)}/s; ratio ${(a.ninep / a.raw).toFixed(2)}`,
+  );
   const b = await smallReads(100_000, 16);
-  console.log(`b. 16 reads in flight:       ${fmt(b.ninep)}/s; raw ping-pong ×16 ${fmt(b.raw)}/s; ratio ${(b.ninep / b.raw).toFixed(2)}`);
+  console.log(
+    `b. 16 reads in flight:       ${fmt(b.ninep)}/s; raw ping-pong ×16 ${fmt(b.raw)}/s; ratio ${(b.ninep / b.raw).toFixed(2)}`,
+  );
   const c = await bigFile(64 * 2 ** 20);
-  console.log(`c. 64 MiB file, msize 64 KiB: ${fmt(c.ninep)} MiB/s; raw socket copy ${fmt(c.raw)} MiB/s; ratio ${(c.ninep / c.raw).toFixed(2)}`);
+  console.log(
+    `c. 64 MiB file, msize 64 KiB: ${fmt(c.ninep)} MiB/s; raw socket copy ${fmt(c.raw)} MiB/s; ratio ${(c.ninep / c.raw).toFixed(2)}`,
+  );
   const d = await fidMemory(10_000);
-  console.log(`d. server heap with ${fmt(d.fids)} fids open: ${fmt(d.bytesPerFid)} bytes per fid (${((d.bytesPerFid * d.fids) / 2 ** 20).toFixed(1)} MiB)`);
+  console.log(
+    `d. server heap with ${fmt(d.fids)} fids open: ${fmt(d.bytesPerFid)} bytes per fid (${((d.bytesPerFid * d.fids) / 2 ** 20).toFixed(1)} MiB)`,
+  );
   rmSync(dir, { recursive: true, force: true });
 }
 

@@ -1,5 +1,5 @@
-import { QT } from "../src/index.js";
 import type { Fid, FileServer, Qid, ReadRequest, Stat } from "../src/index.js";
+import { QT } from "../src/index.js";
 
 const ROOT: Qid = { type: QT.DIR, version: 0, path: 0n };
 const FILE: Qid = { type: 0, version: 0, path: 1n };

@@ -1,5 +1,18 @@
 // The public face of @ollie/ninep: every name exported here is part of the API.
 
+export { type HmacAuthOptions, hmacAuth, hmacAuthenticator } from "./auth/hmac.js";
+export type { AuthSession, ServerAuth } from "./auth/server-auth.js";
+export type { Authenticator, AuthFile } from "./client/authenticator.js";
+export {
+  type AttachOptions,
+  type ClientOptions,
+  DEFAULT_CLIENT_MSIZE,
+  NinepClient,
+} from "./client/client.js";
+export { parseDirEntries } from "./client/dir-entries.js";
+export { ConnectionClosedError, NinepRemoteError } from "./client/errors.js";
+export { File, type ReadAllOptions } from "./client/file.js";
+export { type CreateOptions, Fsys, type StatChanges } from "./client/fsys.js";
 export {
   DM,
   HEADER_SIZE,
@@ -32,7 +45,8 @@ export type {
   TMessage,
 } from "./codec/types.js";
 export { statSize } from "./codec/writer.js";
-
+export { Ramfs, type RamfsOptions } from "./ramfs/ramfs.js";
+export type { Connection } from "./server/connection.js";
 export type {
   AttachRequest,
   CreateRequest,
@@ -47,7 +61,6 @@ export type {
   WriteRequest,
   WstatRequest,
 } from "./server/file-server.js";
-export type { Connection } from "./server/connection.js";
 export { NinepError } from "./server/ninep-error.js";
 export {
   accessForOpenMode,
@@ -67,17 +80,6 @@ export {
   type ServerStats,
 } from "./server/server.js";
 export { MIN_MSIZE } from "./server/version.js";
-
-export type { AuthSession, ServerAuth } from "./auth/server-auth.js";
-export { type HmacAuthOptions, hmacAuth, hmacAuthenticator } from "./auth/hmac.js";
-
-export type { AuthFile, Authenticator } from "./client/authenticator.js";
-export { type AttachOptions, type ClientOptions, DEFAULT_CLIENT_MSIZE, NinepClient } from "./client/client.js";
-export { ConnectionClosedError, NinepRemoteError } from "./client/errors.js";
-export { File, type ReadAllOptions } from "./client/file.js";
-export { type CreateOptions, Fsys, type StatChanges } from "./client/fsys.js";
-export { parseDirEntries } from "./client/dir-entries.js";
-
 export {
   type Address,
   AddressError,
@@ -88,5 +90,3 @@ export {
 } from "./transport/address.js";
 export { dial } from "./transport/dial.js";
 export { AddressInUseError, type Listener } from "./transport/listen.js";
-
-export { Ramfs, type RamfsOptions } from "./ramfs/ramfs.js";

@@ -1,6 +1,6 @@
 import { DM, QT } from "../codec/constants.js";
 import type { Qid, Stat } from "../codec/types.js";
-import type { FileServer, Fid, ReadRequest, RequestContext, WriteRequest } from "../server/file-server.js";
+import type { Fid, FileServer, ReadRequest, RequestContext, WriteRequest } from "../server/file-server.js";
 import { NinepError } from "../server/ninep-error.js";
 
 /**
@@ -38,7 +38,8 @@ export class BlockingFs implements FileServer<string> {
     let path = fid.aux;
     const qids: Qid[] = [];
     for (const name of names) {
-      const next = name === ".." ? path.replace(/\/[^/]*$/, "") || "/" : `${path === "/" ? "" : path}/${name}`;
+      const next =
+        name === ".." ? path.replace(/\/[^/]*$/, "") || "/" : `${path === "/" ? "" : path}/${name}`;
       const qid = BlockingFs.files[next];
       if (!qid || !(BlockingFs.files[path]!.type & QT.DIR)) {
         if (qids.length === 0) throw new NinepError("file not found");

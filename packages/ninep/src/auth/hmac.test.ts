@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { type Harness, eventually, serve } from "../__fixtures__/harness.js";
+import { eventually, type Harness, serve } from "../__fixtures__/harness.js";
 import { Ramfs } from "../ramfs/ramfs.js";
 import { hmacAuth, hmacAuthenticator } from "./hmac.js";
 
@@ -25,12 +25,12 @@ describe("hmac authentication", () => {
   it("refuses a client that claims a uname without its secret", async () => {
     harness = (await serve(new Ramfs(), { auth })) as Harness<unknown>;
     const client = await harness.client();
-    await expect(client.attach({ uname: "glenda", authenticator: hmacAuthenticator(keys.bob!) })).rejects.toThrow(
-      "authentication failed",
-    );
-    await expect(client.attach({ uname: "mallory", authenticator: hmacAuthenticator("guess") })).rejects.toThrow(
-      "authentication failed",
-    );
+    await expect(
+      client.attach({ uname: "glenda", authenticator: hmacAuthenticator(keys.bob!) }),
+    ).rejects.toThrow("authentication failed");
+    await expect(
+      client.attach({ uname: "mallory", authenticator: hmacAuthenticator("guess") }),
+    ).rejects.toThrow("authentication failed");
   });
 
   it("refuses an attach without authentication, with a clear error", async () => {
@@ -54,7 +54,9 @@ describe("hmac authentication", () => {
     await expect(client.rpc({ type: "Tattach", fid: 1, afid, uname: "glenda", aname: "" })).rejects.toThrow(
       "afid was made for another uname or aname",
     );
-    await expect(client.rpc({ type: "Tattach", fid: 1, afid, uname: "bob", aname: "" })).resolves.toMatchObject({
+    await expect(
+      client.rpc({ type: "Tattach", fid: 1, afid, uname: "bob", aname: "" }),
+    ).resolves.toMatchObject({
       type: "Rattach",
     });
   });

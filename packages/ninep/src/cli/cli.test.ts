@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type ResultPromise, execa } from "execa";
+import { execa, type ResultPromise } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DM, QT } from "../codec/constants.js";
 import type { Qid, Stat } from "../codec/types.js";
@@ -14,7 +14,8 @@ const dir = mkdtempSync(join(tmpdir(), "ninep-cli-"));
 const env = { NAMESPACE: join(dir, "ns"), USER: "glenda" };
 let ramfs: ResultPromise;
 
-const ninep = (args: string[], input?: string) => execa(process.execPath, [bin, ...args], { env, input, reject: false });
+const ninep = (args: string[], input?: string) =>
+  execa(process.execPath, [bin, ...args], { env, input, reject: false });
 
 /** Starts `ninep ramfs` with `args` and waits until it says it is serving. (The process is wrapped: it is a
  * promise itself, which an async function would otherwise wait for.) */
@@ -51,10 +52,14 @@ describe("ninep command with ninep ramfs", () => {
     const ls = await ninep(["ls", "-l", "ramfs/notes"]);
     expect(ls.stdout).toMatch(/^--rw-r--r-- glenda glenda 16 \w{3} [ \d]\d \d\d:\d\d todo$/);
     expect((await ninep(["ls", "ramfs/"])).stdout).toBe("notes");
-    expect((await ninep(["ls", "-ld", "ramfs/notes"])).stdout).toMatch(/^d-rwxr-xr-x glenda glenda 0 .* notes$/);
+    expect((await ninep(["ls", "-ld", "ramfs/notes"])).stdout).toMatch(
+      /^d-rwxr-xr-x glenda glenda 0 .* notes$/,
+    );
 
     const stat = await ninep(["stat", "ramfs/notes/todo"]);
-    expect(stat.stdout).toMatch(/^\('todo' 'glenda' 'glenda' 'glenda' q \(\d+ \d+\) m 0644 at \d+ mt \d+ l 16 t 0 d 0\)$/);
+    expect(stat.stdout).toMatch(
+      /^\('todo' 'glenda' 'glenda' 'glenda' q \(\d+ \d+\) m 0644 at \d+ mt \d+ l 16 t 0 d 0\)$/,
+    );
 
     const rm = await ninep(["rm", "ramfs/notes/todo", "ramfs/notes/nothing"]);
     expect(rm.exitCode).toBe(1);

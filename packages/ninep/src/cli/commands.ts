@@ -1,7 +1,7 @@
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
-import { DM, ORDWR, OTRUNC, OWRITE } from "../codec/constants.js";
 import type { File } from "../client/file.js";
+import { DM, ORDWR, OTRUNC, OWRITE } from "../codec/constants.js";
 import { formatStat } from "../codec/format.js";
 import { longListing } from "./long-listing.js";
 import type { Sessions } from "./session.js";
@@ -68,7 +68,11 @@ const read: Command = async (args, sessions, io) =>
 
 /** Copies standard input to the file: as it arrives, or one Twrite per line with -l (for ctl files). */
 const writeCommand: Command = async (args, sessions, io) => {
-  const { values, positionals } = parseArgs({ args, options: { l: { type: "boolean" } }, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    args,
+    options: { l: { type: "boolean" } },
+    allowPositionals: true,
+  });
   return each(paths(positionals, "write", 1), io, async (p) => {
     const { fsys, path } = await sessions.resolve(p);
     const file = await fsys.open(path, OWRITE | OTRUNC);
@@ -128,7 +132,8 @@ const create: Command = async (args, sessions, io) => {
     options: { d: { type: "boolean" }, m: { type: "string" } },
     allowPositionals: true,
   });
-  if (values.m !== undefined && !/^[0-7]{1,4}$/.test(values.m)) throw new UsageError(`bad mode '${values.m}'`);
+  if (values.m !== undefined && !/^[0-7]{1,4}$/.test(values.m))
+    throw new UsageError(`bad mode '${values.m}'`);
   const bits = values.m !== undefined ? Number.parseInt(values.m, 8) : values.d ? 0o755 : 0o644;
   return each(paths(positionals, "create"), io, async (p) => {
     const { fsys, path } = await sessions.resolve(p);

@@ -1,9 +1,14 @@
 import { COMMANDS, errorMessage, type Io } from "./commands.js";
 import { ramfsCommand } from "./ramfs-command.js";
-import { type GlobalOptions, Sessions, defaultUname } from "./session.js";
+import { defaultUname, type GlobalOptions, Sessions } from "./session.js";
 import { USAGE, UsageError } from "./usage.js";
 
-const FLAGS_WITH_VALUES: Record<string, keyof GlobalOptions> = { "-a": "address", "-A": "aname", "-u": "uname", "-k": "keyFile" };
+const FLAGS_WITH_VALUES: Record<string, keyof GlobalOptions> = {
+  "-a": "address",
+  "-A": "aname",
+  "-u": "uname",
+  "-k": "keyFile",
+};
 
 function parseGlobals(argv: string[]): { options: GlobalOptions; rest: string[] } {
   const options: GlobalOptions = { aname: "", uname: defaultUname(), trace: false };

@@ -6,7 +6,12 @@ import type { Io } from "./commands.js";
 import { defaultUname } from "./session.js";
 
 /** `ninep ramfs`: serves an in-memory tree until SIGINT or SIGTERM, then removes its socket. */
-export async function ramfsCommand(args: string[], io: Io, globalAddress: string | undefined, trace: boolean) {
+export async function ramfsCommand(
+  args: string[],
+  io: Io,
+  globalAddress: string | undefined,
+  trace: boolean,
+) {
   const { values } = parseArgs({ args, options: { a: { type: "string" }, u: { type: "string" } } });
   const addressText = values.a ?? globalAddress;
   const address = addressText ? parseAddress(addressText) : serviceAddress("ramfs");

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { BlockingFs } from "../__fixtures__/blocking-fs.js";
-import { type Harness, eventually, serve } from "../__fixtures__/harness.js";
+import { eventually, type Harness, serve } from "../__fixtures__/harness.js";
 import { DM, OREAD, OWRITE } from "../codec/constants.js";
 import { Ramfs } from "../ramfs/ramfs.js";
 import { NinepClient } from "./client.js";
@@ -60,7 +60,9 @@ describe("NinepClient", () => {
     const deep = `${names.join("/")}/leaf`;
     await fsys.writeFile(deep, "deep");
     expect((await fsys.readFile(deep)).toString()).toBe("deep");
-    await expect(fsys.stat(`${names.slice(0, 20).join("/")}/nope/x`)).rejects.toThrow("'nope' file not found");
+    await expect(fsys.stat(`${names.slice(0, 20).join("/")}/nope/x`)).rejects.toThrow(
+      "'nope' file not found",
+    );
     await eventually(() => harness!.server.stats().fids === 1);
   });
 
@@ -121,6 +123,8 @@ describe("NinepClient", () => {
   });
 
   it("dials nothing with a clear error", async () => {
-    await expect(NinepClient.dial("unix!/nonexistent/ninep.sock")).rejects.toThrow(/dial \/nonexistent\/ninep.sock: .*ENOENT/);
+    await expect(NinepClient.dial("unix!/nonexistent/ninep.sock")).rejects.toThrow(
+      /dial \/nonexistent\/ninep.sock: .*ENOENT/,
+    );
   });
 });

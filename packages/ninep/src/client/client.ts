@@ -4,10 +4,10 @@ import { decodeMessage } from "../codec/decode.js";
 import { encodeMessage } from "../codec/encode.js";
 import { formatMessage } from "../codec/format.js";
 import { FrameReader } from "../codec/frame-reader.js";
-import { WriteBatcher } from "../transport/write-batcher.js";
 import type { Qid, RMessage, Stat, TMessage } from "../codec/types.js";
 import { type Address, parseAddress } from "../transport/address.js";
 import { dial } from "../transport/dial.js";
+import { WriteBatcher } from "../transport/write-batcher.js";
 import type { Authenticator } from "./authenticator.js";
 import { ConnectionClosedError, NinepRemoteError } from "./errors.js";
 import { FidPool } from "./fid-pool.js";
@@ -32,7 +32,10 @@ export interface AttachOptions {
 }
 
 type Request = TMessage extends infer T ? (T extends TMessage ? Omit<T, "tag"> : never) : never;
-type ReplyFor<T extends Request> = Extract<RMessage, { type: `R${T["type"] extends `T${infer S}` ? S : never}` }>;
+type ReplyFor<T extends Request> = Extract<
+  RMessage,
+  { type: `R${T["type"] extends `T${infer S}` ? S : never}` }
+>;
 
 interface Pending {
   request: Request;
@@ -73,7 +76,9 @@ export class NinepClient {
       this.resolveClosed = resolve;
     });
     socket.on("data", (chunk: Buffer) => this.onData(chunk));
-    socket.on("error", (err) => this.shutdown(new ConnectionClosedError(`connection failed: ${err.message}`)));
+    socket.on("error", (err) =>
+      this.shutdown(new ConnectionClosedError(`connection failed: ${err.message}`)),
+    );
     socket.on("close", () => this.shutdown(new ConnectionClosedError("connection closed")));
   }
 
@@ -215,7 +220,8 @@ export class NinepClient {
 
   private undoLate(request: Request, reply: RMessage): void {
     if (request.type === "Twalk" && reply.type === "Rwalk") {
-      if (request.newfid !== request.fid && reply.wqids.length === request.wnames.length) this.clunk(request.newfid);
+      if (request.newfid !== request.fid && reply.wqids.length === request.wnames.length)
+        this.clunk(request.newfid);
     } else if (request.type === "Tattach") {
       this.clunk(request.fid);
     } else if (request.type === "Tauth") {
@@ -239,7 +245,10 @@ export class NinepClient {
     const afid = options.authenticator ? await this.authenticate(options, aname) : NOFID;
     const fid = this.fids.acquire();
     try {
-      const reply = await this.rpc({ type: "Tattach", fid, afid, uname: options.uname, aname }, options.signal);
+      const reply = await this.rpc(
+        { type: "Tattach", fid, afid, uname: options.uname, aname },
+        options.signal,
+      );
       return new Fsys(this, fid, reply.qid, options.uname);
     } catch (err) {
       if (!(err instanceof Error && err.name === "AbortError")) this.fids.release(fid);
@@ -277,7 +286,11 @@ export class NinepClient {
    * Walks from `fid` to a new fid through any number of names (chaining walks of 16). Rejects with
    * NinepRemoteError "file not found" — naming the first missing element — when not every name exists.
    */
-  async walk(fid: number, names: readonly string[], signal?: AbortSignal): Promise<{ fid: number; qids: Qid[] }> {
+  async walk(
+    fid: number,
+    names: readonly string[],
+    signal?: AbortSignal,
+  ): Promise<{ fid: number; qids: Qid[] }> {
     let from = fid;
     const qids: Qid[] = [];
     let i = 0;

@@ -117,7 +117,8 @@ export class File {
 
   /** Lists a directory opened for reading. */
   async readdir(signal?: AbortSignal): Promise<Stat[]> {
-    if (this.mode !== OREAD || !this.isDirectory) throw new Error(`${this.path}: not a directory open for reading`);
+    if (this.mode !== OREAD || !this.isDirectory)
+      throw new Error(`${this.path}: not a directory open for reading`);
     const entries: Stat[] = [];
     for await (const chunk of this.stream(signal ? { signal } : {})) entries.push(...parseDirEntries(chunk));
     return entries;

@@ -1,4 +1,4 @@
-import { DM, OREAD, ORDWR, OTRUNC, OWRITE } from "../codec/constants.js";
+import { DM, ORDWR, OREAD, OTRUNC, OWRITE } from "../codec/constants.js";
 import { dontTouchStat } from "../codec/stat.js";
 import type { Qid, Stat } from "../codec/types.js";
 import type { NinepClient } from "./client.js";
@@ -72,7 +72,12 @@ export class Fsys {
   }
 
   /** Runs `fn` with a file open, closing it afterwards whatever happens. */
-  async withFile<T>(path: string, mode: number, fn: (f: File) => Promise<T>, signal?: AbortSignal): Promise<T> {
+  async withFile<T>(
+    path: string,
+    mode: number,
+    fn: (f: File) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
     const f = await this.open(path, mode, signal);
     try {
       return await fn(f);
@@ -85,7 +90,10 @@ export class Fsys {
   async readFile(path: string, signal?: AbortSignal): Promise<Buffer> {
     const { fid } = await this.walk(path, signal);
     try {
-      const [opened, stat] = await Promise.all([this.client.open(fid, OREAD, signal), this.client.stat(fid, signal)]);
+      const [opened, stat] = await Promise.all([
+        this.client.open(fid, OREAD, signal),
+        this.client.stat(fid, signal),
+      ]);
       const f = new File(this.client, fid, opened.qid, opened.iounit, OREAD, path);
       return await f.readAll(Number(stat.length), signal ? { signal } : {});
     } catch (err) {
@@ -122,7 +130,12 @@ export class Fsys {
   }
 
   /** Opens `name` in the directory `dirFid` for writing, or creates it there; consumes `dirFid`. */
-  private async openOrCreate(dirFid: number, name: string, path: string, options: { truncate?: boolean; perm?: number; signal?: AbortSignal }): Promise<File> {
+  private async openOrCreate(
+    dirFid: number,
+    name: string,
+    path: string,
+    options: { truncate?: boolean; perm?: number; signal?: AbortSignal },
+  ): Promise<File> {
     const signal = options.signal;
     let existing: { fid: number } | undefined;
     try {

@@ -79,7 +79,14 @@ function decodeBody(c: FrameCursor, typeNumber: number, tag: number): Message {
     case 113:
       return { type: "Ropen", tag, qid: c.qid(), iounit: c.u32("iounit") };
     case 114:
-      return { type: "Tcreate", tag, fid: c.u32("fid"), name: c.string("name"), perm: c.u32("perm"), mode: c.u8("mode") };
+      return {
+        type: "Tcreate",
+        tag,
+        fid: c.u32("fid"),
+        name: c.string("name"),
+        perm: c.u32("perm"),
+        mode: c.u8("mode"),
+      };
     case 115:
       return { type: "Rcreate", tag, qid: c.qid(), iounit: c.u32("iounit") };
     case 116:

@@ -17,7 +17,8 @@ export interface FormatOptions {
 
 /** Quotes a string for the text form: '…' with \\, \\', \\n, \\t and \\xNN escapes. */
 export function quote(s: string | Uint8Array, max = Number.POSITIVE_INFINITY): string {
-  const bytes = typeof s === "string" ? Buffer.from(s, "utf8") : Buffer.from(s.buffer, s.byteOffset, s.byteLength);
+  const bytes =
+    typeof s === "string" ? Buffer.from(s, "utf8") : Buffer.from(s.buffer, s.byteOffset, s.byteLength);
   const shown = bytes.length > max ? bytes.subarray(0, max) : bytes;
   let out = "'";
   const text = shown.toString("utf8");
@@ -28,7 +29,8 @@ export function quote(s: string | Uint8Array, max = Number.POSITIVE_INFINITY): s
     }
   } else {
     for (const b of shown) {
-      out += b >= 0x20 && b < 0x7f ? escapeChar(String.fromCharCode(b)) : `\\x${b.toString(16).padStart(2, "0")}`;
+      out +=
+        b >= 0x20 && b < 0x7f ? escapeChar(String.fromCharCode(b)) : `\\x${b.toString(16).padStart(2, "0")}`;
     }
   }
   out += "'";

@@ -1,11 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { parseMessage } from "../testing/parse-message.js";
+import { MessageTypeNumber } from "./constants.js";
 import { decodeMessage } from "./decode.js";
 import { encodeMessage, messageSize } from "./encode.js";
-import { MessageTypeNumber } from "./constants.js";
 import { formatMessage } from "./format.js";
 import type { Message, Qid, Stat } from "./types.js";
-import { parseMessage } from "../testing/parse-message.js";
 
 const u8 = fc.integer({ min: 0, max: 0xff });
 const u16 = fc.integer({ min: 0, max: 0xffff });
@@ -39,7 +39,13 @@ const message: fc.Arbitrary<Message> = fc.oneof(
   fc.record({ type: fc.constant("Rerror" as const), tag, ename: str }),
   fc.record({ type: fc.constant("Tflush" as const), tag, oldtag: u16 }),
   fc.record({ type: fc.constant("Rflush" as const), tag }),
-  fc.record({ type: fc.constant("Twalk" as const), tag, fid: u32, newfid: u32, wnames: fc.array(str, { maxLength: 16 }) }),
+  fc.record({
+    type: fc.constant("Twalk" as const),
+    tag,
+    fid: u32,
+    newfid: u32,
+    wnames: fc.array(str, { maxLength: 16 }),
+  }),
   fc.record({ type: fc.constant("Rwalk" as const), tag, wqids: fc.array(qid, { maxLength: 16 }) }),
   fc.record({ type: fc.constant("Topen" as const), tag, fid: u32, mode: u8 }),
   fc.record({ type: fc.constant("Ropen" as const), tag, qid, iounit: u32 }),
@@ -62,7 +68,10 @@ const message: fc.Arbitrary<Message> = fc.oneof(
 describe("round trips", () => {
   it("covers every message type of 9P2000", () => {
     const seen = new Set<string>();
-    fc.assert(fc.property(message, (m) => void seen.add(m.type)), { numRuns: 3000 });
+    fc.assert(
+      fc.property(message, (m) => void seen.add(m.type)),
+      { numRuns: 3000 },
+    );
     expect([...seen].sort()).toEqual(Object.keys(MessageTypeNumber).sort());
   });
 

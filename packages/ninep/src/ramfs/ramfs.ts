@@ -1,7 +1,7 @@
 import { userInfo } from "node:os";
 import { DM, ORCLOSE, OTRUNC } from "../codec/constants.js";
 import type { Qid, Stat } from "../codec/types.js";
-import type { CreateResult, FileServer, Fid } from "../server/file-server.js";
+import type { CreateResult, Fid, FileServer } from "../server/file-server.js";
 import { NinepError } from "../server/ninep-error.js";
 import {
   accessForOpenMode,
@@ -243,7 +243,8 @@ export class Ramfs implements FileServer<RamNode> {
         if (stat.length !== 0n) throw new NinepError("cannot set the length of a directory");
       } else {
         this.check(node, uname, PERM_WRITE);
-        if (stat.length > BigInt(this.maxFileSize)) throw new NinepError("length exceeds the file size limit");
+        if (stat.length > BigInt(this.maxFileSize))
+          throw new NinepError("length exceeds the file size limit");
         const length = Number(stat.length);
         changes.push(() => {
           this.ensureCapacity(node, length);

@@ -6,8 +6,8 @@ import { encodeMessage } from "../codec/encode.js";
 import { ProtocolError } from "../codec/errors.js";
 import { formatMessage } from "../codec/format.js";
 import { FrameReader } from "../codec/frame-reader.js";
-import { WriteBatcher } from "../transport/write-batcher.js";
 import type { Message, RMessage, TMessage, Tversion } from "../codec/types.js";
+import { WriteBatcher } from "../transport/write-batcher.js";
 import type { FidState } from "./fid-state.js";
 import type { FileServer } from "./file-server.js";
 import { errorText, truncateUtf8 } from "./ninep-error.js";
@@ -187,7 +187,8 @@ export class Connection<A = unknown> {
   }
 
   private endIfIdle(): void {
-    if (this.inputEnded && this.tags.size === 0 && !this.closed && this.reader.pending === 0) this.socket.end();
+    if (this.inputEnded && this.tags.size === 0 && !this.closed && this.reader.pending === 0)
+      this.socket.end();
   }
 
   private fail(err: Error): void {

@@ -1,7 +1,7 @@
-import { type Socket, connect } from "node:net";
+import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { BlockingFs } from "../__fixtures__/blocking-fs.js";
-import { type Harness, eventually, serve, settle } from "../__fixtures__/harness.js";
+import { eventually, type Harness, serve, settle } from "../__fixtures__/harness.js";
 import type { NinepClient } from "../client/client.js";
 import { OREAD, OWRITE } from "../codec/constants.js";
 import { decodeMessage } from "../codec/decode.js";

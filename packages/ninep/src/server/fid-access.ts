@@ -1,6 +1,6 @@
 import { NOFID } from "../codec/constants.js";
 import type { Connection } from "./connection.js";
-import { FidState } from "./fid-state.js";
+import type { FidState } from "./fid-state.js";
 import type { FileServer } from "./file-server.js";
 import { NinepError } from "./ninep-error.js";
 import type { PendingRequest } from "./pending-request.js";

@@ -1,5 +1,5 @@
-import type { Qid } from "../codec/types.js";
 import type { AuthSession } from "../auth/server-auth.js";
+import type { Qid } from "../codec/types.js";
 import type { Fid } from "./file-server.js";
 import type { PendingRequest } from "./pending-request.js";
 

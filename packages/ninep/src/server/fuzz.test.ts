@@ -1,7 +1,7 @@
-import { type Socket, connect } from "node:net";
+import { connect, type Socket } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { BlockingFs } from "../__fixtures__/blocking-fs.js";
-import { type Harness, eventually, serve, settle } from "../__fixtures__/harness.js";
+import { eventually, type Harness, serve, settle } from "../__fixtures__/harness.js";
 import { encodeMessage } from "../codec/encode.js";
 import { dontTouchStat } from "../codec/stat.js";
 import type { Message } from "../codec/types.js";

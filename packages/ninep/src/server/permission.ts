@@ -20,7 +20,12 @@ export interface Owned {
  * bits applies, as on Unix: the owner's if uname owns the file, else the group's if it is a member, else the
  * others'. So a 0466 file is writable by others but not by its owner.
  */
-export function permits(file: Owned, uname: string, want: number, inGroup: GroupMembership = sameNameGroups): boolean {
+export function permits(
+  file: Owned,
+  uname: string,
+  want: number,
+  inGroup: GroupMembership = sameNameGroups,
+): boolean {
   let bits: number;
   if (uname === file.uid) bits = (file.mode >> 6) & 7;
   else if (inGroup(uname, file.gid)) bits = (file.mode >> 3) & 7;

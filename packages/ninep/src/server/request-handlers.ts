@@ -1,4 +1,4 @@
-import { OREAD, ORCLOSE, OTRUNC, OWRITE, QT } from "../codec/constants.js";
+import { ORCLOSE, OREAD, OTRUNC, OWRITE, QT } from "../codec/constants.js";
 import { isDontTouchQid, isSyncStat } from "../codec/stat.js";
 import type {
   Qid,
@@ -153,7 +153,10 @@ export class RequestHandlers<A> {
     const auth = this.conn.options.auth;
     if (!auth) throw new NinepError("authentication not required");
     const aqid = { type: QT.AUTH, version: 0, path: this.authPath++ };
-    const f = this.fids.reserve(m.afid, () => new FidState<A>(m.afid, m.uname, m.aname, aqid, undefined as A));
+    const f = this.fids.reserve(
+      m.afid,
+      () => new FidState<A>(m.afid, m.uname, m.aname, aqid, undefined as A),
+    );
     try {
       f.auth = auth.start(m.uname, m.aname);
     } catch (err) {
@@ -180,7 +183,10 @@ export class RequestHandlers<A> {
 
   private async attach(req: PendingRequest, m: Tattach): Promise<RMessage> {
     this.checkAuthentication(m);
-    const f = this.fids.reserve(m.fid, () => new FidState<A>(m.fid, m.uname, m.aname, ROOT_PLACEHOLDER, undefined as A));
+    const f = this.fids.reserve(
+      m.fid,
+      () => new FidState<A>(m.fid, m.uname, m.aname, ROOT_PLACEHOLDER, undefined as A),
+    );
     const end = f.beginBusy();
     try {
       try {
@@ -281,7 +287,8 @@ export class RequestHandlers<A> {
       this.openChecks(f, m.mode);
       if (!isDir(f)) throw new NinepError("create in non-directory");
       checkName(m.name);
-      if ((m.perm & 0x80000000) !== 0 && (m.mode & ~ORCLOSE) !== OREAD) throw new NinepError("is a directory");
+      if ((m.perm & 0x80000000) !== 0 && (m.mode & ~ORCLOSE) !== OREAD)
+        throw new NinepError("is a directory");
       if (!this.fs.create) throw new NinepError("create prohibited");
       const res = await this.fs.create(call(req, f, { name: m.name, perm: m.perm, mode: m.mode }));
       f.qid = res.qid;
@@ -301,7 +308,11 @@ export class RequestHandlers<A> {
     if (f.mode === null || (f.mode & 3) === OWRITE) throw new NinepError("file not open for reading");
     if (m.offset > MAX_OFFSET) throw new NinepError("bad offset");
     if (isDir(f)) {
-      return { type: "Rread", tag: m.tag, data: await readDirectory(this.fs, f, m.offset, count, call(req, f)) };
+      return {
+        type: "Rread",
+        tag: m.tag,
+        data: await readDirectory(this.fs, f, m.offset, count, call(req, f)),
+      };
     }
     const data = await this.fs.read(call(req, f, { offset: m.offset, count }));
     return { type: "Rread", tag: m.tag, data: data.length > count ? data.subarray(0, count) : data };
@@ -365,7 +376,7 @@ export class RequestHandlers<A> {
     if (s.dev !== 0xffffffff) throw new NinepError("wstat cannot change dev");
     if (!isDontTouchQid(s.qid)) throw new NinepError("wstat cannot change qid");
     if (s.muid !== "") throw new NinepError("wstat cannot change muid");
-    if (s.mode !== 0xffffffff && (s.mode & 0x80000000) !== 0 !== isDir(f)) {
+    if (s.mode !== 0xffffffff && ((s.mode & 0x80000000) !== 0) !== isDir(f)) {
       throw new NinepError("wstat cannot change DMDIR bit");
     }
     if (s.name !== "") checkName(s.name);

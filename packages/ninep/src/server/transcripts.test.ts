@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { BlockingFs } from "../__fixtures__/blocking-fs.js";
-import { type Harness, eventually, serve } from "../__fixtures__/harness.js";
+import { eventually, type Harness, serve } from "../__fixtures__/harness.js";
 import { Ramfs } from "../ramfs/ramfs.js";
 import { runTranscript } from "../testing/transcript.js";
 import type { FileServer } from "./file-server.js";

@@ -6,7 +6,7 @@ import { type Token, tokenize } from "./tokens.js";
 const QID_LETTERS: Record<string, number> = { d: 0x80, a: 0x40, l: 0x20, m: 0x10, A: 0x08, t: 0x04 };
 
 function word(t: Token | undefined, what: string): string {
-  if (!t || t.kind !== "word") throw new Error(`${what}: expected a word`);
+  if (t?.kind !== "word") throw new Error(`${what}: expected a word`);
   return t.text;
 }
 
@@ -37,11 +37,15 @@ function number(t: Token | undefined, what: string, allOnes = 0xffffffff): numbe
 
 function qid(t: Token | undefined, what: string): Qid {
   if (t?.kind === "word" && t.text === "~") return { ...DONT_TOUCH_QID };
-  if (!t || t.kind !== "group") throw new Error(`${what}: expected (path version type)`);
+  if (t?.kind !== "group") throw new Error(`${what}: expected (path version type)`);
   const [path, version, letters] = t.items;
   const typeText = letters ? word(letters, what) : "";
   if (typeText.startsWith("0x")) {
-    return { type: Number(typeText), version: number(version, what), path: bigNumber(path, what, 0xffffffffffffffffn) };
+    return {
+      type: Number(typeText),
+      version: number(version, what),
+      path: bigNumber(path, what, 0xffffffffffffffffn),
+    };
   }
   let type = 0;
   for (const ch of typeText) {
@@ -53,7 +57,7 @@ function qid(t: Token | undefined, what: string): Qid {
 }
 
 function stat(t: Token | undefined): Stat {
-  if (!t || t.kind !== "group") throw new Error("stat: expected ('name' 'uid' 'gid' 'muid' q … )");
+  if (t?.kind !== "group") throw new Error("stat: expected ('name' 'uid' 'gid' 'muid' q … )");
   const [name, uid, gid, muid, ...rest] = t.items;
   const fields = new Map<string, Token>();
   for (let i = 0; i + 1 < rest.length; i += 2) fields.set(word(rest[i], "stat key"), rest[i + 1]!);
@@ -92,7 +96,7 @@ export function parseMessage(line: string): Message {
   const s = (k: string) => text(f.get(k), `${type} ${k}`);
   const list = (k: string) => {
     const v = f.get(k);
-    if (!v || v.kind !== "list") throw new Error(`${type} ${k}: expected [ … ]`);
+    if (v?.kind !== "list") throw new Error(`${type} ${k}: expected [ … ]`);
     return v.items;
   };
   const m = { type, tag } as Record<string, unknown>;
@@ -120,7 +124,11 @@ export function parseMessage(line: string): Message {
       m.oldtag = n("oldtag");
       break;
     case "Twalk":
-      Object.assign(m, { fid: n("fid"), newfid: n("newfid"), wnames: list("wname").map((t) => text(t, "wname")) });
+      Object.assign(m, {
+        fid: n("fid"),
+        newfid: n("newfid"),
+        wnames: list("wname").map((t) => text(t, "wname")),
+      });
       break;
     case "Rwalk":
       m.wqids = list("wqid").map((t) => qid(t, "wqid"));
@@ -136,7 +144,11 @@ export function parseMessage(line: string): Message {
       Object.assign(m, { fid: n("fid"), name: s("name"), perm: n("perm"), mode: n("mode") });
       break;
     case "Tread":
-      Object.assign(m, { fid: n("fid"), offset: bigNumber(f.get("offset"), "offset", 0xffffffffffffffffn), count: n("count") });
+      Object.assign(m, {
+        fid: n("fid"),
+        offset: bigNumber(f.get("offset"), "offset", 0xffffffffffffffffn),
+        count: n("count"),
+      });
       break;
     case "Rread":
       m.data = bytes(f.get("data"), "data");

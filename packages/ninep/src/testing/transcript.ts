@@ -69,7 +69,11 @@ class ReplyQueue {
  * and `#` comments are ignored. After the last line the client ends its side and any reply still arriving
  * is an error.
  */
-export async function runTranscript(stream: Duplex, script: string, options: TranscriptOptions = {}): Promise<void> {
+export async function runTranscript(
+  stream: Duplex,
+  script: string,
+  options: TranscriptOptions = {},
+): Promise<void> {
   const timeoutMs = options.timeoutMs ?? 2000;
   const queue = new ReplyQueue(stream);
   const lines: Line[] = script
@@ -125,7 +129,8 @@ function matchGroup(group: Line[], actual: string[]): void {
   for (const line of group) {
     const expected = tokenize(line.text);
     const at = remaining.findIndex((a) => tokensMatch(expected, a));
-    if (at < 0) throw new TranscriptError(`line ${line.number}: no reply matches '${line.text}'; ${describe()}`);
+    if (at < 0)
+      throw new TranscriptError(`line ${line.number}: no reply matches '${line.text}'; ${describe()}`);
     remaining.splice(at, 1);
   }
 }

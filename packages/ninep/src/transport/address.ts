@@ -19,7 +19,8 @@ export function parseAddress(addr: string): Address {
     throw new AddressError(`address '${addr}' is neither unix!PATH, tcp!HOST!PORT nor a path`);
   }
   const [net, ...rest] = parts;
-  if (net === "unix" && rest.length >= 1 && rest.join("!") !== "") return { kind: "unix", path: rest.join("!") };
+  if (net === "unix" && rest.length >= 1 && rest.join("!") !== "")
+    return { kind: "unix", path: rest.join("!") };
   if ((net === "tcp" || net === "net") && rest.length === 2) {
     const [host, portText] = rest as [string, string];
     const port = Number(portText);

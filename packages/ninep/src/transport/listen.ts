@@ -1,5 +1,5 @@
 import { lstat, mkdir, unlink } from "node:fs/promises";
-import { type Server, type Socket, connect, createServer } from "node:net";
+import { connect, createServer, type Server, type Socket } from "node:net";
 import { dirname } from "node:path";
 import type { Address } from "./address.js";
 

@@ -1,5 +1,5 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -29,8 +29,13 @@ describe("addresses", () => {
     expect(namespaceDir({ NAMESPACE: "/run/ns" })).toBe("/run/ns");
     expect(namespaceDir({ USER: "glenda" })).toBe("/tmp/ns.glenda.:0");
     expect(namespaceDir({ USER: "glenda", DISPLAY: "localhost:10.0" })).toBe("/tmp/ns.glenda.localhost:10");
-    expect(namespaceDir({ USER: "glenda", DISPLAY: "/private/tmp/x:0" })).toBe("/tmp/ns.glenda._private_tmp_x:0");
-    expect(serviceAddress("ollie", { NAMESPACE: "/run/ns" })).toEqual({ kind: "unix", path: "/run/ns/ollie" });
+    expect(namespaceDir({ USER: "glenda", DISPLAY: "/private/tmp/x:0" })).toBe(
+      "/tmp/ns.glenda._private_tmp_x:0",
+    );
+    expect(serviceAddress("ollie", { NAMESPACE: "/run/ns" })).toEqual({
+      kind: "unix",
+      path: "/run/ns/ollie",
+    });
   });
 });
 
