@@ -17,7 +17,7 @@ export async function ramfsCommand(
   const address = addressText ? parseAddress(addressText) : serviceAddress("ramfs");
   const server = new NinepServer(new Ramfs({ owner: values.u ?? defaultUname() }), {
     ...(trace && { trace: (line: string) => io.stderr.write(`${line}\n`) }),
-    onProtocolError: (err) => io.stderr.write(`ninep ramfs: dropped a client: ${err.message}\n`),
+    onError: (err) => io.stderr.write(`ninep ramfs: ${err.message}\n`),
   });
   const listener = await server.listen(address);
   io.stderr.write(`ninep ramfs: serving on ${formatAddress(listener.boundAddress)}\n`);

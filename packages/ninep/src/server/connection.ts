@@ -15,6 +15,9 @@ import { PendingRequest } from "./pending-request.js";
 import { RequestHandlers } from "./request-handlers.js";
 import { negotiateVersion } from "./version.js";
 
+/** How long a client that broke the protocol has to take the replies it was already owed. */
+const FAILED_CONNECTION_GRACE_MS = 2000;
+
 /** Frames dispatched per turn of the event loop. */
 const DISPATCH_BATCH = 32;
 
@@ -25,8 +28,8 @@ export interface ConnectionOptions {
   auth?: ServerAuth | undefined;
   /** Receives one line per message in and out. */
   trace?: ((line: string) => void) | undefined;
-  /** Receives the reason a connection was dropped for breaking the protocol. */
-  onProtocolError?: ((err: Error) => void) | undefined;
+  /** Receives errors no client can be told of (see ServerOptions.onError). */
+  onError?: ((err: Error) => void) | undefined;
 }
 
 /**
@@ -191,9 +194,17 @@ export class Connection<A = unknown> {
       this.socket.end();
   }
 
+  /**
+   * Ends a connection whose byte stream cannot be followed any more: replies already made are still
+   * delivered, everything pending is aborted, and the stream is destroyed if the client will not take them.
+   */
   private fail(err: Error): void {
-    this.options.onProtocolError?.(err);
-    this.close();
+    this.options.onError?.(err);
+    this.shutdown();
+    this.batch.flush();
+    this.socket.end();
+    const timer = setTimeout(() => this.socket.destroy(), FAILED_CONNECTION_GRACE_MS);
+    this.socket.once("close", () => clearTimeout(timer));
   }
 
   private dispatch(frame: Buffer): void {

@@ -113,6 +113,21 @@ describe("server engine", () => {
     sock.destroy();
   });
 
+  it("reports a FileServer clunk that throws, and keeps serving", async () => {
+    const fs = new BlockingFs();
+    fs.clunk = () => {
+      throw new Error("boom");
+    };
+    const errors: string[] = [];
+    harness = (await serve(fs, { onError: (err) => errors.push(err.message) })) as Harness<unknown>;
+    const client = await harness.client();
+    const fsys = await client.attach({ uname: "glenda" });
+    expect((await fsys.readFile("hello")).toString()).toBe("hello, world\n");
+    await eventually(() => errors.length === 1);
+    expect(errors[0]).toMatch(/^clunk of fid \d+ failed: boom$/);
+    expect((await fsys.readFile("hello")).toString()).toBe("hello, world\n");
+  });
+
   it("serves TCP as well as Unix sockets", async () => {
     const server = new NinepServer(new BlockingFs());
     const listener = await server.listen("tcp!127.0.0.1!0");

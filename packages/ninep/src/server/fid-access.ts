@@ -62,7 +62,8 @@ export class FidAccess<A> {
 
   /** Makes a new fid number for attach, auth or walk; it is usable only after `install`. */
   reserve(fid: number, make: () => FidState<A>): FidState<A> {
-    if (fid === NOFID || this.conn.fids.has(fid)) throw new NinepError("duplicate fid");
+    if (fid === NOFID) throw new NinepError("NOFID cannot name a fid");
+    if (this.conn.fids.has(fid)) throw new NinepError("duplicate fid");
     const f = make();
     this.conn.fids.set(fid, f);
     return f;
@@ -101,8 +102,14 @@ export class FidAccess<A> {
   /** Drops one reference to a fid; the last one hands it back to the FileServer. */
   release(f: FidState<A>): void {
     if (--f.refs > 0) return;
-    if (f.auth) f.auth.close?.();
-    else if (f.serverOwned) this.fs.clunk?.(f);
+    try {
+      if (f.auth) f.auth.close?.();
+      else if (f.serverOwned) this.fs.clunk?.(f);
+    } catch (err) {
+      this.conn.options.onError?.(
+        new Error(`clunk of fid ${f.fid} failed: ${(err as Error)?.message ?? err}`, { cause: err }),
+      );
+    }
   }
 
   /** Ends the requests' hold on the fids they used. */

@@ -16,8 +16,11 @@ export interface ServerOptions {
   auth?: ServerAuth;
   /** Receives one line per 9P message in and out, like lib9p's chatty9p. */
   trace?: (line: string) => void;
-  /** Receives the reason a connection was dropped for breaking the protocol. */
-  onProtocolError?: (err: Error) => void;
+  /**
+   * Receives what cannot be told to a client: why a connection was dropped for breaking the protocol, or an
+   * exception thrown by `FileServer.clunk`. The server goes on either way.
+   */
+  onError?: (err: Error) => void;
 }
 
 export interface ListenOptions {
@@ -57,7 +60,7 @@ export class NinepServer<A = unknown> {
       maxMsize: this.maxMsize,
       auth: options.auth ?? this.options.auth,
       trace: this.options.trace,
-      onProtocolError: this.options.onProtocolError,
+      onError: this.options.onError,
     });
     this.connections.add(conn);
     conn.onClose(() => this.connections.delete(conn));

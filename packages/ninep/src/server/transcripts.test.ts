@@ -83,6 +83,8 @@ Tattach tag 1 fid 0 afid NOFID uname glenda aname ''
 Rattach tag 1 qid (0 0 d)
 Tattach tag 1 fid 0 afid NOFID uname glenda aname ''
 Rerror tag 1 ename 'duplicate fid'
+Tattach tag 1 fid NOFID afid NOFID uname glenda aname ''
+Rerror tag 1 ename 'NOFID cannot name a fid'
 Tstat tag 1 fid 0
 Rstat tag 1 stat ('/' 'sys' 'sys' 'sys' q (0 0 d) m 020000000555 at 1 mt 2 l 0 t 0 d 0)
 `,

@@ -13,11 +13,15 @@ export class WriteBatcher {
     if (!this.corked) {
       this.corked = true;
       this.stream.cork();
-      setImmediate(() => {
-        this.corked = false;
-        this.stream.uncork();
-      });
+      setImmediate(() => this.flush());
     }
     this.stream.write(frame);
+  }
+
+  /** Hands what has been written so far to the operating system now. */
+  flush(): void {
+    if (!this.corked) return;
+    this.corked = false;
+    this.stream.uncork();
   }
 }
