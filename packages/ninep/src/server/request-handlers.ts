@@ -22,7 +22,7 @@ import type { Connection } from "./connection.js";
 import { readDirectory } from "./dir-read.js";
 import { FidAccess } from "./fid-access.js";
 import { FidState } from "./fid-state.js";
-import type { FileServer } from "./file-server.js";
+import type { FileServer, OpenResult } from "./file-server.js";
 import { NinepError } from "./ninep-error.js";
 import type { PendingRequest } from "./pending-request.js";
 
@@ -251,53 +251,54 @@ export class RequestHandlers<A> {
     return { type: "Rwalk", tag: m.tag, wqids: qids };
   }
 
-  private openChecks(f: FidState<A>, mode: number): void {
-    if (f.auth) throw new NinepError("cannot open an authentication file");
-    if (f.mode !== null) throw new NinepError("file already open");
-    checkOpenMode(mode);
-  }
-
   private iounit(requested: number | undefined): number {
     const max = this.conn.maxIo;
     return requested && requested > 0 ? Math.min(requested, max) : max;
   }
 
-  private async open(req: PendingRequest, m: Topen, used: FidState<A>[]): Promise<RMessage> {
-    const { f, ready } = this.fids.claim(req, used, m.fid);
+  /** Topen and Tcreate: `start` does the request's own checks and FileServer call; the fid is left open. */
+  private async openFid(
+    req: PendingRequest,
+    used: FidState<A>[],
+    fid: number,
+    mode: number,
+    start: (f: FidState<A>) => Promise<OpenResult | undefined> | OpenResult | undefined,
+  ): Promise<{ qid: Qid; iounit: number }> {
+    const { f, ready } = this.fids.claim(req, used, fid);
     const end = f.beginBusy();
     try {
       await ready;
-      this.openChecks(f, m.mode);
-      if (isDir(f) && m.mode !== OREAD) throw new NinepError("is a directory");
-      const res = await this.fs.open(call(req, f, { mode: m.mode }));
+      if (f.auth) throw new NinepError("cannot open an authentication file");
+      if (f.mode !== null) throw new NinepError("file already open");
+      checkOpenMode(mode);
+      const res = await start(f);
       if (res?.qid) f.qid = res.qid;
       f.iounit = this.iounit(res?.iounit);
-      f.mode = m.mode;
-      return { type: "Ropen", tag: m.tag, qid: f.qid, iounit: f.iounit };
+      f.mode = mode;
+      return { qid: f.qid, iounit: f.iounit };
     } finally {
       end();
     }
   }
 
+  private async open(req: PendingRequest, m: Topen, used: FidState<A>[]): Promise<RMessage> {
+    const opened = await this.openFid(req, used, m.fid, m.mode, (f) => {
+      if (isDir(f) && m.mode !== OREAD) throw new NinepError("is a directory");
+      return this.fs.open(call(req, f, { mode: m.mode }));
+    });
+    return { type: "Ropen", tag: m.tag, ...opened };
+  }
+
   private async create(req: PendingRequest, m: Tcreate, used: FidState<A>[]): Promise<RMessage> {
-    const { f, ready } = this.fids.claim(req, used, m.fid);
-    const end = f.beginBusy();
-    try {
-      await ready;
-      this.openChecks(f, m.mode);
+    const created = await this.openFid(req, used, m.fid, m.mode, (f) => {
       if (!isDir(f)) throw new NinepError("create in non-directory");
       checkName(m.name);
       if ((m.perm & 0x80000000) !== 0 && (m.mode & ~ORCLOSE) !== OREAD)
         throw new NinepError("is a directory");
       if (!this.fs.create) throw new NinepError("create prohibited");
-      const res = await this.fs.create(call(req, f, { name: m.name, perm: m.perm, mode: m.mode }));
-      f.qid = res.qid;
-      f.iounit = this.iounit(res.iounit);
-      f.mode = m.mode;
-      return { type: "Rcreate", tag: m.tag, qid: f.qid, iounit: f.iounit };
-    } finally {
-      end();
-    }
+      return this.fs.create(call(req, f, { name: m.name, perm: m.perm, mode: m.mode }));
+    });
+    return { type: "Rcreate", tag: m.tag, ...created };
   }
 
   private async read(req: PendingRequest, m: Tread, used: FidState<A>[]): Promise<RMessage> {

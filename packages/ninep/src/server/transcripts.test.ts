@@ -12,6 +12,14 @@ Tattach tag 1 fid 0 afid NOFID uname glenda aname ''
 Rattach tag 1 qid (0 0 d)
 `;
 
+/** Version, attach, and fid 1 open on the file whose reads block. */
+const OPEN_BLOCK = `${HELLO}
+Twalk tag 1 fid 0 newfid 1 wname [block]
+Rwalk tag 1 wqid [(2 0)]
+Topen tag 1 fid 1 mode 0
+Ropen tag 1 qid (2 0) iounit 8168
+`;
+
 let harness: Harness<unknown> | undefined;
 afterEach(async () => {
   await harness?.close();
@@ -253,11 +261,7 @@ Rerror tag 1 ename 'unknown fid'
   it("answers duplicate tags, NOTAG, reply messages and undecodable frames with errors", () =>
     play(
       new BlockingFs(),
-      `${HELLO}
-Twalk tag 1 fid 0 newfid 1 wname [block]
-Rwalk tag 1 wqid [(2 0)]
-Topen tag 1 fid 1 mode 0
-Ropen tag 1 qid (2 0) iounit 8168
+      `${OPEN_BLOCK}
 Tread tag 5 fid 1 offset 0 count 10
 Tstat tag 5 fid 0
 Rerror tag 5 ename 'duplicate tag'
@@ -310,11 +314,7 @@ Rflush tag 2
   it("answers every flush of a blocked read after the read, in order, and flushes of the finished at once", () =>
     play(
       new BlockingFs(),
-      `${HELLO}
-Twalk tag 1 fid 0 newfid 1 wname [block]
-Rwalk tag 1 wqid [(2 0)]
-Topen tag 1 fid 1 mode 0
-Ropen tag 1 qid (2 0) iounit 8168
+      `${OPEN_BLOCK}
 Tread tag 5 fid 1 offset 0 count 10
 Tflush tag 6 oldtag 5
 Tflush tag 7 oldtag 5
@@ -343,11 +343,7 @@ Rflush tag 7
     const fs = new BlockingFs();
     await play(
       fs,
-      `${HELLO}
-Twalk tag 1 fid 0 newfid 1 wname [block]
-Rwalk tag 1 wqid [(2 0)]
-Topen tag 1 fid 1 mode 0
-Ropen tag 1 qid (2 0) iounit 8168
+      `${OPEN_BLOCK}
 Tread tag 5 fid 1 offset 0 count 10
 sleep 50
 Tclunk tag 6 fid 1
@@ -365,11 +361,7 @@ Rerror tag 1 ename 'unknown fid'
     const fs = new BlockingFs();
     await play(
       fs,
-      `${HELLO}
-Twalk tag 1 fid 0 newfid 1 wname [block]
-Rwalk tag 1 wqid [(2 0)]
-Topen tag 1 fid 1 mode 0
-Ropen tag 1 qid (2 0) iounit 8168
+      `${OPEN_BLOCK}
 Tread tag 5 fid 1 offset 0 count 10
 Tread tag 6 fid 1 offset 0 count 10
 sleep 50
