@@ -75,8 +75,7 @@ const writeCommand: Command = async (args, sessions, io) => {
   });
   return each(paths(positionals, "write", 1), io, async (p) => {
     const { fsys, path } = await sessions.resolve(p);
-    const file = await fsys.open(path, OWRITE | OTRUNC);
-    try {
+    await fsys.withFile(path, OWRITE | OTRUNC, async (file) => {
       let offset = 0;
       if (values.l) {
         for await (const line of createInterface({ input: io.stdin, crlfDelay: Number.POSITIVE_INFINITY })) {
@@ -85,16 +84,14 @@ const writeCommand: Command = async (args, sessions, io) => {
       } else {
         for await (const chunk of io.stdin) offset += await file.write(chunk as Buffer, offset);
       }
-    } finally {
-      await file.close();
-    }
+    });
   });
 };
 
 const rdwr: Command = async (args, sessions, io) =>
   each(paths(args, "rdwr", 1), io, async (p) => {
     const { fsys, path } = await sessions.resolve(p);
-    await readWriteLoop(await fsys.open(path, ORDWR), io);
+    await fsys.withFile(path, ORDWR, (file) => readWriteLoop(file, io));
   });
 
 async function readWriteLoop(file: File, io: Io): Promise<void> {
@@ -105,18 +102,14 @@ async function readWriteLoop(file: File, io: Io): Promise<void> {
       io.stderr.write(`ninep: read: ${errorMessage(err)}\n`);
     }
   };
-  try {
-    await show();
-    for await (const line of createInterface({ input: io.stdin, crlfDelay: Number.POSITIVE_INFINITY })) {
-      try {
-        await file.write(line, 0);
-      } catch (err) {
-        io.stderr.write(`ninep: write: ${errorMessage(err)}\n`);
-      }
-      await show();
+  await show();
+  for await (const line of createInterface({ input: io.stdin, crlfDelay: Number.POSITIVE_INFINITY })) {
+    try {
+      await file.write(line, 0);
+    } catch (err) {
+      io.stderr.write(`ninep: write: ${errorMessage(err)}\n`);
     }
-  } finally {
-    await file.close();
+    await show();
   }
 }
 

@@ -221,11 +221,11 @@ export class NinepClient {
   private undoLate(request: Request, reply: RMessage): void {
     if (request.type === "Twalk" && reply.type === "Rwalk") {
       if (request.newfid !== request.fid && reply.wqids.length === request.wnames.length)
-        this.clunk(request.newfid);
+        this.forget(request.newfid);
     } else if (request.type === "Tattach") {
-      this.clunk(request.fid);
+      this.forget(request.fid);
     } else if (request.type === "Tauth") {
-      this.clunk(request.afid);
+      this.forget(request.afid);
     }
   }
 
@@ -254,7 +254,7 @@ export class NinepClient {
       if (!(err instanceof Error && err.name === "AbortError")) this.fids.release(fid);
       throw err;
     } finally {
-      if (afid !== NOFID) this.clunk(afid);
+      if (afid !== NOFID) this.forget(afid);
     }
   }
 
@@ -276,7 +276,7 @@ export class NinepClient {
         { uname: options.uname, aname },
       );
     } catch (err) {
-      this.clunk(afid);
+      this.forget(afid);
       throw err;
     }
     return afid;
@@ -302,10 +302,10 @@ export class NinepClient {
         reply = await this.rpc({ type: "Twalk", fid: from, newfid, wnames: chunk }, signal);
       } catch (err) {
         if (!(err instanceof Error && err.name === "AbortError")) this.fids.release(newfid);
-        if (from !== fid) this.clunk(from);
+        if (from !== fid) this.forget(from);
         throw err;
       }
-      if (from !== fid) this.clunk(from);
+      if (from !== fid) this.forget(from);
       if (reply.wqids.length < chunk.length) {
         this.fids.release(newfid);
         const missing = names[i + reply.wqids.length];
@@ -344,14 +344,24 @@ export class NinepClient {
     await this.rpc({ type: "Twstat", fid, stat }, signal);
   }
 
-  /** Clunks a fid and gives its number back. Never rejects: a fid that cannot be clunked is gone anyway. */
+  /**
+   * Clunks a fid and gives its number back. The fid is gone whatever the reply (clunk(5)), but a server may
+   * answer Rerror to say that finishing the file failed (for example, what was written was refused): that
+   * rejects.
+   */
   async clunk(fid: number): Promise<void> {
     try {
       await this.rpc({ type: "Tclunk", fid });
-    } catch {
-      // clunk(5): the fid is invalid afterwards whatever the reply
+    } catch (err) {
+      if (err instanceof NinepRemoteError) throw err;
+    } finally {
+      this.fids.release(fid);
     }
-    this.fids.release(fid);
+  }
+
+  /** Clunks a fid without waiting or caring how the server answers: for fids only walked, never opened. */
+  forget(fid: number): void {
+    this.clunk(fid).catch(() => {});
   }
 
   /** Removes the file a fid denotes; the fid is clunked either way. */

@@ -132,7 +132,10 @@ export class File {
     }
   }
 
-  /** Clunks the fid. Safe to call more than once. */
+  /**
+   * Clunks the fid. Rejects if the server reports that finishing the file failed (the fid is gone anyway).
+   * Safe to call more than once.
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;

@@ -17,6 +17,19 @@ export interface CreateOptions {
 /** Changes for `Fsys.wstat`; fields left out are not touched. */
 export type StatChanges = Partial<Pick<Stat, "name" | "mode" | "mtime" | "length" | "gid" | "uid" | "atime">>;
 
+/** Runs `fn` on an open file, then closes it; `fn`'s error wins over one from closing. */
+async function closing<T>(file: File, fn: (f: File) => Promise<T>): Promise<T> {
+  let result: T;
+  try {
+    result = await fn(file);
+  } catch (err) {
+    await file.close().catch(() => {});
+    throw err;
+  }
+  await file.close();
+  return result;
+}
+
 /** An attached file tree, addressed by slash-separated paths from its root. */
 export class Fsys {
   constructor(
@@ -44,7 +57,7 @@ export class Fsys {
       const reply = await this.client.open(fid, mode, signal);
       return new File(this.client, fid, reply.qid, reply.iounit, mode, path);
     } catch (err) {
-      void this.client.clunk(fid);
+      this.client.forget(fid);
       throw withPath(err, path);
     }
   }
@@ -61,7 +74,7 @@ export class Fsys {
       const reply = await this.client.create(fid, name, perm, mode, options.signal);
       return new File(this.client, fid, reply.qid, reply.iounit, mode, path);
     } catch (err) {
-      void this.client.clunk(fid);
+      this.client.forget(fid);
       throw withPath(err, path);
     }
   }
@@ -71,19 +84,17 @@ export class Fsys {
     await f.close();
   }
 
-  /** Runs `fn` with a file open, closing it afterwards whatever happens. */
+  /**
+   * Runs `fn` with a file open and closes it afterwards. If `fn` fails, that error wins; otherwise an error
+   * from closing (the server refusing what was written) is thrown.
+   */
   async withFile<T>(
     path: string,
     mode: number,
     fn: (f: File) => Promise<T>,
     signal?: AbortSignal,
   ): Promise<T> {
-    const f = await this.open(path, mode, signal);
-    try {
-      return await fn(f);
-    } finally {
-      await f.close();
-    }
+    return closing(await this.open(path, mode, signal), fn);
   }
 
   /** Reads a whole file; for a file that blocks, this waits for it to end. */
@@ -99,7 +110,7 @@ export class Fsys {
     } catch (err) {
       throw withPath(err, path);
     } finally {
-      void this.client.clunk(fid);
+      this.client.forget(fid);
     }
   }
 
@@ -122,11 +133,7 @@ export class Fsys {
     } catch (err) {
       throw withPath(err, path);
     }
-    try {
-      return await file.write(data, 0, signal);
-    } finally {
-      await file.close();
-    }
+    return closing(file, (f) => f.write(data, 0, signal));
   }
 
   /** Opens `name` in the directory `dirFid` for writing, or creates it there; consumes `dirFid`. */
@@ -142,18 +149,18 @@ export class Fsys {
       existing = await this.client.walk(dirFid, [name], signal);
     } catch (err) {
       if (!(err instanceof NinepRemoteError)) {
-        void this.client.clunk(dirFid);
+        this.client.forget(dirFid);
         throw err;
       }
     }
     if (existing) {
-      void this.client.clunk(dirFid);
+      this.client.forget(dirFid);
       const mode = OWRITE | (options.truncate === false ? 0 : OTRUNC);
       try {
         const reply = await this.client.open(existing.fid, mode, signal);
         return new File(this.client, existing.fid, reply.qid, reply.iounit, mode, path);
       } catch (err) {
-        void this.client.clunk(existing.fid);
+        this.client.forget(existing.fid);
         throw err;
       }
     }
@@ -161,7 +168,7 @@ export class Fsys {
       const reply = await this.client.create(dirFid, name, options.perm ?? 0o644, OWRITE, signal);
       return new File(this.client, dirFid, reply.qid, reply.iounit, OWRITE, path);
     } catch (err) {
-      void this.client.clunk(dirFid);
+      this.client.forget(dirFid);
       throw err;
     }
   }
@@ -187,7 +194,7 @@ export class Fsys {
     } catch (err) {
       throw withPath(err, path);
     } finally {
-      void this.client.clunk(fid);
+      this.client.forget(fid);
     }
   }
 
@@ -199,7 +206,7 @@ export class Fsys {
     } catch (err) {
       throw withPath(err, path);
     } finally {
-      void this.client.clunk(fid);
+      this.client.forget(fid);
     }
   }
 

@@ -128,6 +128,23 @@ describe("server engine", () => {
     expect((await fsys.readFile("hello")).toString()).toBe("hello, world\n");
   });
 
+  it("answers Tclunk with the FileServer's close error, and clunks the fid anyway", async () => {
+    const fs = Object.assign(new BlockingFs(), {
+      close({ fid }: { fid: { aux: string } }) {
+        if (fid.aux === "/hello") throw new Error("hello refused what was written");
+      },
+    });
+    harness = (await serve(fs)) as Harness<unknown>;
+    const client = await harness.client();
+    const fsys = await client.attach({ uname: "glenda" });
+    const hello = await fsys.open("hello");
+    await expect(hello.close()).rejects.toThrow("hello refused what was written");
+    await expect(fsys.withFile("hello", OREAD, async () => "read")).rejects.toThrow("refused");
+    await expect(fsys.withFile("dir", OREAD, async () => "fine")).resolves.toBe("fine");
+    await eventually(() => harness!.server.stats().fids === 1);
+    expect(fs.clunked.filter((p) => p === "/hello")).toHaveLength(2);
+  });
+
   it("serves TCP as well as Unix sockets", async () => {
     const server = new NinepServer(new BlockingFs());
     const listener = await server.listen("tcp!127.0.0.1!0");

@@ -122,6 +122,11 @@ export interface FileServer<A = unknown> {
   /** Missing: Twstat answers "wstat prohibited". */
   wstat?(req: WstatRequest<A>): MaybePromise<void>;
   /**
+   * Tclunk of an open fid, before the reply: finish what the open started (for example, act on what was
+   * written). Throw to answer the Tclunk with Rerror; the fid is clunked either way.
+   */
+  close?(req: RequestContext<A>): MaybePromise<void>;
+  /**
    * Release a fid's state. Called once per fid that attach, walk or create produced, after the client clunked
    * or removed it (or the session ended) and no request still uses it. Must not throw.
    */

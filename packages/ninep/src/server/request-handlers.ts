@@ -335,8 +335,12 @@ export class RequestHandlers<A> {
     const f = await this.fids.detach(req, m.fid);
     f.inflight.add(req);
     try {
-      if (f.mode !== null && (f.mode & ORCLOSE) !== 0 && this.fs.remove) {
-        await this.fs.remove(call(req, f));
+      if (f.mode !== null) {
+        try {
+          await this.fs.close?.(call(req, f));
+        } finally {
+          if ((f.mode & ORCLOSE) !== 0) await this.fs.remove?.(call(req, f));
+        }
       }
     } finally {
       f.inflight.delete(req);
