@@ -1,0 +1,49 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Fsys, NinepClient, NinepServer } from "@ollie/ninep";
+import type { DirSpec } from "../spec/node-spec.js";
+import { buildTree } from "../tree/build-tree.js";
+import type { TreeOptions, VirtualTree } from "../tree/virtual-tree.js";
+
+export interface Served {
+  tree: VirtualTree;
+  server: NinepServer<unknown>;
+  path: string;
+  /** A new connection attached as `uname`. */
+  attach(uname?: string): Promise<Fsys>;
+  close(): Promise<void>;
+}
+
+/** Builds `root` and serves it on a Unix socket in a fresh temporary directory. */
+export async function serveTree(root: DirSpec, options: TreeOptions = {}): Promise<Served> {
+  const dir = mkdtempSync(join(tmpdir(), "virtfs-test-"));
+  const path = join(dir, "srv");
+  const tree = buildTree(root, { owner: "owner", ...options });
+  const server = new NinepServer(tree) as NinepServer<unknown>;
+  await server.listen(path);
+  const clients: NinepClient[] = [];
+  return {
+    tree,
+    server,
+    path,
+    async attach(uname = "owner") {
+      const client = await NinepClient.dial(path);
+      clients.push(client);
+      return client.attach({ uname });
+    },
+    async close() {
+      for (const c of clients) c.close();
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function eventually(condition: () => boolean, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

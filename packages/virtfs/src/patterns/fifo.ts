@@ -1,0 +1,93 @@
+import type { FileHandlers } from "../spec/context.js";
+import { toBuffer } from "./bytes.js";
+import { Waiters } from "./waiters.js";
+
+export interface FifoOptions {
+  /** Bytes buffered between writer and reader before writers wait (default 64 KiB). */
+  capacity?: number;
+}
+
+/**
+ * A pipe with back-pressure: `write` waits while the buffer is full, `read` waits while it is empty. After
+ * `close`, readers drain what is left and then get end-of-file, and writers are refused.
+ */
+export class Fifo {
+  private readonly capacity: number;
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+  private ended = false;
+  private readonly readable = new Waiters();
+  private readonly writable = new Waiters();
+
+  constructor(options: FifoOptions = {}) {
+    this.capacity = Math.max(1, options.capacity ?? 64 * 1024);
+  }
+
+  get size(): number {
+    return this.buffered;
+  }
+
+  get closed(): boolean {
+    return this.ended;
+  }
+
+  /** Waits until all of `data` is buffered (taking it in as room appears). */
+  async write(data: string | Uint8Array, signal?: AbortSignal): Promise<void> {
+    let rest = Buffer.from(toBuffer(data));
+    while (rest.length > 0) {
+      if (this.ended) throw new Error("write to a closed fifo");
+      const room = this.capacity - this.buffered;
+      if (room <= 0) {
+        await this.writable.wait(signal);
+        continue;
+      }
+      const piece = rest.subarray(0, room);
+      this.chunks.push(piece);
+      this.buffered += piece.length;
+      rest = rest.subarray(piece.length);
+      this.readable.wake();
+    }
+  }
+
+  /** Waits for data, then returns up to `max` bytes; an empty result means closed and drained. */
+  async read(max: number, signal?: AbortSignal): Promise<Buffer> {
+    while (this.buffered === 0) {
+      if (this.ended) return Buffer.alloc(0);
+      await this.readable.wait(signal);
+    }
+    const parts: Buffer[] = [];
+    let want = max;
+    while (want > 0 && this.chunks.length > 0) {
+      const c = this.chunks[0]!;
+      if (c.length <= want) {
+        parts.push(this.chunks.shift()!);
+        want -= c.length;
+      } else {
+        parts.push(c.subarray(0, want));
+        this.chunks[0] = c.subarray(want);
+        want = 0;
+      }
+    }
+    const out = parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+    this.buffered -= out.length;
+    this.writable.wake();
+    return out;
+  }
+
+  close(): void {
+    this.ended = true;
+    this.readable.wake();
+    this.writable.wake();
+  }
+}
+
+/** A file over a Fifo: reads take from it and writes put into it, both waiting as the fifo does. */
+export function fifo(pipe: Fifo): FileHandlers<undefined> {
+  return {
+    read: ({ count, signal }) => pipe.read(count, signal),
+    async write({ data, signal }) {
+      await pipe.write(data, signal);
+      return data.length;
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import { toBuffer } from "./bytes.js";
+import { Waiters } from "./waiters.js";
+
+export interface LogStreamOptions {
+  /** Bytes kept for readers that are behind (default 1 MiB); older bytes are dropped. */
+  retain?: number;
+}
+
+/**
+ * An append-only byte stream with a bounded memory: positions count every byte ever appended, and the last
+ * `retain` bytes can be read. Readers at the end wait for the next append.
+ */
+export class LogStream {
+  private readonly retain: number;
+  private chunks: Buffer[] = [];
+  /** Absolute position of chunks[0]. */
+  private first = 0;
+  private total = 0;
+  private appends = 0;
+  private ended = false;
+  private readonly waiters = new Waiters();
+
+  constructor(options: LogStreamOptions = {}) {
+    this.retain = options.retain ?? 1024 * 1024;
+  }
+
+  /** Position just past the last byte appended. */
+  get end(): number {
+    return this.total;
+  }
+
+  /** Position of the oldest byte still retained. */
+  get start(): number {
+    return this.first;
+  }
+
+  /** How many appends there have been (the files' qid version). */
+  get version(): number {
+    return this.appends;
+  }
+
+  get closed(): boolean {
+    return this.ended;
+  }
+
+  /** Readers now waiting for an append. */
+  get waiting(): number {
+    return this.waiters.size;
+  }
+
+  append(data: string | Uint8Array): void {
+    if (this.ended) throw new Error("append to a closed log");
+    const bytes = Buffer.from(toBuffer(data));
+    if (bytes.length === 0) return;
+    this.chunks.push(bytes);
+    this.total += bytes.length;
+    this.appends++;
+    this.trim();
+    this.waiters.wake();
+  }
+
+  /** Ends the stream: readers at the end get end-of-file instead of waiting. */
+  close(): void {
+    this.ended = true;
+    this.waiters.wake();
+  }
+
+  /** Up to `count` retained bytes from absolute `position` (clamped to what is retained). */
+  read(position: number, count: number): Buffer {
+    let pos = Math.max(position, this.first);
+    const parts: Buffer[] = [];
+    let want = count;
+    let at = this.first;
+    for (const c of this.chunks) {
+      if (want === 0) break;
+      const chunkEnd = at + c.length;
+      if (chunkEnd > pos) {
+        const piece = c.subarray(pos - at, Math.min(c.length, pos - at + want));
+        parts.push(piece);
+        want -= piece.length;
+        pos += piece.length;
+      }
+      at = chunkEnd;
+    }
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
+  }
+
+  /** Waits until something is appended past `position` or the stream closes. */
+  async waitPast(position: number, signal?: AbortSignal): Promise<void> {
+    while (this.total <= position && !this.ended) await this.waiters.wait(signal);
+  }
+
+  private trim(): void {
+    while (this.chunks.length > 1 && this.total - (this.first + this.chunks[0]!.length) >= this.retain) {
+      this.first += this.chunks.shift()!.length;
+    }
+    const excess = this.total - this.first - this.retain;
+    if (excess > 0) {
+      this.chunks[0] = this.chunks[0]!.subarray(excess);
+      this.first += excess;
+    }
+  }
+}

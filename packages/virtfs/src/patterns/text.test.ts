@@ -1,0 +1,73 @@
+import { OREAD, OWRITE } from "@ollie/ninep";
+import { afterEach, describe, expect, it } from "vitest";
+import { type Served, serveTree } from "../__fixtures__/serve-tree.js";
+import { dir, file } from "../spec/node-spec.js";
+import { text } from "./text.js";
+
+let served: Served | undefined;
+afterEach(async () => {
+  await served?.close();
+  served = undefined;
+});
+
+describe("text", () => {
+  it("serves each open a snapshot taken at open, so a reader never sees a torn value", async () => {
+    let value = "A".repeat(100);
+    served = await serveTree(
+      dir("/", [
+        file(
+          "v",
+          text(() => value),
+        ),
+      ]),
+    );
+    const fsys = await served.attach();
+    const f = await fsys.open("v", OREAD);
+    const head = await f.read(0, 10);
+    value = "B".repeat(100);
+    const tail = await f.read(10, 1000);
+    await f.close();
+    expect(Buffer.concat([head, tail]).toString()).toBe("A".repeat(100));
+    expect((await fsys.readFile("v")).toString()).toBe("B".repeat(100));
+  });
+
+  it("hands over what one open wrote when it is clunked, and reports a refusal on the clunk", async () => {
+    const got: string[] = [];
+    served = await serveTree(
+      dir("/", [
+        file(
+          "cfg",
+          text(() => "", {
+            write: (t) => {
+              if (t.includes("bad")) throw new Error(`cannot parse '${t.trim()}'`);
+              got.push(t);
+            },
+          }),
+        ),
+      ]),
+    );
+    const fsys = await served.attach();
+    await fsys.withFile("cfg", OWRITE, async (f) => {
+      await f.write("key=", 0);
+      await f.write("value\n", 4);
+    });
+    expect(got).toEqual(["key=value\n"]);
+    await expect(fsys.writeFile("cfg", "bad line\n")).rejects.toThrow("cannot parse 'bad line'");
+    expect(got).toEqual(["key=value\n"]);
+  });
+
+  it("hands over each write as it comes with writeOn 'write'", async () => {
+    const got: string[] = [];
+    served = await serveTree(
+      dir("/", [file("in", text(undefined, { write: (t) => void got.push(t), writeOn: "write" }))]),
+    );
+    const fsys = await served.attach();
+    await fsys.withFile("in", OWRITE, async (f) => {
+      await f.write("one");
+      expect(got).toEqual(["one"]);
+      await f.write("two");
+    });
+    expect(got).toEqual(["one", "two"]);
+    await expect(fsys.readFile("in")).rejects.toThrow("permission denied");
+  });
+});

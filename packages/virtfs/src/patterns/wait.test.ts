@@ -1,0 +1,67 @@
+import { OREAD } from "@ollie/ninep";
+import { afterEach, describe, expect, it } from "vitest";
+import { eventually, type Served, serveTree } from "../__fixtures__/serve-tree.js";
+import { dir, file } from "../spec/node-spec.js";
+import { text } from "./text.js";
+import { wait } from "./wait.js";
+import { WatchedValue } from "./watched-value.js";
+
+let served: Served | undefined;
+afterEach(async () => {
+  await served?.close();
+  served = undefined;
+});
+
+describe("wait", () => {
+  it("blocks a read until the value changes, and releases another reader by Tflush", async () => {
+    const state = new WatchedValue("idle");
+    served = await serveTree(
+      dir("/", [
+        file(
+          "state",
+          text(() => `${state.get()}\n`),
+        ),
+        file("statewait", wait(state)),
+      ]),
+    );
+    const fsys = await served.attach();
+    const changed = (await fsys.open("statewait", OREAD)).read(0);
+    const ac = new AbortController();
+    const flushed = (await fsys.open("statewait", OREAD)).read(0, 100, ac.signal);
+    await eventually(() => state.waiting === 2);
+    ac.abort();
+    await expect(flushed).rejects.toThrow(/abort/i);
+    await eventually(() => state.waiting === 1);
+    state.set("idle");
+    expect(state.waiting).toBe(1);
+    state.set("thinking");
+    expect((await changed).toString()).toBe("thinking\n");
+    expect((await fsys.readFile("state")).toString()).toBe("thinking\n");
+  });
+
+  it("compares with what this fid last returned: one change for cat, every change for a re-reader", async () => {
+    const state = new WatchedValue("idle");
+    served = await serveTree(dir("/", [file("statewait", wait(state))]));
+    const fsys = await served.attach();
+    const f = await fsys.open("statewait", OREAD);
+    const first = f.read(0);
+    await eventually(() => state.waiting === 1);
+    state.set("thinking");
+    expect((await first).toString()).toBe("thinking\n");
+    expect((await f.read(9)).length).toBe(0);
+    state.set("calling: shell");
+    expect((await f.read(0)).toString()).toBe("calling: shell\n");
+    const whole = fsys.readFile("statewait");
+    await eventually(() => state.waiting === 1);
+    state.set("idle");
+    expect((await whole).toString()).toBe("idle\n");
+  });
+
+  it("can answer the first read at once", async () => {
+    const state = new WatchedValue(3);
+    served = await serveTree(
+      dir("/", [file("n", wait(state, { immediate: true, format: (n) => `n=${n}\n` }))]),
+    );
+    expect((await (await served.attach()).readFile("n")).toString()).toBe("n=3\n");
+  });
+});

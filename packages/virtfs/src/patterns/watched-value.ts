@@ -1,0 +1,47 @@
+import { Waiters } from "./waiters.js";
+
+/** Something whose current value can be read and whose changes can be awaited. */
+export interface Watchable<T> {
+  get(): T;
+  /** Counts changes, if the source keeps count (used as the qid version). */
+  readonly version?: number;
+  /** Resolves at the next change (or rejects when `signal` aborts). */
+  changed(signal?: AbortSignal): Promise<void>;
+}
+
+/** A value that tells waiters when it changes: the source of a `wait` file. */
+export class WatchedValue<T> implements Watchable<T> {
+  private current: T;
+  private changes = 0;
+  private readonly waiters = new Waiters();
+
+  constructor(initial: T) {
+    this.current = initial;
+  }
+
+  get(): T {
+    return this.current;
+  }
+
+  /** How many times the value has changed (the files' qid version). */
+  get version(): number {
+    return this.changes;
+  }
+
+  /** Readers now waiting for a change. */
+  get waiting(): number {
+    return this.waiters.size;
+  }
+
+  /** Sets the value; waiters wake only if it differs from the current one. */
+  set(value: T): void {
+    if (Object.is(value, this.current)) return;
+    this.current = value;
+    this.changes++;
+    this.waiters.wake();
+  }
+
+  changed(signal?: AbortSignal): Promise<void> {
+    return this.waiters.wait(signal);
+  }
+}

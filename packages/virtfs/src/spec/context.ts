@@ -1,0 +1,58 @@
+/** What every file handler learns about the open it serves. */
+export interface FileContext<S = unknown> {
+  /** The user the client attached as. */
+  readonly uname: string;
+  /** The open mode (OREAD, OWRITE, ORDWR, OEXEC, with OTRUNC or ORCLOSE). */
+  readonly mode: number;
+  /** This open's private state: whatever `open` returned. */
+  readonly state: S;
+  /**
+   * Fires when this request is flushed (Tflush), the fid is clunked, or the client goes away. A handler
+   * that waits must stop when it fires, by throwing `signal.reason`.
+   */
+  readonly signal: AbortSignal;
+}
+
+export interface OpenContext {
+  readonly uname: string;
+  readonly mode: number;
+  /** The open asked for truncation (OTRUNC). */
+  readonly truncate: boolean;
+  readonly signal: AbortSignal;
+}
+
+export interface ReadContext<S = unknown> extends FileContext<S> {
+  readonly offset: number;
+  /** The most bytes the reply may carry. */
+  readonly count: number;
+}
+
+export interface WriteContext<S = unknown> extends FileContext<S> {
+  readonly offset: number;
+  /** A view into the received message: copy it to keep it beyond the call. */
+  readonly data: Buffer;
+}
+
+type MaybePromise<T> = T | Promise<T>;
+
+/**
+ * The behaviour of a file, as closures. Every handler is optional: without `read` the file cannot be read,
+ * without `write` it cannot be written. Throw an Error to answer the client with its message.
+ */
+export interface FileHandlers<S = unknown> {
+  /** Runs at each open; what it returns is that open's private `state`. */
+  open?(ctx: OpenContext): MaybePromise<S>;
+  /** Returns up to `count` bytes from `offset`; empty means end of file. May wait (honour the signal). */
+  read?(ctx: ReadContext<S>): MaybePromise<string | Uint8Array>;
+  /** Takes a write; returns the bytes accepted (all of them if it returns nothing). */
+  write?(ctx: WriteContext<S>): MaybePromise<number | undefined>;
+  /**
+   * Runs once per open, when the client clunks it (a throw then answers the Tclunk with an error) or when
+   * the client goes away without clunking (errors are then only reported to the tree's `onError`).
+   */
+  close?(ctx: FileContext<S>): MaybePromise<void>;
+  /** The qid version; change it when the content changes (default: counts writes). */
+  version?(): number;
+  /** The length reported by stat (default 0, as for most synthetic files). */
+  length?(): number;
+}

@@ -1,0 +1,249 @@
+import { userInfo } from "node:os";
+import {
+  accessForOpenMode,
+  type CreateRequest,
+  type CreateResult,
+  type Fid,
+  type FileServer,
+  type GroupMembership,
+  NinepError,
+  type OpenRequest,
+  ORCLOSE,
+  OTRUNC,
+  PERM_EXEC,
+  PERM_WRITE,
+  permits,
+  type Qid,
+  type ReadRequest,
+  type RequestContext,
+  type Stat,
+  sameNameGroups,
+  type WalkRequest,
+  type WriteRequest,
+} from "@ollie/ninep";
+import type { FileContext } from "../spec/context.js";
+import type { DirSpec, EachSpec } from "../spec/node-spec.js";
+import { type TreeContext, VNode } from "./vnode.js";
+
+export interface TreeOptions {
+  /** Owner of nodes that do not name one (default: the user running the process). */
+  owner?: string;
+  /** Group of nodes that do not name one (default: the owner). */
+  group?: string;
+  /** Whether a uname belongs to a group (default: only the group of the same name). */
+  inGroup?: GroupMembership;
+  /** Receives errors no client can be told of: a `close` handler failing after its client went away. */
+  onError?: (err: Error) => void;
+}
+
+/** One open of a node, as a fid holds it. */
+interface OpenFile {
+  state: unknown;
+  mode: number;
+  closed: boolean;
+}
+
+/** What a fid of a virtual tree holds. */
+export interface VirtualFid {
+  node: VNode;
+  open: OpenFile | null;
+}
+
+const now = () => Math.floor(Date.now() / 1000);
+
+/**
+ * A declared tree, served: the FileServer that @ollie/ninep's NinepServer runs. Walks, opens, creates and
+ * removes are checked against each node's owner, group and mode for the attaching uname.
+ */
+export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
+  readonly root: VNode;
+  readonly owner: string;
+  readonly group: string;
+  private readonly inGroup: GroupMembership;
+  private lastPath = 0n;
+
+  constructor(
+    rootSpec: DirSpec,
+    private readonly options: TreeOptions = {},
+  ) {
+    this.owner = options.owner ?? userInfo().username;
+    this.group = options.group ?? this.owner;
+    this.inGroup = options.inGroup ?? sameNameGroups;
+    this.root = new VNode(this, rootSpec, null, this.nextPath());
+  }
+
+  nextPath(): bigint {
+    return this.lastPath++;
+  }
+
+  resolve(path: string, hops = 0): VNode | undefined {
+    let node: VNode | undefined = this.root;
+    for (const name of path.split("/")) {
+      if (name === "" || name === ".") continue;
+      node = name === ".." ? (node.parent ?? node) : node.child(name, hops);
+      if (!node) return undefined;
+    }
+    return node;
+  }
+
+  private check(node: VNode, uname: string, want: number): void {
+    if (!permits(node.owned, uname, want, this.inGroup)) throw new NinepError("permission denied");
+  }
+
+  private live(fid: Fid<VirtualFid>): VNode {
+    const node = fid.aux.node;
+    if (node.removed) throw new NinepError("file has been removed");
+    return node;
+  }
+
+  attach({ fid, aname }: { fid: Fid<VirtualFid>; aname: string }): Qid {
+    if (aname !== "") throw new NinepError(`unknown aname '${aname}'`);
+    fid.aux = { node: this.root, open: null };
+    return this.root.qid();
+  }
+
+  walk({ fid, newFid, names }: WalkRequest<VirtualFid>): Qid[] {
+    let node = fid.aux.node;
+    const qids: Qid[] = [];
+    for (const [i, name] of names.entries()) {
+      const stop = (why: string) => {
+        if (i === 0) throw new NinepError(why);
+      };
+      if (!node.isDir || node.removed) {
+        stop("walk in non-directory");
+        break;
+      }
+      if (!permits(node.owned, fid.uname, PERM_EXEC, this.inGroup)) {
+        stop("permission denied");
+        break;
+      }
+      const next = name === ".." ? (node.parent ?? node) : node.child(name);
+      if (!next) {
+        stop(`'${name}' file not found`);
+        break;
+      }
+      node = next;
+      qids.push(node.qid());
+    }
+    newFid.aux = { node: qids.length === names.length ? node : fid.aux.node, open: null };
+    return qids;
+  }
+
+  async open(req: OpenRequest<VirtualFid>): Promise<{ qid: Qid }> {
+    const { fid, mode } = req;
+    const node = this.live(fid);
+    this.check(node, fid.uname, accessForOpenMode(mode));
+    if (mode & ORCLOSE) this.checkRemovable(node, fid.uname);
+    let state: unknown;
+    if (node.spec.kind === "file" && node.spec.handlers.open) {
+      state = await node.spec.handlers.open({
+        uname: fid.uname,
+        mode,
+        truncate: (mode & OTRUNC) !== 0,
+        get signal() {
+          return req.signal;
+        },
+      });
+    }
+    fid.aux.open = { state, mode, closed: false };
+    node.atime = now();
+    return { qid: node.qid() };
+  }
+
+  /** The context a file handler gets for a request on an open fid. */
+  private context<T extends object>(req: RequestContext<VirtualFid>, extra: T): FileContext & T {
+    const open = req.fid.aux.open!;
+    const ctx = { uname: req.fid.uname, mode: open.mode, state: open.state, ...extra };
+    Object.defineProperty(ctx, "signal", { get: () => req.signal, enumerable: true });
+    return ctx as FileContext & T;
+  }
+
+  private handlers(fid: Fid<VirtualFid>) {
+    const spec = fid.aux.node.spec;
+    if (spec.kind !== "file") throw new NinepError("is a directory");
+    return spec.handlers;
+  }
+
+  async read(req: ReadRequest<VirtualFid>): Promise<Uint8Array> {
+    const h = this.handlers(req.fid);
+    if (!h.read) throw new NinepError("file cannot be read");
+    const data = await h.read(this.context(req, { offset: Number(req.offset), count: req.count }));
+    return typeof data === "string" ? Buffer.from(data, "utf8") : data;
+  }
+
+  readdir({ fid }: RequestContext<VirtualFid>): Stat[] {
+    const node = this.live(fid);
+    node.atime = now();
+    return node.list().map(({ name, node: child }) => child.stat(name));
+  }
+
+  async write(req: WriteRequest<VirtualFid>): Promise<number> {
+    const node = this.live(req.fid);
+    const h = this.handlers(req.fid);
+    if (!h.write) throw new NinepError("file cannot be written");
+    const data = Buffer.from(req.data.buffer, req.data.byteOffset, req.data.byteLength);
+    const n = await h.write(this.context(req, { offset: Number(req.offset), data }));
+    node.version = (node.version + 1) >>> 0;
+    node.mtime = now();
+    return n ?? data.length;
+  }
+
+  async close(req: RequestContext<VirtualFid>): Promise<void> {
+    await this.finish(req);
+  }
+
+  /** Runs a file's `close` handler once per open, whether the fid was clunked or dropped. */
+  private async finish(req: RequestContext<VirtualFid>): Promise<void> {
+    const open = req.fid.aux.open;
+    if (!open || open.closed) return;
+    open.closed = true;
+    const spec = req.fid.aux.node.spec;
+    if (spec.kind === "file" && spec.handlers.close) await spec.handlers.close(this.context(req, {}));
+  }
+
+  clunk(fid: Fid<VirtualFid>): void {
+    const open = fid.aux?.open;
+    if (!open || open.closed) return;
+    const gone = new AbortController();
+    gone.abort(new DOMException("client went away", "AbortError"));
+    this.finish({ fid, signal: gone.signal }).catch((err: unknown) =>
+      this.options.onError?.(err instanceof Error ? err : new Error(String(err))),
+    );
+  }
+
+  private checkRemovable(node: VNode, uname: string): EachSpec {
+    const parent = node.parent;
+    if (!parent || parent.spec.kind !== "each" || !parent.spec.options.remove) {
+      throw new NinepError("remove prohibited");
+    }
+    this.check(parent, uname, PERM_WRITE);
+    return parent.spec;
+  }
+
+  async remove(req: RequestContext<VirtualFid>): Promise<void> {
+    const node = this.live(req.fid);
+    const spec = this.checkRemovable(node, req.fid.uname);
+    await spec.options.remove!(node.item, { uname: req.fid.uname, signal: req.signal });
+    node.removed = true;
+    node.parent!.forget(node.name);
+  }
+
+  async create(req: CreateRequest<VirtualFid>): Promise<CreateResult> {
+    const { fid, name, perm, mode } = req;
+    const dirNode = this.live(fid);
+    if (dirNode.spec.kind !== "each" || !dirNode.spec.options.create)
+      throw new NinepError("create prohibited");
+    this.check(dirNode, fid.uname, PERM_WRITE);
+    if (dirNode.child(name)) throw new NinepError(`'${name}' already exists`);
+    await dirNode.spec.options.create(name, { uname: fid.uname, perm, signal: req.signal });
+    const node = dirNode.child(name);
+    if (!node) throw new NinepError(`'${name}' was created but does not appear in '${dirNode.name}'`);
+    fid.aux = { node, open: null };
+    const opened = await this.open({ fid, mode, signal: req.signal });
+    return { qid: opened.qid };
+  }
+
+  stat({ fid }: RequestContext<VirtualFid>): Stat {
+    return fid.aux.node.stat();
+  }
+}
