@@ -67,7 +67,11 @@ describe("declared trees", () => {
       dir("/", [
         file(
           "v",
-          text(() => value, { write: (t) => void (value = t) }),
+          text(() => value, {
+            write: (t) => {
+              value = t;
+            },
+          }),
           { mode: 0o640, group: "staff" },
         ),
       ]),

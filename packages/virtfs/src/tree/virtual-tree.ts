@@ -213,7 +213,7 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
 
   private checkRemovable(node: VNode, uname: string): EachSpec {
     const parent = node.parent;
-    if (!parent || parent.spec.kind !== "each" || !parent.spec.options.remove) {
+    if (parent?.spec.kind !== "each" || !parent.spec.options.remove) {
       throw new NinepError("remove prohibited");
     }
     this.check(parent, uname, PERM_WRITE);
