@@ -21,7 +21,7 @@ import {
   type WalkRequest,
   type WriteRequest,
 } from "@ollie/ninep";
-import type { FileContext } from "../spec/context.js";
+import type { ReadContext, WriteContext } from "../spec/context.js";
 import type { DirSpec, EachSpec } from "../spec/node-spec.js";
 import { type TreeContext, VNode } from "./vnode.js";
 
@@ -50,6 +50,38 @@ export interface VirtualFid {
 }
 
 const now = () => Math.floor(Date.now() / 1000);
+
+const EMPTY = Buffer.alloc(0);
+
+/**
+ * What file handlers receive (FileContext, ReadContext and WriteContext in one shape). The signal is only
+ * made if a handler reads it.
+ */
+class HandlerContext implements ReadContext, WriteContext {
+  readonly uname: string;
+  readonly mode: number;
+  readonly state: unknown;
+  readonly data: Buffer;
+  readonly #req: RequestContext<VirtualFid>;
+
+  constructor(
+    req: RequestContext<VirtualFid>,
+    open: OpenFile,
+    readonly offset: number,
+    readonly count: number,
+    data: Buffer | undefined,
+  ) {
+    this.#req = req;
+    this.uname = req.fid.uname;
+    this.mode = open.mode;
+    this.state = open.state;
+    this.data = data ?? EMPTY;
+  }
+
+  get signal(): AbortSignal {
+    return this.#req.signal;
+  }
+}
 
 /**
  * A declared tree, served: the FileServer that @ollie/ninep's NinepServer runs. Walks, opens, creates and
@@ -151,11 +183,8 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
   }
 
   /** The context a file handler gets for a request on an open fid. */
-  private context<T extends object>(req: RequestContext<VirtualFid>, extra: T): FileContext & T {
-    const open = req.fid.aux.open!;
-    const ctx = { uname: req.fid.uname, mode: open.mode, state: open.state, ...extra };
-    Object.defineProperty(ctx, "signal", { get: () => req.signal, enumerable: true });
-    return ctx as FileContext & T;
+  private context(req: RequestContext<VirtualFid>, offset = 0, count = 0, data?: Buffer): HandlerContext {
+    return new HandlerContext(req, req.fid.aux.open!, offset, count, data);
   }
 
   private handlers(fid: Fid<VirtualFid>) {
@@ -167,7 +196,7 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
   async read(req: ReadRequest<VirtualFid>): Promise<Uint8Array> {
     const h = this.handlers(req.fid);
     if (!h.read) throw new NinepError("file cannot be read");
-    const data = await h.read(this.context(req, { offset: Number(req.offset), count: req.count }));
+    const data = await h.read(this.context(req, Number(req.offset), req.count));
     return typeof data === "string" ? Buffer.from(data, "utf8") : data;
   }
 
@@ -182,7 +211,7 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
     const h = this.handlers(req.fid);
     if (!h.write) throw new NinepError("file cannot be written");
     const data = Buffer.from(req.data.buffer, req.data.byteOffset, req.data.byteLength);
-    const n = await h.write(this.context(req, { offset: Number(req.offset), data }));
+    const n = await h.write(this.context(req, Number(req.offset), 0, data));
     node.version = (node.version + 1) >>> 0;
     node.mtime = now();
     return n ?? data.length;
@@ -198,7 +227,7 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
     if (!open || open.closed) return;
     open.closed = true;
     const spec = req.fid.aux.node.spec;
-    if (spec.kind === "file" && spec.handlers.close) await spec.handlers.close(this.context(req, {}));
+    if (spec.kind === "file" && spec.handlers.close) await spec.handlers.close(this.context(req));
   }
 
   clunk(fid: Fid<VirtualFid>): void {
