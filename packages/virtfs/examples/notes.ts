@@ -1,0 +1,43 @@
+// The README's example: a notes service in one screen. Run: node --import tsx examples/notes.ts [ADDRESS]
+import { NinepServer } from "@ollie/ninep";
+import { buildTree, ctl, dir, each, file, LogStream, log, text, WatchedValue, wait } from "@ollie/virtfs";
+
+const notes = new Map<string, string>();
+const events = new LogStream(); // every change, for `tail -f`
+const count = new WatchedValue(notes.size); // a read of `countwait` blocks until it changes
+
+function save(name: string, body: string) {
+  notes.set(name, body);
+  events.append(`saved ${name}\n`);
+  count.set(notes.size);
+}
+
+const tree = buildTree(
+  dir("/", [
+    file(
+      "ctl",
+      ctl({
+        save: ([name = ""], c) => save(name, c.rest.slice(name.length).trim()),
+        drop: ([name = ""]) => {
+          if (!notes.delete(name)) throw new Error(`no note '${name}'`);
+          count.set(notes.size);
+        },
+      }),
+    ),
+    each(
+      "notes",
+      () => notes.keys(),
+      (name) =>
+        file(
+          name,
+          text(() => `${notes.get(name) ?? ""}\n`, { write: (body) => save(name, body.trim()) }),
+        ),
+    ),
+    file("countwait", wait(count)),
+    file("events", log(events)),
+  ]),
+);
+
+const address = process.argv[2] ?? "unix!/tmp/notes.sock";
+await new NinepServer(tree).listen(address);
+console.log(`serving notes on ${address}`);
