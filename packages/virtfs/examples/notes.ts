@@ -4,7 +4,7 @@ import { buildTree, ctl, dir, each, file, LogStream, log, text, WatchedValue, wa
 
 const notes = new Map<string, string>();
 const events = new LogStream(); // every change, for `tail -f`
-const count = new WatchedValue(notes.size); // a read of `countwait` blocks until it changes
+const count = new WatchedValue(0); // a read of `countwait` blocks until it changes
 
 function save(name: string, body: string) {
   notes.set(name, body);
@@ -12,27 +12,16 @@ function save(name: string, body: string) {
   count.set(notes.size);
 }
 
+const noteFile = (name: string) =>
+  file(
+    name,
+    text(() => `${notes.get(name) ?? ""}\n`, { write: (body) => save(name, body.trim()) }),
+  );
+
 const tree = buildTree(
   dir("/", [
-    file(
-      "ctl",
-      ctl({
-        save: ([name = ""], c) => save(name, c.rest.slice(name.length).trim()),
-        drop: ([name = ""]) => {
-          if (!notes.delete(name)) throw new Error(`no note '${name}'`);
-          count.set(notes.size);
-        },
-      }),
-    ),
-    each(
-      "notes",
-      () => notes.keys(),
-      (name) =>
-        file(
-          name,
-          text(() => `${notes.get(name) ?? ""}\n`, { write: (body) => save(name, body.trim()) }),
-        ),
-    ),
+    file("ctl", ctl({ save: ([name = ""], c) => save(name, c.rest.slice(name.length).trim()) })),
+    each("notes", () => notes.keys(), noteFile),
     file("countwait", wait(count)),
     file("events", log(events)),
   ]),
