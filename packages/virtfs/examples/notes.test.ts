@@ -26,7 +26,9 @@ it("the README's notes example serves what it declares", async () => {
     expect((await changed).toString()).toBe("1\n");
     await fsys.writeFile("notes/todo", "buy oat milk\n");
     expect((await fsys.readFile("notes/todo")).toString()).toBe("buy oat milk\n");
-    await expect(fsys.writeFile("ctl", "drop todo\n")).rejects.toThrow("unknown command 'drop'; commands: save");
+    await expect(fsys.writeFile("ctl", "drop todo\n")).rejects.toThrow(
+      "unknown command 'drop'; commands: save",
+    );
     const events = await fsys.open("events", OREAD);
     expect((await events.read(0)).toString()).toBe("saved todo\nsaved todo\n");
     client.close();
