@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Fsys, NinepClient, NinepServer } from "@ollie/ninep";
+import { afterEach } from "vitest";
 import type { DirSpec } from "../spec/node-spec.js";
 import { buildTree } from "../tree/build-tree.js";
 import type { TreeOptions, VirtualTree } from "../tree/virtual-tree.js";
@@ -46,4 +47,17 @@ export async function eventually(condition: () => boolean, timeoutMs = 3000): Pr
     if (Date.now() > deadline) throw new Error("condition not met in time");
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+}
+
+/** For a test file: a `serveTree` whose tree is closed after each test. */
+export function servedPerTest(): (root: DirSpec, options?: TreeOptions) => Promise<Served> {
+  let current: Served | undefined;
+  afterEach(async () => {
+    await current?.close();
+    current = undefined;
+  });
+  return async (root, options) => {
+    current = await serveTree(root, options);
+    return current;
+  };
 }

@@ -1,19 +1,15 @@
 import { ORDWR } from "@ollie/ninep";
-import { afterEach, describe, expect, it } from "vitest";
-import { type Served, serveTree } from "../__fixtures__/serve-tree.js";
+import { describe, expect, it } from "vitest";
+import { servedPerTest } from "../__fixtures__/serve-tree.js";
 import { dir, file } from "../spec/node-spec.js";
 import { clone } from "./clone.js";
 
-let served: Served | undefined;
-afterEach(async () => {
-  await served?.close();
-  served = undefined;
-});
+const serve = servedPerTest();
 
 describe("clone", () => {
   it("creates an object from a written spec and reads its id on the same fid", async () => {
     const made: string[] = [];
-    served = await serveTree(
+    const served = await serve(
       dir("/", [
         file(
           "new",

@@ -1,13 +1,9 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { type Served, serveTree } from "../__fixtures__/serve-tree.js";
+import { describe, expect, it } from "vitest";
+import { servedPerTest } from "../__fixtures__/serve-tree.js";
 import { dir, file } from "../spec/node-spec.js";
 import { ctl } from "./ctl.js";
 
-let served: Served | undefined;
-afterEach(async () => {
-  await served?.close();
-  served = undefined;
-});
+const serve = servedPerTest();
 
 describe("ctl", () => {
   const calls: string[] = [];
@@ -28,7 +24,7 @@ describe("ctl", () => {
 
   it("runs each written line as a command", async () => {
     calls.length = 0;
-    served = await serveTree(tree());
+    const served = await serve(tree());
     const fsys = await served.attach("glenda");
     await fsys.writeFile("ctl", "stop\nmodel  big-one\n\nsay hello   world\n");
     expect(calls).toEqual(["stop", "model big-one by glenda", "say hello   world"]);
@@ -37,7 +33,7 @@ describe("ctl", () => {
 
   it("answers an unknown or failing command with an error that says what was wrong", async () => {
     calls.length = 0;
-    served = await serveTree(tree());
+    const served = await serve(tree());
     const fsys = await served.attach();
     await expect(fsys.writeFile("ctl", "frobnicate now\n")).rejects.toThrow(
       "unknown command 'frobnicate'; commands: model, say, stop",

@@ -1,19 +1,15 @@
 import { OREAD, OWRITE } from "@ollie/ninep";
-import { afterEach, describe, expect, it } from "vitest";
-import { eventually, type Served, serveTree } from "../__fixtures__/serve-tree.js";
+import { describe, expect, it } from "vitest";
+import { eventually, servedPerTest } from "../__fixtures__/serve-tree.js";
 import { dir, file } from "../spec/node-spec.js";
 import { Fifo, fifo } from "./fifo.js";
 
-let served: Served | undefined;
-afterEach(async () => {
-  await served?.close();
-  served = undefined;
-});
+const serve = servedPerTest();
 
 describe("fifo", () => {
   it("passes bytes written by one client to another, in order", async () => {
     const pipe = new Fifo();
-    served = await serveTree(dir("/", [file("pipe", fifo(pipe))]));
+    const served = await serve(dir("/", [file("pipe", fifo(pipe))]));
     const writer = await (await served.attach()).open("pipe", OWRITE);
     const reader = await (await served.attach()).open("pipe", OREAD);
     const reading = reader.read(0, 100);
@@ -26,7 +22,7 @@ describe("fifo", () => {
 
   it("makes a writer wait while the buffer is full", async () => {
     const pipe = new Fifo({ capacity: 8 });
-    served = await serveTree(dir("/", [file("pipe", fifo(pipe))]));
+    const served = await serve(dir("/", [file("pipe", fifo(pipe))]));
     const writer = await (await served.attach()).open("pipe", OWRITE);
     let written = false;
     const writing = writer.write("0123456789ABCDEF").then(() => {
@@ -43,7 +39,7 @@ describe("fifo", () => {
 
   it("releases a blocked reader when its fid is clunked", async () => {
     const pipe = new Fifo();
-    served = await serveTree(dir("/", [file("pipe", fifo(pipe))]));
+    const served = await serve(dir("/", [file("pipe", fifo(pipe))]));
     const fsys = await served.attach();
     const walked = await fsys.walk("pipe");
     await fsys.client.open(walked.fid, OREAD);
@@ -57,7 +53,7 @@ describe("fifo", () => {
 
   it("gives end-of-file once closed and drained", async () => {
     const pipe = new Fifo();
-    served = await serveTree(dir("/", [file("pipe", fifo(pipe))]));
+    const served = await serve(dir("/", [file("pipe", fifo(pipe))]));
     await pipe.write("last words");
     pipe.close();
     expect((await (await served.attach()).readFile("pipe")).toString()).toBe("last words");

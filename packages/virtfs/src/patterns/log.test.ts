@@ -1,24 +1,20 @@
 import { OREAD } from "@ollie/ninep";
-import { afterEach, describe, expect, it } from "vitest";
-import { eventually, type Served, serveTree } from "../__fixtures__/serve-tree.js";
+import { describe, expect, it } from "vitest";
+import { eventually, servedPerTest } from "../__fixtures__/serve-tree.js";
 import { dir, file } from "../spec/node-spec.js";
 import { log } from "./log.js";
 import { LogStream } from "./log-stream.js";
 
-let served: Served | undefined;
-afterEach(async () => {
-  await served?.close();
-  served = undefined;
-});
+const serve = servedPerTest();
 
 describe("log", () => {
   it("wakes 100 readers blocked at the end with one append", async () => {
     const chat = new LogStream();
     chat.append("hello\n");
-    served = await serveTree(dir("/", [file("chat", log(chat))]));
+    const served = await serve(dir("/", [file("chat", log(chat))]));
     const readers = await Promise.all(
       Array.from({ length: 100 }, async () => {
-        const fsys = await served!.attach();
+        const fsys = await served.attach();
         const f = await fsys.open("chat", OREAD);
         expect((await f.read(0)).toString()).toBe("hello\n");
         return f;
@@ -32,7 +28,7 @@ describe("log", () => {
 
   it("lets each reader go at its own pace, and a tail reader start at the end", async () => {
     const stream = new LogStream();
-    served = await serveTree(
+    const served = await serve(
       dir("/", [file("log", log(stream)), file("tail", log(stream, { from: "end" }))]),
     );
     const fsys = await served.attach();
@@ -48,7 +44,7 @@ describe("log", () => {
 
   it("gives a reader that fell behind what is retained and no more", async () => {
     const stream = new LogStream({ retain: 10 });
-    served = await serveTree(dir("/", [file("log", log(stream))]));
+    const served = await serve(dir("/", [file("log", log(stream))]));
     const fsys = await served.attach();
     const slow = await fsys.open("log", OREAD);
     stream.append("0123456789");
@@ -64,7 +60,7 @@ describe("log", () => {
 
   it("releases a blocked reader when its request is flushed", async () => {
     const stream = new LogStream();
-    served = await serveTree(dir("/", [file("log", log(stream))]));
+    const served = await serve(dir("/", [file("log", log(stream))]));
     const f = await (await served.attach()).open("log", OREAD);
     const ac = new AbortController();
     const read = f.read(0, 100, ac.signal);

@@ -1,19 +1,15 @@
 import { OREAD, OWRITE } from "@ollie/ninep";
-import { afterEach, describe, expect, it } from "vitest";
-import { type Served, serveTree } from "../__fixtures__/serve-tree.js";
+import { describe, expect, it } from "vitest";
+import { servedPerTest } from "../__fixtures__/serve-tree.js";
 import { dir, file } from "../spec/node-spec.js";
 import { text } from "./text.js";
 
-let served: Served | undefined;
-afterEach(async () => {
-  await served?.close();
-  served = undefined;
-});
+const serve = servedPerTest();
 
 describe("text", () => {
   it("serves each open a snapshot taken at open, so a reader never sees a torn value", async () => {
     let value = "A".repeat(100);
-    served = await serveTree(
+    const served = await serve(
       dir("/", [
         file(
           "v",
@@ -33,7 +29,7 @@ describe("text", () => {
 
   it("hands over what one open wrote when it is clunked, and reports a refusal on the clunk", async () => {
     const got: string[] = [];
-    served = await serveTree(
+    const served = await serve(
       dir("/", [
         file(
           "cfg",
@@ -58,7 +54,7 @@ describe("text", () => {
 
   it("hands over each write as it comes with writeOn 'write'", async () => {
     const got: string[] = [];
-    served = await serveTree(
+    const served = await serve(
       dir("/", [file("in", text(undefined, { write: (t) => void got.push(t), writeOn: "write" }))]),
     );
     const fsys = await served.attach();

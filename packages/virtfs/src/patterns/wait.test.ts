@@ -1,21 +1,17 @@
 import { OREAD } from "@ollie/ninep";
-import { afterEach, describe, expect, it } from "vitest";
-import { eventually, type Served, serveTree } from "../__fixtures__/serve-tree.js";
+import { describe, expect, it } from "vitest";
+import { eventually, servedPerTest } from "../__fixtures__/serve-tree.js";
 import { dir, file } from "../spec/node-spec.js";
 import { text } from "./text.js";
 import { wait } from "./wait.js";
 import { WatchedValue } from "./watched-value.js";
 
-let served: Served | undefined;
-afterEach(async () => {
-  await served?.close();
-  served = undefined;
-});
+const serve = servedPerTest();
 
 describe("wait", () => {
   it("blocks a read until the value changes, and releases another reader by Tflush", async () => {
     const state = new WatchedValue("idle");
-    served = await serveTree(
+    const served = await serve(
       dir("/", [
         file(
           "state",
@@ -41,7 +37,7 @@ describe("wait", () => {
 
   it("compares with what this fid last returned: one change for cat, every change for a re-reader", async () => {
     const state = new WatchedValue("idle");
-    served = await serveTree(dir("/", [file("statewait", wait(state))]));
+    const served = await serve(dir("/", [file("statewait", wait(state))]));
     const fsys = await served.attach();
     const f = await fsys.open("statewait", OREAD);
     const first = f.read(0);
@@ -59,7 +55,7 @@ describe("wait", () => {
 
   it("can answer the first read at once", async () => {
     const state = new WatchedValue(3);
-    served = await serveTree(
+    const served = await serve(
       dir("/", [file("n", wait(state, { immediate: true, format: (n) => `n=${n}\n` }))]),
     );
     expect((await (await served.attach()).readFile("n")).toString()).toBe("n=3\n");

@@ -1,19 +1,15 @@
 import { DM, ORDWR, OREAD, OWRITE, QT } from "@ollie/ninep";
-import { afterEach, describe, expect, it } from "vitest";
-import { type Served, serveTree } from "../__fixtures__/serve-tree.js";
+import { describe, expect, it } from "vitest";
+import { servedPerTest } from "../__fixtures__/serve-tree.js";
 import { text } from "../patterns/text.js";
 import { alias, dir, each, file } from "../spec/node-spec.js";
 
-let served: Served | undefined;
-afterEach(async () => {
-  await served?.close();
-  served = undefined;
-});
+const serve = servedPerTest();
 
 describe("declared trees", () => {
   it("lists an each directory from the live collection, with additions and removals between listings", async () => {
     const items = new Set(["a", "b"]);
-    served = await serveTree(
+    const served = await serve(
       dir("/", [
         each(
           "items",
@@ -37,7 +33,7 @@ describe("declared trees", () => {
 
   it("keeps one qid path per node instance, and a new one for an item that is replaced", async () => {
     const sessions = new Map([["s1", { id: "s1" }]]);
-    served = await serveTree(
+    const served = await serve(
       dir("/", [
         each(
           "session",
@@ -63,7 +59,7 @@ describe("declared trees", () => {
 
   it("bumps the qid version with each write, and reports owners, modes and times", async () => {
     let value = "";
-    served = await serveTree(
+    const served = await serve(
       dir("/", [
         file(
           "v",
@@ -90,7 +86,7 @@ describe("declared trees", () => {
 
   it("follows aliases, fixed or computed at each walk", async () => {
     let latest: string | undefined = "b";
-    served = await serveTree(
+    const served = await serve(
       dir("/", [
         dir("data", [
           file(
@@ -118,7 +114,7 @@ describe("declared trees", () => {
 
   it("creates and removes entries of a collection through Tcreate and Tremove", async () => {
     const notes = new Map<string, string>();
-    served = await serveTree(
+    const served = await serve(
       dir("/", [
         each(
           "notes",
@@ -175,7 +171,7 @@ describe("permissions", () => {
     ]);
 
   it("refuses the owner a write to a 0466 file that others may write", async () => {
-    served = await serveTree(tree());
+    const served = await serve(tree());
     const agent = await served.attach("agent");
     await expect(agent.writeFile("inbox", "hello me")).rejects.toThrow("permission denied");
     const other = await served.attach("human");
@@ -184,7 +180,7 @@ describe("permissions", () => {
   });
 
   it("refuses strangers a 0600 file and a 0700 directory, and lets the owner in", async () => {
-    served = await serveTree(tree());
+    const served = await serve(tree());
     const stranger = await served.attach("mallory");
     await expect(stranger.readFile("secret")).rejects.toThrow("permission denied");
     await expect(stranger.readdir("private")).rejects.toThrow("permission denied");
@@ -196,7 +192,7 @@ describe("permissions", () => {
   });
 
   it("asks a pluggable group function", async () => {
-    served = await serveTree(
+    const served = await serve(
       dir("/", [
         file(
           "team",
@@ -214,7 +210,7 @@ describe("permissions", () => {
   });
 
   it("opens read-only files for reading only", async () => {
-    served = await serveTree(
+    const served = await serve(
       dir("/", [
         file(
           "ro",
