@@ -145,6 +145,38 @@ describe("declared trees", () => {
   });
 });
 
+describe("permissions on creation", () => {
+  it("give the creator the open mode it asked for, whatever the new file's permissions", async () => {
+    const drafts = new Map<string, string>();
+    const served = await serve(
+      dir("/", [
+        each(
+          "sealed",
+          () => drafts.keys(),
+          (name) =>
+            file(
+              name,
+              text(() => drafts.get(name) ?? "", { write: (t) => void drafts.set(name, t) }),
+              0o444,
+            ),
+          {
+            create: (name) => {
+              drafts.set(name, "");
+              return name;
+            },
+          },
+        ),
+      ]),
+    );
+    const fsys = await served.attach();
+    const f = await fsys.create("sealed/letter", { mode: OWRITE });
+    await f.write("dear glenda");
+    await f.close();
+    expect(drafts.get("letter")).toBe("dear glenda");
+    await expect(fsys.writeFile("sealed/letter", "changed")).rejects.toThrow("permission denied");
+  });
+});
+
 describe("permissions", () => {
   const tree = () =>
     dir("/", [

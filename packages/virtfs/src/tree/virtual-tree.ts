@@ -162,10 +162,16 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
   }
 
   async open(req: OpenRequest<VirtualFid>): Promise<{ qid: Qid }> {
+    const node = this.live(req.fid);
+    this.check(node, req.fid.uname, accessForOpenMode(req.mode));
+    if (req.mode & ORCLOSE) this.checkRemovable(node, req.fid.uname);
+    return this.openNode(req);
+  }
+
+  /** Runs the file's `open` handler and records the open on the fid (permissions already checked). */
+  private async openNode(req: OpenRequest<VirtualFid>): Promise<{ qid: Qid }> {
     const { fid, mode } = req;
-    const node = this.live(fid);
-    this.check(node, fid.uname, accessForOpenMode(mode));
-    if (mode & ORCLOSE) this.checkRemovable(node, fid.uname);
+    const node = fid.aux.node;
     let state: unknown;
     if (node.spec.kind === "file" && node.spec.handlers.open) {
       state = await node.spec.handlers.open({
@@ -268,7 +274,8 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
     const node = dirNode.child(name);
     if (!node) throw new NinepError(`'${name}' was created but does not appear in '${dirNode.name}'`);
     fid.aux = { node, open: null };
-    const opened = await this.open({ fid, mode, signal: req.signal });
+    // As in create(5), the creator gets the mode it asked for, whatever the new file's permissions say.
+    const opened = await this.openNode({ fid, mode, signal: req.signal });
     return { qid: opened.qid };
   }
 
