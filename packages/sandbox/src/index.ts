@@ -1,0 +1,26 @@
+// The public face of @ollie/sandbox: every name exported here is part of the API.
+
+export { PolicyError, SandboxUnavailableError } from "./errors.js";
+export {
+  compileLauncher,
+  type EnsureOptions,
+  ensureLauncher,
+  type Launcher,
+  launcherSource,
+} from "./launcher/ensure-launcher.js";
+export { type LauncherArgOptions, launcherArgs } from "./launcher/launcher-args.js";
+export { type LandlockProbe, missingFeatures, probeLandlock } from "./launcher/probe.js";
+export { DEFAULT_POLICY } from "./policy/defaults.js";
+export { loadPolicyFile, validateLayer } from "./policy/load.js";
+export type { PathList, SandboxPolicy } from "./policy/policy.js";
+export {
+  expandPolicy,
+  policyPaths,
+  type ResolveOptions,
+  resolvePolicy,
+  withLayer,
+} from "./policy/resolve.js";
+export { type PolicyLayer, REPLACEABLE } from "./policy/schema.js";
+export { KNOWN_TEMPLATES, type TemplateContext } from "./policy/templates.js";
+export { type SandboxCommand, type SandboxCommandOptions, sandboxCommand } from "./run/prepare.js";
+export { runSandboxed, type SandboxResult, type SandboxRunOptions } from "./run/run-sandboxed.js";

@@ -1,0 +1,39 @@
+import { PolicyError } from "../errors.js";
+import type { SandboxPolicy } from "../policy/policy.js";
+
+export interface LauncherArgOptions {
+  /** Use at most this Landlock ABI (to try what an older kernel would do). */
+  abiCap?: number;
+  /** Leave best-effort notices to the caller. */
+  quiet?: boolean;
+}
+
+/** The launcher options that apply an expanded policy (templates already replaced). */
+export function launcherArgs(policy: SandboxPolicy, options: LauncherArgOptions = {}): string[] {
+  const args: string[] = [];
+  for (const list of ["ro", "rox", "rw", "rwx"] as const) {
+    for (const path of policy.filesystem[list]) {
+      // The launcher reads comma-separated lists, as landrun does.
+      if (path.includes(","))
+        throw new PolicyError(
+          `'${path}': paths containing ',' cannot be granted`,
+          undefined,
+          `filesystem.${list}`,
+        );
+      args.push(`--${list}`, path);
+    }
+  }
+  const net = policy.network;
+  if (!net.enabled) args.push("--no-inet");
+  else if (net.unrestricted) args.push("--unrestricted-network");
+  if (net.enabled && !net.unrestricted) {
+    if (net.bindTcp.length > 0) args.push("--bind-tcp", net.bindTcp.join(","));
+    if (net.connectTcp.length > 0) args.push("--connect-tcp", net.connectTcp.join(","));
+  }
+  if (policy.bestEffort) args.push("--best-effort");
+  if (policy.ignoreMissing) args.push("--ignore-missing");
+  if (options.quiet) args.push("--quiet");
+  if (options.abiCap !== undefined) args.push("--abi-cap", String(options.abiCap));
+  args.push("--");
+  return args;
+}

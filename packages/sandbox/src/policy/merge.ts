@@ -1,0 +1,45 @@
+import type { PathList, SandboxPolicy } from "./policy.js";
+import type { PolicyLayer } from "./schema.js";
+
+function union<T>(a: T[], b: T[]): T[] {
+  return [...new Set([...a, ...b])];
+}
+
+/**
+ * Lays `layer` over `base`: booleans it sets replace the earlier value; lists add to the earlier lists
+ * (duplicates dropped), unless the layer names the list in `replace`, in which case its list is the list.
+ */
+export function mergeLayer(base: SandboxPolicy, layer: PolicyLayer, source: string): SandboxPolicy {
+  const replaces = new Set(layer.replace ?? []);
+  const list = <T>(key: string, earlier: T[], given: T[] | undefined): T[] => {
+    if (given === undefined) return earlier;
+    return replaces.has(key as never) ? [...new Set(given)] : union(earlier, given);
+  };
+  const fs = { ...base.filesystem };
+  for (const name of ["ro", "rox", "rw", "rwx"] as PathList[]) {
+    fs[name] = list(`filesystem.${name}`, fs[name], layer.filesystem?.[name]);
+  }
+  return {
+    bestEffort: layer.general?.best_effort ?? base.bestEffort,
+    ignoreMissing: layer.general?.ignore_missing ?? base.ignoreMissing,
+    filesystem: fs,
+    network: {
+      enabled: layer.network?.enabled ?? base.network.enabled,
+      unrestricted: layer.network?.unrestricted ?? base.network.unrestricted,
+      bindTcp: list("network.bind_tcp", base.network.bindTcp, layer.network?.bind_tcp),
+      connectTcp: list("network.connect_tcp", base.network.connectTcp, layer.network?.connect_tcp),
+    },
+    sources: [...base.sources, source],
+  };
+}
+
+/** The policy that grants nothing: the starting point layers are laid over. */
+export function emptyPolicy(): SandboxPolicy {
+  return {
+    bestEffort: false,
+    ignoreMissing: false,
+    filesystem: { ro: [], rox: [], rw: [], rwx: [] },
+    network: { enabled: false, unrestricted: false, bindTcp: [], connectTcp: [] },
+    sources: [],
+  };
+}

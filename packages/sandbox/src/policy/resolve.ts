@@ -1,0 +1,70 @@
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { PolicyError } from "../errors.js";
+import { DEFAULT_POLICY } from "./defaults.js";
+import { loadPolicyFile, validateLayer } from "./load.js";
+import { emptyPolicy, mergeLayer } from "./merge.js";
+import type { PathList, SandboxPolicy } from "./policy.js";
+import type { PolicyLayer } from "./schema.js";
+import { expandPath, type TemplateContext } from "./templates.js";
+
+export interface ResolveOptions {
+  /** A named overlay: `$XDG_CONFIG_HOME/ollie/sandbox/NAME.yaml`, which must exist. */
+  name?: string;
+  /** Where XDG_CONFIG_HOME and HOME come from (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Start from a policy that grants nothing instead of the built-in defaults. */
+  withoutDefaults?: boolean;
+  /** Layers given by code, laid over the files (validated like them). */
+  layers?: ReadonlyArray<{ layer: unknown; source: string }>;
+}
+
+/** Where the policy files are: `{ global, overlays }` under `$XDG_CONFIG_HOME/ollie`. */
+export function policyPaths(env: NodeJS.ProcessEnv = process.env): { global: string; overlays: string } {
+  const config = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
+  return { global: join(config, "ollie", "sandbox.yaml"), overlays: join(config, "ollie", "sandbox") };
+}
+
+/**
+ * Builds the policy in force: the built-in defaults, then `$XDG_CONFIG_HOME/ollie/sandbox.yaml` if it exists,
+ * then the named overlay, then any layers from code. Template variables stay unexpanded until a command runs.
+ */
+export async function resolvePolicy(options: ResolveOptions = {}): Promise<SandboxPolicy> {
+  const { global, overlays } = policyPaths(options.env);
+  let policy = options.withoutDefaults
+    ? emptyPolicy()
+    : mergeLayer(emptyPolicy(), DEFAULT_POLICY, "built-in defaults");
+  const globalLayer = await loadPolicyFile(global);
+  if (globalLayer) policy = mergeLayer(policy, globalLayer, global);
+  if (options.name !== undefined) {
+    if (!/^[\w.-]+$/.test(options.name) || options.name.startsWith(".")) {
+      throw new PolicyError(`'${options.name}' is not a policy name (letters, digits, '.', '_', '-')`);
+    }
+    const file = join(overlays, `${options.name}.yaml`);
+    const layer = await loadPolicyFile(file);
+    if (!layer) throw new PolicyError(`no sandbox policy named '${options.name}'`, file);
+    policy = mergeLayer(policy, layer, file);
+  }
+  for (const { layer, source } of options.layers ?? []) {
+    policy = mergeLayer(policy, validateLayer(layer, source), source);
+  }
+  return policy;
+}
+
+/** Lays one more layer over a policy (validated; `source` names it in errors). */
+export function withLayer(
+  policy: SandboxPolicy,
+  layer: PolicyLayer | unknown,
+  source: string,
+): SandboxPolicy {
+  return mergeLayer(policy, validateLayer(layer, source), source);
+}
+
+/** The policy with every template expanded for a command run in `ctx.cwd` with `ctx.env`. */
+export function expandPolicy(policy: SandboxPolicy, ctx: TemplateContext): SandboxPolicy {
+  const fs = { ...policy.filesystem };
+  for (const name of ["ro", "rox", "rw", "rwx"] as PathList[]) {
+    fs[name] = policy.filesystem[name].map((p, i) => expandPath(p, ctx, `filesystem.${name}[${i}]`));
+  }
+  return { ...policy, filesystem: fs };
+}

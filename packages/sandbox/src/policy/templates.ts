@@ -1,0 +1,66 @@
+import { homedir } from "node:os";
+import { isAbsolute, join, normalize } from "node:path";
+import { PolicyError } from "../errors.js";
+
+const TEMPLATE = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+const FIXED = [
+  "CWD",
+  "HOME",
+  "TMPDIR",
+  "XDG_CONFIG_HOME",
+  "XDG_DATA_HOME",
+  "XDG_CACHE_HOME",
+  "XDG_STATE_HOME",
+  "XDG_RUNTIME_DIR",
+];
+
+function known(name: string): boolean {
+  return FIXED.includes(name) || /^OLLIE_[A-Z0-9_]+$/.test(name);
+}
+
+/** The template variables a path uses that do not exist; empty when the path is fine. */
+export function unknownTemplates(path: string): string[] {
+  return [...path.matchAll(TEMPLATE)].map((m) => m[1]!).filter((name) => !known(name));
+}
+
+export const KNOWN_TEMPLATES = `{${FIXED.join("}, {")}} and {OLLIE_*}`;
+
+/** What template variables expand to: the working directory and the environment of the command. */
+export interface TemplateContext {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+}
+
+function value(name: string, ctx: TemplateContext): string | undefined {
+  const env = ctx.env;
+  const home = env.HOME || homedir();
+  switch (name) {
+    case "CWD":
+      return ctx.cwd;
+    case "HOME":
+      return home;
+    case "TMPDIR":
+      return env.TMPDIR || "/tmp";
+    case "XDG_CONFIG_HOME":
+      return env.XDG_CONFIG_HOME || join(home, ".config");
+    case "XDG_DATA_HOME":
+      return env.XDG_DATA_HOME || join(home, ".local/share");
+    case "XDG_CACHE_HOME":
+      return env.XDG_CACHE_HOME || join(home, ".cache");
+    case "XDG_STATE_HOME":
+      return env.XDG_STATE_HOME || join(home, ".local/state");
+    default:
+      return env[name] || undefined;
+  }
+}
+
+/** Expands `{NAME}` variables in a policy path; the result must be absolute. `key` names it in errors. */
+export function expandPath(path: string, ctx: TemplateContext, key: string): string {
+  const expanded = path.replace(TEMPLATE, (_, name: string) => {
+    const v = value(name, ctx);
+    if (v === undefined) throw new PolicyError(`{${name}} is used but not set`, undefined, key);
+    return v;
+  });
+  if (!isAbsolute(expanded)) throw new PolicyError(`'${expanded}' is not an absolute path`, undefined, key);
+  return normalize(expanded);
+}

@@ -1,0 +1,107 @@
+import type { Readable } from "node:stream";
+import { execa, type ResultPromise } from "execa";
+import { type SandboxCommandOptions, sandboxCommand } from "./prepare.js";
+
+export interface SandboxRunOptions extends SandboxCommandOptions {
+  /** What the command reads: text or bytes, a stream, or nothing (default). */
+  stdin?: string | Uint8Array | Readable | "ignore";
+  /** Kill the command's whole process group after this long. */
+  timeoutMs?: number;
+  /** Kill the command's whole process group when this aborts. */
+  signal?: AbortSignal;
+  /** Most bytes kept of each of stdout and stderr (default 64 MiB); the rest is dropped and `truncated` set. */
+  maxBuffer?: number;
+}
+
+export interface SandboxResult {
+  /** The command's exit status, or null if a signal ended it. */
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: Buffer;
+  stderr: Buffer;
+  timedOut: boolean;
+  aborted: boolean;
+  /** Output went past `maxBuffer` and was cut. */
+  truncated: boolean;
+  /**
+   * The launcher's own refusal (exit 125 policy, 126 cannot execute, 127 not found), as it said it; undefined
+   * when the command itself ran.
+   */
+  launcherError?: string;
+}
+
+const LAUNCHER_EXITS = new Set([125, 126, 127]);
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // the group is already gone
+  }
+}
+
+/**
+ * Runs a command under the sandbox and collects its output. Only standard input, output and error reach it.
+ * It runs in its own process group: a timeout or an abort kills the whole group, and so does the command's
+ * own exit, so nothing it started outlives it.
+ */
+export async function runSandboxed(
+  command: string,
+  args: readonly string[],
+  options: SandboxRunOptions,
+): Promise<SandboxResult> {
+  const prepared = await sandboxCommand(command, args, options);
+  options.signal?.throwIfAborted();
+  const stdin = options.stdin ?? "ignore";
+  const maxBuffer = options.maxBuffer ?? 64 * 1024 * 1024;
+  const child: ResultPromise = execa(prepared.file, prepared.args, {
+    cwd: prepared.cwd,
+    env: prepared.env,
+    extendEnv: false,
+    detached: true,
+    reject: false,
+    encoding: "buffer",
+    stripFinalNewline: false,
+    maxBuffer,
+    ...(typeof stdin === "string" || stdin instanceof Uint8Array ? { input: stdin } : { stdin }),
+  });
+  let timedOut = false;
+  let aborted = false;
+  const onAbort = () => {
+    aborted = true;
+    killGroup(child.pid);
+  };
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  const timer =
+    options.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          killGroup(child.pid);
+        }, options.timeoutMs);
+  child.on("exit", () => killGroup(child.pid));
+  try {
+    const result = await child;
+    const stderr = Buffer.from(result.stderr as Uint8Array);
+    const exitCode = result.exitCode ?? null;
+    const lastLine = stderr.toString("utf8").trimEnd().split("\n").pop() ?? "";
+    const launcherError =
+      exitCode !== null && LAUNCHER_EXITS.has(exitCode) && lastLine.startsWith("ollie-sandbox: ")
+        ? lastLine.slice("ollie-sandbox: ".length)
+        : undefined;
+    return {
+      exitCode,
+      signal: (result.signal as NodeJS.Signals | undefined) ?? null,
+      stdout: Buffer.from(result.stdout as Uint8Array),
+      stderr,
+      timedOut,
+      aborted,
+      truncated: Boolean(result.isMaxBuffer),
+      ...(launcherError !== undefined && { launcherError }),
+    };
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+}
