@@ -64,7 +64,11 @@ export async function runSandboxed(
     encoding: "buffer",
     stripFinalNewline: false,
     maxBuffer,
-    ...(typeof stdin === "string" || stdin instanceof Uint8Array ? { input: stdin } : { stdin }),
+    ...(stdin === "ignore"
+      ? { stdin }
+      : typeof stdin === "string" || stdin instanceof Uint8Array
+        ? { input: stdin }
+        : { stdin }),
   });
   let timedOut = false;
   let aborted = false;
