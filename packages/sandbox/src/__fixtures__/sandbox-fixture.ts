@@ -72,7 +72,8 @@ export async function scratch(): Promise<Scratch> {
             layer: {
               filesystem: {
                 rox: ["/usr", "/bin", "/lib", "/lib64", dirs.bin!],
-                ro: ["/etc/ld.so.cache", "/proc/self", "/dev/zero", dirs.ro!],
+                // bash reads bash.bashrc when its input is a socket, as Node's pipes are
+                ro: ["/etc/ld.so.cache", "/etc/bash.bashrc", "/proc/self", "/dev/zero", dirs.ro!],
                 rw: [dirs.rw!, "/dev/null"],
                 rwx: [dirs.rwx!],
               },
