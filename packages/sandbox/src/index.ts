@@ -7,6 +7,7 @@ export {
   ensureLauncher,
   type Launcher,
   launcherSource,
+  locateLauncher,
 } from "./launcher/ensure-launcher.js";
 export { type LauncherArgOptions, launcherArgs } from "./launcher/launcher-args.js";
 export { type LandlockProbe, missingFeatures, probeLandlock } from "./launcher/probe.js";

@@ -18,7 +18,9 @@ export interface Launcher {
 }
 
 export interface EnsureOptions {
-  /** Where to build when the package's own `bin/` cannot be written (default `$XDG_CACHE_HOME/ollie/sandbox`). */
+  /** Where the build step puts the launcher (default: the package's `bin/`). */
+  binDir?: string;
+  /** Where to build when `binDir` cannot be written (default `$XDG_CACHE_HOME/ollie/sandbox`). */
   cacheDir?: string;
   /** The C compiler (default `$CC`, then `cc`). */
   compiler?: string;
@@ -103,17 +105,18 @@ export function ensureLauncher(options: EnsureOptions = {}): Promise<Launcher> {
       ),
     );
   }
-  ensured ??= find(options).catch((err: unknown) => {
+  ensured ??= locateLauncher(options).catch((err: unknown) => {
     ensured = undefined;
     throw err;
   });
   return ensured;
 }
 
-async function find(options: EnsureOptions): Promise<Launcher> {
+/** `ensureLauncher` without remembering: finds a current launcher or builds one. */
+export async function locateLauncher(options: EnsureOptions = {}): Promise<Launcher> {
   const env = options.env ?? process.env;
   const hash = await sourceHash(launcherSource());
-  const packaged = join(packageRoot(), "bin");
+  const packaged = options.binDir ?? join(packageRoot(), "bin");
   const cache =
     options.cacheDir ?? join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "ollie", "sandbox");
   for (const dir of [packaged, cache]) {

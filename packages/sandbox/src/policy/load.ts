@@ -56,11 +56,12 @@ export async function loadPolicyFile(file: string): Promise<PolicyLayer | undefi
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new PolicyError(`cannot read: ${(err as Error).message}`, file);
   }
-  const doc = parseDocument(text, { prettyErrors: false });
+  const doc = parseDocument(text);
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
     const where = e.linePos ? `line ${e.linePos[0].line}, column ${e.linePos[0].col}: ` : "";
-    throw new PolicyError(`${where}${e.message.split("\n")[0]}`, file);
+    const what = e.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+    throw new PolicyError(`${where}${what}`, file);
   }
   return validateLayer(doc.toJS(), file);
 }

@@ -1,0 +1,197 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { PolicyError } from "../errors.js";
+import { launcherArgs } from "../launcher/launcher-args.js";
+import { runSandboxed } from "../run/run-sandboxed.js";
+import { expandPolicy, policyPaths, resolvePolicy } from "./resolve.js";
+
+let config: string;
+let env: NodeJS.ProcessEnv;
+
+beforeEach(() => {
+  config = mkdtempSync(join(tmpdir(), "sandbox-policy-"));
+  mkdirSync(join(config, "ollie", "sandbox"), { recursive: true });
+  env = { XDG_CONFIG_HOME: config, HOME: "/home/glenda" };
+});
+afterEach(() => rmSync(config, { recursive: true, force: true }));
+
+const writeGlobal = (yaml: string) => writeFileSync(policyPaths(env).global, yaml);
+const writeOverlay = (name: string, yaml: string) =>
+  writeFileSync(join(policyPaths(env).overlays, `${name}.yaml`), yaml);
+
+async function policyError(promise: Promise<unknown>): Promise<PolicyError> {
+  const err = await promise.catch((e: unknown) => e);
+  expect(err).toBeInstanceOf(PolicyError);
+  return err as PolicyError;
+}
+
+describe("layering", () => {
+  it("lays the global file and a named overlay over the built-in defaults", async () => {
+    writeGlobal(
+      "general:\n  best_effort: true\nfilesystem:\n  ro: ['{HOME}/.config/ollie']\nnetwork:\n  connect_tcp: [8080]\n",
+    );
+    writeOverlay(
+      "web",
+      "filesystem:\n  rw: ['{XDG_CACHE_HOME}/web']\nnetwork:\n  connect_tcp: [443, 8443]\n",
+    );
+    const p = await resolvePolicy({ env, name: "web" });
+    expect(p.sources).toEqual([
+      "built-in defaults",
+      policyPaths(env).global,
+      join(policyPaths(env).overlays, "web.yaml"),
+    ]);
+    expect(p.bestEffort).toBe(true);
+    expect(p.filesystem.ro).toContain("/etc/passwd");
+    expect(p.filesystem.ro).toContain("{HOME}/.config/ollie");
+    expect(p.filesystem.rw).toEqual(["{CWD}", "{TMPDIR}", "/dev/null", "{XDG_CACHE_HOME}/web"]);
+    expect(p.network.connectTcp).toEqual([80, 443, 8080, 8443]);
+  });
+
+  it("replaces a list instead of adding to it when the layer says so, and overrides booleans", async () => {
+    writeGlobal(
+      "replace: [filesystem.rw, network.connect_tcp]\nfilesystem:\n  rw: ['{CWD}']\nnetwork:\n  connect_tcp: []\n  enabled: false\n",
+    );
+    const p = await resolvePolicy({ env });
+    expect(p.filesystem.rw).toEqual(["{CWD}"]);
+    expect(p.network).toMatchObject({ enabled: false, connectTcp: [] });
+    expect(p.filesystem.rox).toContain("/usr");
+  });
+
+  it("starts from nothing when asked, and takes layers from code", async () => {
+    const p = await resolvePolicy({
+      env,
+      withoutDefaults: true,
+      layers: [{ source: "tool", layer: { filesystem: { ro: ["/x"] } } }],
+    });
+    expect(p).toMatchObject({
+      filesystem: { ro: ["/x"], rox: [], rw: [], rwx: [] },
+      network: { enabled: false },
+      sources: ["tool"],
+    });
+  });
+
+  it("needs a named overlay to exist", async () => {
+    const err = await policyError(resolvePolicy({ env, name: "absent" }));
+    expect(err.message).toBe(
+      `${join(policyPaths(env).overlays, "absent.yaml")}: no sandbox policy named 'absent'`,
+    );
+    expect((await policyError(resolvePolicy({ env, name: "../etc" }))).message).toMatch(
+      /is not a policy name/,
+    );
+  });
+});
+
+describe("templates", () => {
+  it("expand at run time from the command's directory and environment", async () => {
+    writeGlobal(
+      "filesystem:\n  rw: ['{XDG_DATA_HOME}/x', '{XDG_STATE_HOME}', '{XDG_CACHE_HOME}', '{XDG_CONFIG_HOME}/c', '{OLLIE_SESSION}/work', '{XDG_RUNTIME_DIR}']\n",
+    );
+    const p = await resolvePolicy({ env });
+    const e = expandPolicy(p, {
+      cwd: "/work/project",
+      env: {
+        HOME: "/home/glenda",
+        TMPDIR: "/var/tmp",
+        OLLIE_SESSION: "/srv/s1",
+        XDG_RUNTIME_DIR: "/run/user/1",
+      },
+    });
+    expect(e.filesystem.rw).toEqual([
+      "/work/project",
+      "/var/tmp",
+      "/dev/null",
+      "/home/glenda/.local/share/x",
+      "/home/glenda/.local/state",
+      "/home/glenda/.cache",
+      "/home/glenda/.config/c",
+      "/srv/s1/work",
+      "/run/user/1",
+    ]);
+  });
+
+  it("refuse a variable that is used but not set, and a path that is not absolute", async () => {
+    writeGlobal("filesystem:\n  ro: ['{OLLIE_MISSING}/x']\n");
+    const p = await resolvePolicy({ env });
+    expect(() => expandPolicy(p, { cwd: "/w", env: {} })).toThrow(
+      "filesystem.ro[27]: {OLLIE_MISSING} is used but not set",
+    );
+    writeGlobal("filesystem:\n  ro: ['relative/path']\n");
+    const q = await resolvePolicy({ env });
+    expect(() => expandPolicy(q, { cwd: "/w", env: {} })).toThrow("'relative/path' is not an absolute path");
+  });
+});
+
+describe("validation errors name the file, the key and the problem", () => {
+  const cases: Array<[string, string, RegExp]> = [
+    ["a YAML syntax error", "filesystem:\n  ro: [unclosed\n", /line 3, column 1: /],
+    ["an unknown top-level key", "filesytem:\n  ro: []\n", /: unknown key 'filesytem'$/],
+    ["an unknown nested key", "network:\n  enable: true\n", /: network: unknown key 'enable'$/],
+    [
+      "a boolean written as text",
+      "general:\n  best_effort: 'yes'\n",
+      /: general\.best_effort: Invalid input: expected boolean, received string$/,
+    ],
+    [
+      "a port out of range",
+      "network:\n  connect_tcp: [70000]\n",
+      /: network\.connect_tcp\[0\]: a port is at most 65535$/,
+    ],
+    [
+      "a port that is not whole",
+      "network:\n  bind_tcp: [80.5]\n",
+      /: network\.bind_tcp\[0\]: a port is a whole number$/,
+    ],
+    ["an empty path", "filesystem:\n  rw: ['']\n", /: filesystem\.rw\[0\]: an empty path$/],
+    [
+      "a list given as one value",
+      "filesystem:\n  rox: /usr\n",
+      /: filesystem\.rox: Invalid input: expected array, received string$/,
+    ],
+    [
+      "an unknown template variable",
+      "filesystem:\n  ro: ['{HOMEDIR}/x']\n",
+      /: filesystem\.ro\[0\]: unknown template variable \{HOMEDIR\} \(known: /,
+    ],
+    [
+      "an unknown list to replace",
+      "replace: [filesystem.all]\n",
+      /: replace\[0\]: Invalid option: expected one of/,
+    ],
+    [
+      "a document that is not a mapping",
+      "- just\n- a list\n",
+      /: Invalid input: expected object, received array$/,
+    ],
+  ];
+  it.each(cases)("%s", async (_what, yaml, pattern) => {
+    writeGlobal(yaml);
+    const err = await policyError(resolvePolicy({ env }));
+    expect(err.file).toBe(policyPaths(env).global);
+    expect(err.message.startsWith(`${policyPaths(env).global}: `)).toBe(true);
+    expect(err.message).toMatch(pattern);
+  });
+
+  it("a file that cannot be read", async () => {
+    mkdirSync(policyPaths(env).global);
+    expect((await policyError(resolvePolicy({ env }))).message).toMatch(/sandbox\.yaml: cannot read: EISDIR/);
+  });
+
+  it("an empty file is an empty layer", async () => {
+    writeGlobal("# nothing here yet\n");
+    expect((await resolvePolicy({ env })).sources).toHaveLength(2);
+  });
+});
+
+describe("a policy that grants nothing", () => {
+  it("runs nothing", async () => {
+    const policy = await resolvePolicy({ env, withoutDefaults: true });
+    expect(launcherArgs(expandPolicy(policy, { cwd: "/", env: {} }))).toEqual(["--no-inet", "--"]);
+    const r = await runSandboxed("/usr/bin/true", [], { policy, env: {}, cwd: "/" });
+    expect(r).toMatchObject({
+      exitCode: 126,
+      launcherError: "/usr/bin/true: cannot execute: Permission denied",
+    });
+  });
+});
