@@ -30,18 +30,26 @@ static struct sockaddr_in loopback(int port) {
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: probe connect|connect-mptcp|bind|udp|kill|abstract ARG\n");
+    fprintf(stderr, "usage: probe connect|connect-mptcp|bind|udp|kill|abstract|abstract-listen ARG\n");
     return 2;
   }
   const char *what = argv[1];
   if (strcmp(what, "kill") == 0) return report(kill(atoi(argv[2]), SIGTERM));
-  if (strcmp(what, "abstract") == 0) {
+  if (strcmp(what, "abstract") == 0 || strcmp(what, "abstract-listen") == 0) {
     int s = socket(AF_UNIX, SOCK_STREAM, 0);
     struct sockaddr_un a;
     memset(&a, 0, sizeof a);
     a.sun_family = AF_UNIX;
     strncpy(a.sun_path + 1, argv[2], sizeof a.sun_path - 2);
-    return report(connect(s, (struct sockaddr *)&a, sizeof(sa_family_t) + 1 + strlen(argv[2])));
+    socklen_t len = sizeof(sa_family_t) + 1 + strlen(argv[2]);
+    if (strcmp(what, "abstract") == 0) return report(connect(s, (struct sockaddr *)&a, len));
+    if (bind(s, (struct sockaddr *)&a, len) < 0 || listen(s, 8) < 0) return report(-1);
+    puts("listening");
+    fflush(stdout);
+    for (;;) {
+      int c = accept(s, NULL, NULL);
+      if (c >= 0) close(c);
+    }
   }
   int port = atoi(argv[2]);
   struct sockaddr_in a = loopback(port);

@@ -171,6 +171,23 @@ describe("scoping", () => {
   });
 });
 
+describe("abstract Unix sockets", () => {
+  it("refuses connecting to one created outside the sandbox, unless scoping is off at that ABI", async () => {
+    const name = `ollie-sandbox-test-${process.pid}`;
+    const outside = spawn(s.probe, ["abstract-listen", name]);
+    try {
+      await new Promise<void>((resolve) => outside.stdout.once("data", () => resolve()));
+      expect((await s.run(s.probe, ["abstract", name])).stdout.toString()).toBe("Operation not permitted\n");
+      const lenient = await s.policy({ general: { best_effort: true } });
+      expect(
+        (await s.run(s.probe, ["abstract", name], { policy: lenient, abiCap: 5 })).stdout.toString(),
+      ).toBe("ok\n");
+    } finally {
+      outside.kill();
+    }
+  });
+});
+
 describe("older kernels, simulated by capping the ABI", () => {
   it("refuses rules the ABI cannot enforce, unless best effort drops only those", async () => {
     const policy = await s.policy({ network: { connect_tcp: [allowedPort] } });
