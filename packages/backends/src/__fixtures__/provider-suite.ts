@@ -1,0 +1,206 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Backend } from "../backend.js";
+import {
+  AuthError,
+  ContextOverflowError,
+  RateLimitError,
+  ToolUnsupportedError,
+  TransientError,
+} from "../errors.js";
+import type { MockReply } from "../testing/mock-reply.js";
+import { MockLlmServer, type MockProvider } from "../testing/mock-server.js";
+import type { Message, StreamEvent, Tool } from "../types.js";
+
+export const weatherTool: Tool = {
+  name: "get_weather",
+  description: "Current weather",
+  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+};
+
+export const conversation: Message[] = [
+  { role: "system", content: "You are a coding agent." },
+  { role: "user", content: "Weather in Paris and Tokyo?" },
+  {
+    role: "assistant",
+    content: "",
+    toolCalls: [
+      { id: "call_A1", name: "get_weather", arguments: { city: "Paris" } },
+      { id: "call_B2", name: "get_weather", arguments: { city: "Tokyo" } },
+    ],
+  },
+  { role: "tool", toolCallId: "call_A1", name: "get_weather", content: "18C cloudy" },
+  { role: "tool", toolCallId: "call_B2", name: "get_weather", content: "24C sunny" },
+];
+
+export async function collect(stream: AsyncIterable<StreamEvent>) {
+  const events: StreamEvent[] = [];
+  for await (const e of stream) events.push(e);
+  const done = events.at(-1);
+  if (done?.type !== "done") throw new Error(`the stream did not end with done: ${JSON.stringify(done)}`);
+  return {
+    events,
+    done,
+    text: events.flatMap((e) => (e.type === "text" ? [e.delta] : [])).join(""),
+    reasoning: events.flatMap((e) => (e.type === "reasoning" ? [e.delta] : [])).join(""),
+    calls: events.flatMap((e) => (e.type === "tool_call" ? [e.call] : [])),
+    usage: events.flatMap((e) => (e.type === "usage" ? [e.usage] : [])).at(-1),
+  };
+}
+
+export interface SuiteOptions {
+  provider: MockProvider;
+  make: (server: MockLlmServer) => Backend;
+  /** Whether the provider streams SSE (else NDJSON). */
+  sse: boolean;
+  /** Tool-call ids the provider sends (Gemini ≤2.5 sends none: they are made up). */
+  sendsIds?: boolean;
+  /** The faults this provider has. */
+  faults: Array<MockReply["fault"] & object>;
+}
+
+/** The behaviour every provider must show against the mock server. */
+export function providerSuite(o: SuiteOptions): { server: () => MockLlmServer } {
+  let server: MockLlmServer;
+  beforeAll(async () => {
+    server = await MockLlmServer.start();
+  });
+  afterAll(async () => server.close());
+  const run = (
+    reply: MockReply,
+    messages: Message[] = conversation.slice(0, 2),
+    tools: Tool[] = [weatherTool],
+  ) => {
+    server.enqueue(reply);
+    return collect(o.make(server).chatStream(messages, tools, {}));
+  };
+  const fails = async (reply: MockReply) => {
+    server.enqueue(reply);
+    const err = await collect(o.make(server).chatStream(conversation.slice(0, 2), [weatherTool])).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(Error);
+    return err as Error & { retryAfterMs?: number; status?: number; provider?: string };
+  };
+
+  describe(`${o.provider}: streams`, () => {
+    it("plain text, in many small pieces", async () => {
+      const r = await run({ text: "Hello there, general Kenobi!", chunkSize: 3 });
+      expect(r.text).toBe("Hello there, general Kenobi!");
+      expect(r.events.filter((e) => e.type === "text").length).toBeGreaterThan(5);
+      expect(r.done).toMatchObject({
+        reason: "stop",
+        message: { role: "assistant", content: "Hello there, general Kenobi!" },
+      });
+      expect(r.calls).toEqual([]);
+    });
+
+    it("two parallel tool calls whose arguments arrive in pieces", async () => {
+      const args = [{ city: "Paris", units: "metric", note: "ünïcödé ✓" }, { city: "Tokyo" }];
+      const r = await run({
+        text: "Checking both.",
+        toolCalls: [
+          { id: "call_1", name: "get_weather", arguments: args[0]! },
+          { id: "call_2", name: "get_weather", arguments: args[1]! },
+        ],
+        chunkSize: 2,
+      });
+      expect(r.calls.map((c) => c.arguments)).toEqual(args);
+      expect(r.calls.map((c) => c.name)).toEqual(["get_weather", "get_weather"]);
+      const ids = r.calls.map((c) => c.id);
+      if (o.sendsIds !== false) expect(ids).toEqual(["call_1", "call_2"]);
+      expect(new Set(ids).size).toBe(2);
+      expect(r.done.reason).toBe("tool_use");
+      expect(r.done.message.toolCalls).toEqual(r.calls);
+      expect(r.done.message.content).toBe("Checking both.");
+    });
+
+    it("reasoning, kept apart from the text", async () => {
+      const r = await run({ reasoning: "17*20=340, plus 51 = 391.", text: "391", chunkSize: 5 });
+      expect(r.reasoning).toBe("17*20=340, plus 51 = 391.");
+      expect(r.text).toBe("391");
+      expect(r.done.message.reasoning?.[0]?.text).toBe("17*20=340, plus 51 = 391.");
+    });
+
+    it("usage, including cached tokens", async () => {
+      const r = await run({
+        text: "ok",
+        usage: { input: 20480, output: 1210, cachedInput: o.provider === "ollama" ? 0 : 19968 },
+      });
+      expect(r.usage).toMatchObject({
+        inputTokens: 20480,
+        outputTokens: 1210,
+        cachedInputTokens: o.provider === "ollama" ? 0 : 19968,
+      });
+    });
+
+    it("a multi-byte character split between two TCP chunks", async () => {
+      const r = await run({ text: "naïve café — ✓ done", splitUtf8: true });
+      expect(r.text).toBe("naïve café — ✓ done");
+    });
+
+    if (o.sse) {
+      it("CRLF line endings and keep-alive comment lines", async () => {
+        const r = await run({ text: "through the noise", crlf: true, keepAlive: true });
+        expect(r.text).toBe("through the noise");
+      });
+    }
+
+    it("closes the HTTP request promptly when the signal aborts", async () => {
+      const before = server.disconnects;
+      server.enqueue({ text: "a slow reply that will never be read to the end", chunkSize: 1, delayMs: 30 });
+      const ac = new AbortController();
+      const seen: string[] = [];
+      const reading = (async () => {
+        for await (const e of o.make(server).chatStream(conversation.slice(0, 2), [], {}, ac.signal)) {
+          if (e.type === "text") seen.push(e.delta);
+          if (seen.length === 2) ac.abort();
+        }
+      })();
+      const started = Date.now();
+      await expect(reading).rejects.toThrow(/abort/i);
+      await server.waitForDisconnects(before + 1);
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect(seen).toHaveLength(2);
+    });
+  });
+
+  describe(`${o.provider}: errors`, () => {
+    it("a stream cut in the middle is transient", async () => {
+      const err = await fails({ text: "this will be cut short", chunkSize: 2, cutAfter: 3 });
+      expect(err).toBeInstanceOf(TransientError);
+    });
+
+    for (const fault of o.faults) {
+      const label = `${fault.type}${"status" in fault ? ` ${fault.status}` : ""}`;
+      it(`${label} is typed`, async () => {
+        const err = await fails({ fault });
+        expect(err.provider).toBe(o.provider);
+        switch (fault.type) {
+          case "rate_limit":
+            expect(err).toBeInstanceOf(RateLimitError);
+            if (typeof fault.retryAfter === "number") expect(err.retryAfterMs).toBe(fault.retryAfter * 1000);
+            break;
+          case "server_error":
+            expect(err).toBeInstanceOf(TransientError);
+            expect(err.status).toBe(fault.status);
+            break;
+          case "overloaded":
+          case "stream_error":
+            expect(err).toBeInstanceOf(TransientError);
+            break;
+          case "context_overflow":
+            expect(err).toBeInstanceOf(ContextOverflowError);
+            break;
+          case "tool_unsupported":
+            expect(err).toBeInstanceOf(ToolUnsupportedError);
+            break;
+          case "auth":
+            expect(err).toBeInstanceOf(AuthError);
+            break;
+        }
+      });
+    }
+  });
+
+  return { server: () => server };
+}

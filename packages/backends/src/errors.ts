@@ -1,0 +1,76 @@
+/** Fields every backend error carries. */
+export interface BackendErrorInit {
+  provider: string;
+  /** HTTP status, when the error came with one (not for errors inside a 200 stream). */
+  status?: number;
+  /** The provider's own message. */
+  providerMessage: string;
+  requestId?: string;
+}
+
+/**
+ * A failure of an LLM request, typed so the agent loop knows what to do: retry later (RateLimitError,
+ * TransientError), compact and retry (ContextOverflowError), or give up (the rest).
+ */
+export abstract class BackendError extends Error {
+  readonly provider: string;
+  readonly status: number | undefined;
+  readonly providerMessage: string;
+  readonly requestId: string | undefined;
+  abstract readonly retryable: boolean;
+
+  constructor(init: BackendErrorInit) {
+    const status = init.status === undefined ? "" : ` ${init.status}`;
+    super(`${init.provider}${status}: ${init.providerMessage}`);
+    this.provider = init.provider;
+    this.status = init.status;
+    this.providerMessage = init.providerMessage;
+    this.requestId = init.requestId;
+  }
+}
+
+/** Too many requests: retry after `retryAfterMs` if the provider said, else with backoff. */
+export class RateLimitError extends BackendError {
+  override readonly name = "RateLimitError";
+  readonly retryable = true;
+  readonly retryAfterMs: number | undefined;
+  constructor(init: BackendErrorInit & { retryAfterMs?: number | undefined }) {
+    super(init);
+    this.retryAfterMs = init.retryAfterMs;
+  }
+}
+
+/** A failure that may not happen again: 5xx, overload, a dropped connection, a stream cut short. */
+export class TransientError extends BackendError {
+  override readonly name = "TransientError";
+  readonly retryable = true;
+  readonly retryAfterMs: number | undefined;
+  constructor(init: BackendErrorInit & { retryAfterMs?: number | undefined }) {
+    super(init);
+    this.retryAfterMs = init.retryAfterMs;
+  }
+}
+
+/** The request does not fit the model's context window: compact the conversation and retry. */
+export class ContextOverflowError extends BackendError {
+  override readonly name = "ContextOverflowError";
+  readonly retryable = false;
+}
+
+/** The model or server cannot take tools. */
+export class ToolUnsupportedError extends BackendError {
+  override readonly name = "ToolUnsupportedError";
+  readonly retryable = false;
+}
+
+/** The credential is missing, wrong, or not allowed (including quota and billing refusals). */
+export class AuthError extends BackendError {
+  override readonly name = "AuthError";
+  readonly retryable = false;
+}
+
+/** The provider refused the request as malformed; sending it again will not help. */
+export class BadRequestError extends BackendError {
+  override readonly name = "BadRequestError";
+  readonly retryable = false;
+}

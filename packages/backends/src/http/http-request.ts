@@ -1,0 +1,114 @@
+import type { Readable } from "node:stream";
+import { request } from "undici";
+import { TransientError } from "../errors.js";
+import { classifyError, errorFacts } from "./classify.js";
+
+export type ResponseHeaders = Record<string, string | string[] | undefined>;
+
+export interface HttpResponse {
+  status: number;
+  headers: ResponseHeaders;
+  body: Readable;
+}
+
+export interface RequestOptions {
+  method?: "GET" | "POST";
+  headers?: Record<string, string>;
+  body?: unknown;
+  signal?: AbortSignal | undefined;
+  /** Longest silence allowed between body chunks (default 10 minutes: reasoning models can be quiet). */
+  idleTimeoutMs?: number;
+}
+
+function abortReason(signal: AbortSignal | undefined): unknown {
+  return signal?.reason ?? new DOMException("This operation was aborted", "AbortError");
+}
+
+/**
+ * Sends a request. Network failures become TransientError; an aborted signal rethrows its reason. The caller
+ * owns the body and must consume it or destroy it.
+ */
+export async function send(
+  provider: string,
+  url: string,
+  options: RequestOptions = {},
+): Promise<HttpResponse> {
+  const idle = options.idleTimeoutMs ?? 600_000;
+  try {
+    const res = await request(url, {
+      method: options.method ?? (options.body === undefined ? "GET" : "POST"),
+      headers: {
+        ...(options.body !== undefined && { "content-type": "application/json" }),
+        ...options.headers,
+      },
+      ...(options.body !== undefined && { body: JSON.stringify(options.body) }),
+      ...(options.signal && { signal: options.signal }),
+      headersTimeout: idle,
+      bodyTimeout: idle,
+    });
+    return {
+      status: res.statusCode,
+      headers: res.headers as ResponseHeaders,
+      body: res.body as unknown as Readable,
+    };
+  } catch (err) {
+    if (options.signal?.aborted) throw abortReason(options.signal);
+    throw new TransientError({
+      provider,
+      providerMessage: `request to ${url} failed: ${(err as Error).message}`,
+    });
+  }
+}
+
+/** Reads a whole (small) body as text, at most 1 MiB. */
+export async function readText(body: Readable, signal?: AbortSignal): Promise<string> {
+  const parts: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      size += (chunk as Buffer).length;
+      if (size <= 1024 * 1024) parts.push(chunk as Buffer);
+    }
+  } catch (err) {
+    if (signal?.aborted) throw abortReason(signal);
+    throw err;
+  }
+  return Buffer.concat(parts).toString("utf8");
+}
+
+/** The typed error for a response whose status is not 2xx (its body is consumed). */
+export async function errorFromResponse(provider: string, res: HttpResponse, signal?: AbortSignal) {
+  const text = await readText(res.body, signal).catch(() => "");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  return classifyError(provider, res.status, errorFacts(parsed, text.trim()), res.headers);
+}
+
+/** GETs JSON, with failures typed like a chat request's. */
+export async function getJson(
+  provider: string,
+  url: string,
+  headers: Record<string, string>,
+  signal?: AbortSignal,
+) {
+  const res = await send(provider, url, { headers, signal });
+  if (res.status < 200 || res.status > 299) throw await errorFromResponse(provider, res, signal);
+  return JSON.parse(await readText(res.body, signal)) as unknown;
+}
+
+/** POSTs JSON and returns JSON (for Ollama's /api/show), failures typed. */
+export async function postJson(
+  provider: string,
+  url: string,
+  body: unknown,
+  headers: Record<string, string>,
+  signal?: AbortSignal,
+) {
+  const res = await send(provider, url, { headers, body, signal });
+  if (res.status < 200 || res.status > 299) throw await errorFromResponse(provider, res, signal);
+  return JSON.parse(await readText(res.body, signal)) as unknown;
+}

@@ -1,0 +1,32 @@
+import { createParser } from "eventsource-parser";
+
+/** One SSE event, or a line that was not SSE at all (a raw JSON error body some servers send mid-stream). */
+export type SseItem =
+  | { kind: "event"; event: string | undefined; data: string }
+  | { kind: "raw"; line: string };
+
+/**
+ * Parses a byte stream as server-sent events, yielding the items of each chunk as one array (no per-event
+ * promise, no queue). One long-lived UTF-8 decoder keeps characters split across chunks intact; comments
+ * and keep-alives are dropped; a last event missing its blank line is still delivered at the end.
+ */
+export async function* readSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseItem[]> {
+  let batch: SseItem[] = [];
+  const parser = createParser({
+    onEvent: (e) => batch.push({ kind: "event", event: e.event, data: e.data }),
+    onError: (err) => {
+      const line = (err as { line?: string }).line;
+      if (line !== undefined && line.trim() !== "") batch.push({ kind: "raw", line });
+    },
+  });
+  const decoder = new TextDecoder("utf-8");
+  for await (const chunk of body) {
+    parser.feed(decoder.decode(chunk, { stream: true }));
+    if (batch.length > 0) {
+      yield batch;
+      batch = [];
+    }
+  }
+  parser.feed(`${decoder.decode()}\n\n`);
+  if (batch.length > 0) yield batch;
+}

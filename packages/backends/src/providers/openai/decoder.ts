@@ -1,0 +1,141 @@
+import { TransientError } from "../../errors.js";
+import { classifyError, errorFacts } from "../../http/classify.js";
+import type { SseItem } from "../../http/sse-reader.js";
+import type { WireDecoder } from "../../stream/drive.js";
+import { ReplyBuilder } from "../../stream/reply-builder.js";
+import { ToolCallAssembler } from "../../stream/tool-call-assembler.js";
+import type { StopReason, Usage } from "../../types.js";
+
+interface Delta {
+  content?: string | null;
+  reasoning_content?: string | null;
+  reasoning?: string | null;
+  reasoning_text?: string | null;
+  tool_calls?: Array<{ index?: number; id?: string; function?: { name?: string; arguments?: string } }>;
+  function_call?: { name?: string; arguments?: string };
+}
+
+interface Chunk {
+  error?: unknown;
+  choices?: Array<{ index?: number; delta?: Delta; finish_reason?: string | null }> | null;
+  usage?: {
+    prompt_tokens?: number;
+    completion_tokens?: number;
+    prompt_tokens_details?: { cached_tokens?: number; cache_write_tokens?: number } | null;
+    completion_tokens_details?: { reasoning_tokens?: number } | null;
+    cost?: number;
+  } | null;
+}
+
+const REASONS: Record<string, StopReason> = {
+  stop: "stop",
+  length: "length",
+  tool_calls: "tool_use",
+  function_call: "tool_use",
+  content_filter: "content_filter",
+  error: "error",
+};
+
+function usageOf(u: NonNullable<Chunk["usage"]>): Usage {
+  const usage: Usage = {
+    inputTokens: u.prompt_tokens ?? 0,
+    outputTokens: u.completion_tokens ?? 0,
+    cachedInputTokens: u.prompt_tokens_details?.cached_tokens ?? 0,
+    cacheCreationTokens: u.prompt_tokens_details?.cache_write_tokens ?? 0,
+  };
+  const reasoning = u.completion_tokens_details?.reasoning_tokens;
+  if (reasoning !== undefined) usage.reasoningTokens = reasoning;
+  if (typeof u.cost === "number") usage.costUsd = u.cost;
+  return usage;
+}
+
+/**
+ * Chat-completions SSE: `data:` chunks until `data: [DONE]`. Reasoning is read from whichever field the
+ * server uses; tool calls from `tool_calls` deltas or the legacy `function_call`; errors inside the stream
+ * (an `error` event, or a chunk or raw line with an `error` key) are thrown typed.
+ */
+export class OpenAiDecoder implements WireDecoder<SseItem> {
+  readonly builder = new ReplyBuilder();
+  private readonly calls = new ToolCallAssembler();
+  private finishReason: string | undefined;
+
+  constructor(private readonly provider: string) {}
+
+  accept(item: SseItem): void {
+    if (item.kind === "raw") {
+      this.rawLine(item.line);
+      return;
+    }
+    if (item.data.trim() === "[DONE]") {
+      this.finish();
+      return;
+    }
+    let chunk: Chunk;
+    try {
+      chunk = JSON.parse(item.data) as Chunk;
+    } catch {
+      throw new TransientError({
+        provider: this.provider,
+        providerMessage: `unreadable stream data: ${item.data.slice(0, 200)}`,
+      });
+    }
+    if (item.event === "error" || (chunk.error !== undefined && chunk.error !== null)) {
+      throw classifyError(this.provider, undefined, errorFacts(chunk, item.data));
+    }
+    for (const choice of chunk.choices ?? []) {
+      if ((choice.index ?? 0) !== 0) continue;
+      const d = choice.delta ?? {};
+      const reasoning = d.reasoning_content || d.reasoning || d.reasoning_text;
+      if (reasoning) this.builder.reasoningDelta(reasoning);
+      if (d.content) this.builder.text(d.content);
+      for (const tc of d.tool_calls ?? []) {
+        this.calls.accept(
+          { index: tc.index, id: tc.id, name: tc.function?.name, arguments: tc.function?.arguments },
+          this.builder,
+        );
+      }
+      if (d.function_call) {
+        this.calls.accept(
+          { index: 0, name: d.function_call.name, arguments: d.function_call.arguments },
+          this.builder,
+        );
+      }
+      if (choice.finish_reason) {
+        this.finishReason = choice.finish_reason;
+        this.calls.finish(this.builder);
+      }
+    }
+    if (chunk.usage) this.builder.setUsage(usageOf(chunk.usage));
+  }
+
+  private rawLine(line: string): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (typeof parsed === "object" && parsed !== null && "error" in parsed) {
+      throw classifyError(this.provider, undefined, errorFacts(parsed, line));
+    }
+  }
+
+  private finish(): void {
+    this.calls.finish(this.builder);
+    let reason = REASONS[this.finishReason ?? ""] ?? "other";
+    if (reason === "stop" && this.builder.callCount > 0) reason = "tool_use";
+    this.builder.done(reason, this.finishReason);
+  }
+
+  end(): void {
+    if (this.builder.isDone) return;
+    // Some servers close without [DONE] after the last choice finished; without a finish it was cut short.
+    if (this.finishReason === undefined) {
+      throw new TransientError({
+        provider: this.provider,
+        providerMessage: "the stream ended before the reply did",
+      });
+    }
+    this.finish();
+  }
+}

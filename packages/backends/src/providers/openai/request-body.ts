@@ -1,0 +1,60 @@
+import type { GenerationParams, Message, Tool } from "../../types.js";
+
+export interface OpenAiBodyOptions {
+  /** "system" (default) or "developer" for the system prompt's role. */
+  systemRole?: "system" | "developer";
+  /** The field that caps output: OpenAI wants max_completion_tokens, many servers only max_tokens. */
+  maxTokensField?: "max_tokens" | "max_completion_tokens";
+}
+
+function toWire(m: Message, systemRole: string): Record<string, unknown> {
+  switch (m.role) {
+    case "system":
+      return { role: systemRole, content: m.content };
+    case "user":
+      return { role: "user", content: m.content };
+    case "assistant":
+      return {
+        role: "assistant",
+        content: m.content === "" && m.toolCalls?.length ? null : m.content,
+        ...(m.toolCalls?.length && {
+          tool_calls: m.toolCalls.map((c) => ({
+            id: c.id,
+            type: "function",
+            function: { name: c.name, arguments: c.rawArguments ?? JSON.stringify(c.arguments) },
+          })),
+        }),
+      };
+    case "tool":
+      return { role: "tool", tool_call_id: m.toolCallId, content: m.content };
+  }
+}
+
+/** The body of a streaming chat-completions request. */
+export function openAiRequestBody(
+  model: string,
+  messages: readonly Message[],
+  tools: readonly Tool[],
+  params: GenerationParams,
+  options: OpenAiBodyOptions = {},
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    model,
+    stream: true,
+    stream_options: { include_usage: true },
+    messages: messages.map((m) => toWire(m, options.systemRole ?? "system")),
+  };
+  if (tools.length > 0) {
+    body.tools = tools.map((t) => ({
+      type: "function",
+      function: { name: t.name, description: t.description, parameters: t.parameters },
+    }));
+  }
+  if (params.temperature !== undefined) body.temperature = params.temperature;
+  if (params.topP !== undefined) body.top_p = params.topP;
+  if (params.maxTokens !== undefined) body[options.maxTokensField ?? "max_tokens"] = params.maxTokens;
+  if (params.stop?.length) body.stop = params.stop;
+  if (params.seed !== undefined) body.seed = params.seed;
+  if (params.reasoningEffort !== undefined) body.reasoning_effort = params.reasoningEffort;
+  return { ...body, ...params.extra };
+}

@@ -1,0 +1,120 @@
+import type { AssistantMessage, ReasoningBlock, StopReason, StreamEvent, ToolCall, Usage } from "../types.js";
+
+interface ReasoningParts {
+  parts: string[];
+  signature?: string;
+  redacted?: string;
+}
+
+/**
+ * Collects what a provider's stream says into events (drained by the caller after each chunk) and into the
+ * assembled reply that the final `done` carries. Text is kept as pieces and joined once at the end.
+ */
+export class ReplyBuilder {
+  private events: StreamEvent[] = [];
+  private readonly textParts: string[] = [];
+  private readonly reasoning: ReasoningParts[] = [];
+  private readonly calls: ToolCall[] = [];
+  private finished = false;
+  usage: Usage | undefined;
+
+  get isDone(): boolean {
+    return this.finished;
+  }
+
+  get callCount(): number {
+    return this.calls.length;
+  }
+
+  /** The events gathered since the last drain. */
+  drain(): StreamEvent[] {
+    const out = this.events;
+    this.events = [];
+    return out;
+  }
+
+  text(delta: string): void {
+    if (delta === "") return;
+    this.textParts.push(delta);
+    this.events.push({ type: "text", delta });
+  }
+
+  /** Starts a new reasoning block (a provider's thinking block); deltas go to the latest block. */
+  startReasoning(): void {
+    this.reasoning.push({ parts: [] });
+  }
+
+  reasoningDelta(delta: string): void {
+    if (delta === "") return;
+    if (this.reasoning.length === 0) this.startReasoning();
+    this.reasoning[this.reasoning.length - 1]!.parts.push(delta);
+    this.events.push({ type: "reasoning", delta });
+  }
+
+  reasoningSignature(signature: string): void {
+    if (this.reasoning.length === 0) this.startReasoning();
+    this.reasoning[this.reasoning.length - 1]!.signature = signature;
+  }
+
+  redactedReasoning(data: string): void {
+    this.reasoning.push({ parts: [], redacted: data });
+  }
+
+  toolCallStart(index: number, id: string, name: string): void {
+    this.events.push({ type: "tool_call_start", index, id, name });
+  }
+
+  toolCallDelta(index: number, argsDelta: string): void {
+    if (argsDelta !== "") this.events.push({ type: "tool_call_delta", index, argsDelta });
+  }
+
+  toolCall(index: number, call: ToolCall): void {
+    this.calls.push(call);
+    this.events.push({ type: "tool_call", index, call });
+  }
+
+  setUsage(usage: Usage): void {
+    this.usage = usage;
+    this.events.push({ type: "usage", usage });
+  }
+
+  message(): AssistantMessage {
+    const m: AssistantMessage = { role: "assistant", content: this.textParts.join("") };
+    if (this.calls.length > 0) m.toolCalls = [...this.calls];
+    if (this.reasoning.length > 0) {
+      m.reasoning = this.reasoning.map((r): ReasoningBlock => {
+        const block: ReasoningBlock = { text: r.parts.join("") };
+        if (r.signature !== undefined) block.signature = r.signature;
+        if (r.redacted !== undefined) block.redacted = r.redacted;
+        return block;
+      });
+    }
+    return m;
+  }
+
+  done(reason: StopReason, raw?: string): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.events.push({ type: "done", reason, ...(raw !== undefined && { raw }), message: this.message() });
+  }
+}
+
+/** Arguments text as a tool call's object: empty means `{}`; anything but a JSON object is reported. */
+export function parseArguments(
+  text: string,
+): Pick<ToolCall, "arguments" | "argumentsError" | "rawArguments"> {
+  if (text.trim() === "") return { arguments: {} };
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+      return { arguments: value as Record<string, unknown> };
+    }
+    return { arguments: {}, argumentsError: "the arguments are not a JSON object", rawArguments: text };
+  } catch (err) {
+    return {
+      arguments: {},
+      argumentsError: `the arguments are not valid JSON: ${(err as Error).message}`,
+      rawArguments: text,
+    };
+  }
+}

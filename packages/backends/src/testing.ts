@@ -1,0 +1,10 @@
+// @ollie/backends/testing: a wire-exact mock LLM server and an in-process scripted backend, for testing
+// agents, hooks and tools without a real model.
+
+export { type MockFault, type MockReply, pieces } from "./testing/mock-reply.js";
+export {
+  MockLlmServer,
+  type MockProvider,
+  type MockServerOptions,
+  type RecordedRequest,
+} from "./testing/mock-server.js";

@@ -1,0 +1,86 @@
+import type { StopReason } from "../types.js";
+
+/** A failure the mock server answers with, in the provider's own error format. */
+export type MockFault =
+  /** 429. `retryAfter`: seconds or an HTTP date for `Retry-After` (Gemini: a RetryInfo delay in the body). */
+  | { type: "rate_limit"; retryAfter?: number | string }
+  | { type: "server_error"; status: 500 | 502 | 503 }
+  /** Anthropic 529 overloaded_error; 503 elsewhere. */
+  | { type: "overloaded" }
+  | { type: "context_overflow" }
+  | { type: "tool_unsupported" }
+  | { type: "auth" }
+  /** A 200 whose stream carries an error after `afterText` (default "partial"). */
+  | { type: "stream_error"; afterText?: string };
+
+/** One scripted reply. Without `fault`, a successful stream in the provider's exact wire format. */
+export interface MockReply {
+  text?: string;
+  reasoning?: string;
+  /** Anthropic/Gemini signature for the reasoning. */
+  reasoningSignature?: string;
+  toolCalls?: Array<{ id?: string; name: string; arguments: Record<string, unknown> | string }>;
+  usage?: {
+    input?: number;
+    output?: number;
+    cachedInput?: number;
+    cacheCreation?: number;
+    reasoning?: number;
+    /** Provider-reported cost (OpenRouter). */
+    cost?: number;
+  };
+  stopReason?: StopReason;
+  /** Characters per text, reasoning and argument fragment (default 4): many small chunks. */
+  chunkSize?: number;
+  /** Milliseconds between frames: slow tokens. */
+  delayMs?: number;
+  /** Stop after this many frames, without the terminal event, and drop the connection. */
+  cutAfter?: number;
+  fault?: MockFault;
+  /** CRLF line endings (Gemini's own). */
+  crlf?: boolean;
+  /** `: keep-alive` comment lines between events (SSE providers). */
+  keepAlive?: boolean;
+  /** Anthropic `ping` events between events. */
+  ping?: boolean;
+  /** Write the body so that a multi-byte UTF-8 character is split between two TCP writes. */
+  splitUtf8?: boolean;
+}
+
+/** A response, rendered: status, headers, and the frames of the body written one after another. */
+export interface Rendered {
+  status: number;
+  headers: Record<string, string>;
+  frames: string[];
+}
+
+/** Splits text into pieces of `size` characters (code points kept whole). */
+export function pieces(text: string, size = 4): string[] {
+  const chars = [...text];
+  const out: string[] = [];
+  for (let i = 0; i < chars.length; i += size) out.push(chars.slice(i, i + size).join(""));
+  return out;
+}
+
+export function argsText(args: Record<string, unknown> | string): string {
+  return typeof args === "string" ? args : JSON.stringify(args);
+}
+
+export function sse(data: unknown, reply: MockReply, event?: string): string {
+  const nl = reply.crlf ? "\r\n" : "\n";
+  const body = typeof data === "string" ? data : JSON.stringify(data);
+  return `${event ? `event: ${event}${nl}` : ""}data: ${body}${nl}${nl}`;
+}
+
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Rendered {
+  return {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+    frames: [JSON.stringify(body)],
+  };
+}
+
+/** `Retry-After` header for a rate-limit fault. */
+export function retryAfterHeader(fault: { retryAfter?: number | string }): Record<string, string> {
+  return fault.retryAfter === undefined ? {} : { "retry-after": String(fault.retryAfter) };
+}

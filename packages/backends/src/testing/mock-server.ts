@@ -1,0 +1,216 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { MockReply, Rendered } from "./mock-reply.js";
+import { renderAnthropic } from "./wire/anthropic.js";
+import { renderGemini } from "./wire/gemini.js";
+import { renderOllama } from "./wire/ollama.js";
+import { renderOpenAi } from "./wire/openai.js";
+
+export type MockProvider = "openai" | "anthropic" | "ollama" | "gemini";
+
+/** A request the mock server received. */
+export interface RecordedRequest {
+  provider: MockProvider;
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The parsed JSON body (undefined for GET). */
+  body: unknown;
+  /** The model named in the request (body or URL). */
+  model: string;
+}
+
+export interface MockServerOptions {
+  /** Replies given in order, one per chat request; or a function choosing one per request. */
+  replies?: MockReply[] | ((request: RecordedRequest) => MockReply);
+  /** Models the list endpoints report, with their context windows. */
+  models?: Array<{ id: string; contextLength?: number }>;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * An HTTP server that speaks each provider's exact wire format from a script: OpenAI chat completions at
+ * `/v1/chat/completions`, Anthropic messages at `/v1/messages`, Ollama at `/api/chat`, Gemini at
+ * `/v1beta/models/{model}:streamGenerateContent`, and their model lists. It records every request and
+ * notices clients that disconnect before their reply is finished. Point a backend at `baseUrl(provider)`.
+ */
+export class MockLlmServer {
+  readonly requests: RecordedRequest[] = [];
+  /** Chat requests whose client went away before the reply was complete. */
+  disconnects = 0;
+  private queue: MockReply[] = [];
+  private chooser: ((request: RecordedRequest) => MockReply) | undefined;
+  private readonly models: Array<{ id: string; contextLength?: number }>;
+  private readonly disconnectWaiters: Array<() => void> = [];
+
+  private constructor(
+    private readonly server: Server,
+    options: MockServerOptions,
+  ) {
+    if (typeof options.replies === "function") this.chooser = options.replies;
+    else this.queue = [...(options.replies ?? [])];
+    this.models = options.models ?? [{ id: "mock-model", contextLength: 32_768 }];
+  }
+
+  static async start(options: MockServerOptions = {}): Promise<MockLlmServer> {
+    let mock!: MockLlmServer;
+    const server = createServer((req, res) => {
+      mock.handle(req, res).catch((err: unknown) => {
+        res.destroy(err as Error);
+      });
+    });
+    mock = new MockLlmServer(server, options);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    return mock;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** The base URL to configure for a provider (OpenAI-compatible bases include /v1). */
+  baseUrl(provider: MockProvider): string {
+    return provider === "openai" ? `${this.url}/v1` : this.url;
+  }
+
+  /** Adds replies to the end of the script. */
+  enqueue(...replies: MockReply[]): void {
+    this.queue.push(...replies);
+  }
+
+  /** The last chat request received. */
+  get lastRequest(): RecordedRequest | undefined {
+    return this.requests.filter((r) => r.method === "POST").at(-1);
+  }
+
+  /** Resolves at the next client disconnect (or at once if `count` have happened). */
+  async waitForDisconnects(count: number): Promise<void> {
+    while (this.disconnects < count)
+      await new Promise<void>((resolve) => this.disconnectWaiters.push(resolve));
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
+    const body: unknown = text ? JSON.parse(text) : undefined;
+    const url = new URL(req.url ?? "/", this.url);
+    const path = url.pathname;
+    const record = (provider: MockProvider, model: string): RecordedRequest => {
+      const r = { provider, method: req.method ?? "GET", path, headers: req.headers, body, model };
+      this.requests.push(r);
+      return r;
+    };
+    const bodyModel = (body as { model?: string } | undefined)?.model ?? "";
+    if (req.method === "GET") {
+      if (path === "/v1/models" && req.headers["anthropic-version"]) {
+        record("anthropic", "");
+        return this.json(res, {
+          data: this.models.map((m) => ({ type: "model", id: m.id, max_input_tokens: m.contextLength })),
+          has_more: false,
+        });
+      }
+      if (path === "/v1/models") {
+        record("openai", "");
+        return this.json(res, {
+          object: "list",
+          data: this.models.map((m) => ({ id: m.id, object: "model", context_length: m.contextLength })),
+        });
+      }
+      if (path === "/api/tags") {
+        record("ollama", "");
+        return this.json(res, { models: this.models.map((m) => ({ name: m.id, model: m.id })) });
+      }
+      if (path === "/v1beta/models") {
+        record("gemini", "");
+        return this.json(res, {
+          models: this.models.map((m) => ({
+            name: `models/${m.id}`,
+            inputTokenLimit: m.contextLength,
+            supportedGenerationMethods: ["generateContent"],
+          })),
+        });
+      }
+    }
+    if (req.method === "POST") {
+      if (path === "/api/show") {
+        record("ollama", bodyModel);
+        const m = this.models.find((x) => x.id === bodyModel);
+        return this.json(res, {
+          model_info: {
+            "general.architecture": "qwen3",
+            ...(m?.contextLength && { "qwen3.context_length": m.contextLength }),
+          },
+          capabilities: ["completion", "tools"],
+        });
+      }
+      const gemini = /^\/v1beta\/models\/([^/:]+):streamGenerateContent$/.exec(path);
+      const route: [MockProvider, string, (r: MockReply, model: string) => Rendered] | undefined =
+        path === "/v1/chat/completions"
+          ? ["openai", bodyModel, renderOpenAi]
+          : path === "/v1/messages"
+            ? ["anthropic", bodyModel, renderAnthropic]
+            : path === "/api/chat"
+              ? ["ollama", bodyModel, renderOllama]
+              : gemini
+                ? ["gemini", decodeURIComponent(gemini[1]!), renderGemini]
+                : undefined;
+      if (route) {
+        const request = record(route[0], route[1]);
+        const reply = this.chooser ? this.chooser(request) : this.queue.shift();
+        if (!reply)
+          return this.json(
+            res,
+            { error: { message: "the mock server has no reply scripted for this request" } },
+            500,
+          );
+        return this.stream(res, route[2](reply, route[1]), reply);
+      }
+    }
+    return this.json(res, { error: { message: `no route for ${req.method} ${path}` } }, 404);
+  }
+
+  private json(res: ServerResponse, body: unknown, status = 200): void {
+    res.writeHead(status, { "content-type": "application/json" });
+    res.end(JSON.stringify(body));
+  }
+
+  private async stream(res: ServerResponse, rendered: Rendered, reply: MockReply): Promise<void> {
+    let finished = false;
+    res.on("close", () => {
+      if (finished) return;
+      this.disconnects++;
+      for (const w of this.disconnectWaiters.splice(0)) w();
+    });
+    res.writeHead(rendered.status, rendered.headers);
+    const frames = reply.cutAfter === undefined ? rendered.frames : rendered.frames.slice(0, reply.cutAfter);
+    if (reply.splitUtf8) {
+      const bytes = Buffer.from(frames.join(""), "utf8");
+      const at = bytes.findIndex((b) => b >= 0xc0);
+      const split = at < 0 ? bytes.length : at + 1;
+      res.write(bytes.subarray(0, split));
+      await sleep(30);
+      res.write(bytes.subarray(split));
+    } else {
+      for (const frame of frames) {
+        if (res.destroyed) return;
+        res.write(frame);
+        if (reply.delayMs) await sleep(reply.delayMs);
+      }
+    }
+    if (reply.cutAfter !== undefined) {
+      await sleep(10);
+      finished = true;
+      res.destroy();
+      return;
+    }
+    finished = true;
+    res.end();
+  }
+}

@@ -1,0 +1,136 @@
+import {
+  argsText,
+  json,
+  type MockReply,
+  pieces,
+  type Rendered,
+  retryAfterHeader,
+  sse,
+} from "../mock-reply.js";
+
+const FINISH: Record<string, string> = {
+  stop: "stop",
+  length: "length",
+  tool_use: "tool_calls",
+  content_filter: "content_filter",
+  error: "error",
+  other: "stop",
+};
+
+/** A reply as OpenAI chat completions streams it. */
+export function renderOpenAi(reply: MockReply, model: string): Rendered {
+  const fault = reply.fault;
+  if (fault) {
+    switch (fault.type) {
+      case "rate_limit":
+        return json(
+          429,
+          {
+            error: {
+              message: "Rate limit reached for requests",
+              type: "requests",
+              param: null,
+              code: "rate_limit_exceeded",
+            },
+          },
+          retryAfterHeader(fault),
+        );
+      case "server_error":
+        return json(fault.status, {
+          error: { message: "The server had an error", type: "server_error", param: null, code: null },
+        });
+      case "overloaded":
+        return json(503, {
+          error: {
+            message: "The engine is currently overloaded",
+            type: "server_error",
+            param: null,
+            code: null,
+          },
+        });
+      case "context_overflow":
+        return json(400, {
+          error: {
+            message:
+              "This model's maximum context length is 128000 tokens. However, your messages resulted in 204308 tokens. Please reduce the length of the messages.",
+            type: "invalid_request_error",
+            param: "messages",
+            code: "context_length_exceeded",
+          },
+        });
+      case "tool_unsupported":
+        return json(400, {
+          error: {
+            message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+            type: "BadRequestError",
+            param: null,
+            code: 400,
+          },
+        });
+      case "auth":
+        return json(401, {
+          error: {
+            message: "Incorrect API key provided",
+            type: "invalid_request_error",
+            param: null,
+            code: "invalid_api_key",
+          },
+        });
+      case "stream_error":
+        break;
+    }
+  }
+  const size = reply.chunkSize ?? 4;
+  const base = { id: "chatcmpl-mock", object: "chat.completion.chunk", created: 1_760_000_000, model };
+  const chunk = (delta: unknown, finish: string | null = null) => ({
+    ...base,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    usage: null,
+  });
+  const frames: string[] = [];
+  const push = (data: unknown) => {
+    frames.push(sse(data, reply));
+    if (reply.keepAlive) frames.push(`: keep-alive${reply.crlf ? "\r\n\r\n" : "\n\n"}`);
+  };
+  push(chunk({ role: "assistant", content: reply.toolCalls && !reply.text ? null : "" }));
+  for (const p of pieces(reply.reasoning ?? "", size)) push(chunk({ reasoning_content: p }));
+  if (fault?.type === "stream_error") {
+    push(chunk({ content: fault.afterText ?? "partial" }));
+    push({
+      error: {
+        message: "The server had an error while processing your request. Sorry about that!",
+        type: "server_error",
+      },
+    });
+    return { status: 200, headers: { "content-type": "text/event-stream" }, frames };
+  }
+  for (const p of pieces(reply.text ?? "", size)) push(chunk({ content: p }));
+  for (const [i, call] of (reply.toolCalls ?? []).entries()) {
+    const id = call.id ?? `call_mock_${i}`;
+    push(
+      chunk({
+        tool_calls: [{ index: i, id, type: "function", function: { name: call.name, arguments: "" } }],
+      }),
+    );
+    for (const p of pieces(argsText(call.arguments), size)) {
+      push(chunk({ tool_calls: [{ index: i, function: { arguments: p } }] }));
+    }
+  }
+  const stop = reply.stopReason ?? (reply.toolCalls?.length ? "tool_use" : "stop");
+  push(chunk({}, FINISH[stop] ?? "stop"));
+  const u = reply.usage ?? {};
+  push({
+    ...base,
+    choices: [],
+    usage: {
+      prompt_tokens: u.input ?? 10,
+      completion_tokens: u.output ?? 5,
+      total_tokens: (u.input ?? 10) + (u.output ?? 5),
+      prompt_tokens_details: { cached_tokens: u.cachedInput ?? 0, audio_tokens: 0 },
+      completion_tokens_details: { reasoning_tokens: u.reasoning ?? 0, audio_tokens: 0 },
+      ...(u.cost !== undefined && { cost: u.cost }),
+    },
+  });
+  frames.push(sse("[DONE]", reply));
+  return { status: 200, headers: { "content-type": "text/event-stream" }, frames };
+}

@@ -1,0 +1,109 @@
+/** A call the model asked for. `arguments` is the parsed JSON object. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+  /** An opaque token the provider needs echoed with this call (Gemini's thoughtSignature). */
+  signature?: string;
+  /** Set when the model's arguments were not a JSON object; `arguments` is then empty. */
+  argumentsError?: string;
+  /** The arguments as the model wrote them, kept when they could not be parsed. */
+  rawArguments?: string;
+}
+
+/** A block of the model's reasoning, kept so it can be sent back as the provider requires. */
+export interface ReasoningBlock {
+  text: string;
+  /** Anthropic thinking signature / Gemini thought signature. */
+  signature?: string;
+  /** Anthropic redacted thinking: opaque data, no text. */
+  redacted?: string;
+}
+
+export interface SystemMessage {
+  role: "system";
+  content: string;
+}
+export interface UserMessage {
+  role: "user";
+  content: string;
+}
+export interface AssistantMessage {
+  role: "assistant";
+  content: string;
+  toolCalls?: ToolCall[];
+  reasoning?: ReasoningBlock[];
+}
+export interface ToolResultMessage {
+  role: "tool";
+  toolCallId: string;
+  /** The tool's name (Ollama and Gemini want it with the result). */
+  name: string;
+  content: string;
+  isError?: boolean;
+}
+
+/** A conversation turn. */
+export type Message = SystemMessage | UserMessage | AssistantMessage | ToolResultMessage;
+
+/** A function the model may call. */
+export interface Tool {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+}
+
+/** Token counts of one request. `inputTokens` counts every prompt token, cached or not. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  /** Prompt tokens read from the provider's cache (a part of inputTokens). */
+  cachedInputTokens: number;
+  /** Prompt tokens written to the cache (a part of inputTokens). */
+  cacheCreationTokens: number;
+  /** Output tokens spent on reasoning (a part of outputTokens), when reported. */
+  reasoningTokens?: number;
+  /** Cost in USD as the provider reported it (OpenRouter); otherwise see `costOf`. */
+  costUsd?: number;
+}
+
+export type StopReason = "stop" | "length" | "tool_use" | "content_filter" | "error" | "other";
+
+/** What a stream yields. Every stream that does not throw ends with exactly one `done`. */
+export type StreamEvent =
+  | { type: "text"; delta: string }
+  | { type: "reasoning"; delta: string }
+  | { type: "tool_call_start"; index: number; id: string; name: string }
+  | { type: "tool_call_delta"; index: number; argsDelta: string }
+  | { type: "tool_call"; index: number; call: ToolCall }
+  | { type: "usage"; usage: Usage }
+  | {
+      type: "done";
+      reason: StopReason;
+      /** The provider's own word for it. */
+      raw?: string;
+      /** The whole reply, assembled from the events. */
+      message: AssistantMessage;
+    };
+
+/** Sampling and output settings; providers ignore what they do not have. */
+export interface GenerationParams {
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  stop?: string[];
+  seed?: number;
+  /** Thinking budget in tokens (Anthropic `budget_tokens`, Gemini `thinkingBudget`). */
+  reasoningBudget?: number;
+  /** Reasoning effort (OpenAI `reasoning_effort`, Ollama `think` level). */
+  reasoningEffort?: "minimal" | "low" | "medium" | "high";
+  /** Fields merged into the request body as they are, for what this type does not cover. */
+  extra?: Record<string, unknown>;
+}
+
+/** A model a provider offers. */
+export interface ModelInfo {
+  id: string;
+  contextLength?: number;
+}
