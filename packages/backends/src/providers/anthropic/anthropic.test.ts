@@ -1,0 +1,138 @@
+import { describe, expect, it } from "vitest";
+import { collect, conversation, providerSuite, weatherTool } from "../../__fixtures__/provider-suite.js";
+import type { Message } from "../../types.js";
+import { AnthropicBackend } from "./anthropic-backend.js";
+
+const make = (
+  server: { baseUrl(p: "anthropic"): string },
+  extra: Partial<ConstructorParameters<typeof AnthropicBackend>[0]> = {},
+) =>
+  new AnthropicBackend({
+    baseUrl: server.baseUrl("anthropic"),
+    model: "claude-test",
+    apiKey: "sk-ant-secret",
+    ...extra,
+  });
+
+const suite = providerSuite({
+  provider: "anthropic",
+  make: (s) => make(s),
+  sse: true,
+  faults: [
+    { type: "rate_limit", retryAfter: 12 },
+    { type: "server_error", status: 500 },
+    { type: "server_error", status: 502 },
+    { type: "server_error", status: 503 },
+    { type: "overloaded" },
+    { type: "context_overflow" },
+    { type: "auth" },
+    { type: "stream_error" },
+  ],
+});
+
+describe("anthropic: requests", () => {
+  it("put the system prompt on top, tool results in one user turn, thinking blocks back with their signatures", async () => {
+    const server = suite.server();
+    server.enqueue({ text: "ok" });
+    const withThinking: Message[] = conversation.map((m) =>
+      m.role === "assistant"
+        ? {
+            ...m,
+            reasoning: [
+              { text: "Two cities.", signature: "EqQBCkYI" },
+              { text: "", redacted: "opaque" },
+            ],
+          }
+        : m,
+    );
+    await collect(
+      make(server, { headers: { "anthropic-beta": "some-beta" } }).chatStream(
+        [...withThinking, { role: "user", content: "And Rome?" }],
+        [weatherTool],
+        { maxTokens: 16_000, reasoningBudget: 4000, temperature: 1, stop: ["</end>"] },
+      ),
+    );
+    const req = server.lastRequest!;
+    expect(req.path).toBe("/v1/messages");
+    expect(req.headers["x-api-key"]).toBe("sk-ant-secret");
+    expect(req.headers["anthropic-version"]).toBe("2023-06-01");
+    expect(req.headers["anthropic-beta"]).toBe("some-beta");
+    expect(req.body).toEqual({
+      model: "claude-test",
+      max_tokens: 16_000,
+      stream: true,
+      system: [{ type: "text", text: "You are a coding agent.", cache_control: { type: "ephemeral" } }],
+      messages: [
+        { role: "user", content: [{ type: "text", text: "Weather in Paris and Tokyo?" }] },
+        {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "Two cities.", signature: "EqQBCkYI" },
+            { type: "redacted_thinking", data: "opaque" },
+            { type: "tool_use", id: "call_A1", name: "get_weather", input: { city: "Paris" } },
+            { type: "tool_use", id: "call_B2", name: "get_weather", input: { city: "Tokyo" } },
+          ],
+        },
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "call_A1", content: "18C cloudy" },
+            { type: "tool_result", tool_use_id: "call_B2", content: "24C sunny" },
+            { type: "text", text: "And Rome?", cache_control: { type: "ephemeral" } },
+          ],
+        },
+      ],
+      tools: [
+        {
+          name: "get_weather",
+          description: "Current weather",
+          input_schema: weatherTool.parameters,
+          cache_control: { type: "ephemeral" },
+        },
+      ],
+      thinking: { type: "enabled", budget_tokens: 4000 },
+      temperature: 1,
+      stop_sequences: ["</end>"],
+    });
+  });
+
+  it("raise max_tokens above the thinking budget", async () => {
+    const server = suite.server();
+    server.enqueue({ text: "ok" });
+    await collect(make(server).chatStream(conversation.slice(0, 2), [], { reasoningBudget: 10_000 }));
+    expect((server.lastRequest!.body as { max_tokens: number }).max_tokens).toBe(14_096);
+  });
+
+  it("keep the thinking signature, and tolerate ping events", async () => {
+    const server = suite.server();
+    server.enqueue({ reasoning: "Let me think.", reasoningSignature: "c2lnbmVk", text: "Done.", ping: true });
+    const r = await collect(make(server).chatStream(conversation.slice(0, 2), []));
+    expect(r.done.message.reasoning).toEqual([{ text: "Let me think.", signature: "c2lnbmVk" }]);
+    expect(r.text).toBe("Done.");
+  });
+
+  it("count cached and cache-written prompt tokens, and thinking tokens", async () => {
+    const server = suite.server();
+    server.enqueue({
+      text: "ok",
+      usage: { input: 20185, cachedInput: 18950, cacheCreation: 1200, output: 412, reasoning: 180 },
+    });
+    const r = await collect(make(server).chatStream(conversation.slice(0, 2), []));
+    expect(r.usage).toEqual({
+      inputTokens: 20185,
+      outputTokens: 412,
+      cachedInputTokens: 18950,
+      cacheCreationTokens: 1200,
+      reasoningTokens: 180,
+    });
+  });
+
+  it("find the context window in the model list", async () => {
+    const server = suite.server();
+    const backend = make(server);
+    backend.setModel("mock-model");
+    expect(await backend.contextLength()).toBe(32_768);
+    backend.setModel("claude-unlisted");
+    expect(await backend.contextLength()).toBe(200_000);
+  });
+});

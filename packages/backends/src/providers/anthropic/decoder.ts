@@ -1,0 +1,178 @@
+import { ContextOverflowError, TransientError } from "../../errors.js";
+import { classifyError, errorFacts } from "../../http/classify.js";
+import type { SseItem } from "../../http/sse-reader.js";
+import type { WireDecoder } from "../../stream/drive.js";
+import { parseArguments, ReplyBuilder } from "../../stream/reply-builder.js";
+import type { StopReason } from "../../types.js";
+
+interface WireUsage {
+  input_tokens?: number | null;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  output_tokens?: number | null;
+  output_tokens_details?: { thinking_tokens?: number } | null;
+}
+
+interface Event {
+  type: string;
+  index?: number;
+  message?: { usage?: WireUsage };
+  content_block?: {
+    type: string;
+    id?: string;
+    name?: string;
+    input?: Record<string, unknown>;
+    data?: string;
+  };
+  delta?: {
+    type?: string;
+    text?: string;
+    thinking?: string;
+    signature?: string;
+    partial_json?: string;
+    stop_reason?: string | null;
+  };
+  usage?: WireUsage;
+  error?: unknown;
+}
+
+const REASONS: Record<string, StopReason> = {
+  end_turn: "stop",
+  stop_sequence: "stop",
+  max_tokens: "length",
+  tool_use: "tool_use",
+  refusal: "content_filter",
+};
+
+/**
+ * Anthropic messages SSE: content blocks (text, thinking, redacted thinking, tool use) by index, tool input
+ * gathered per block and parsed at its stop, usage taken from message_start and overwritten by each
+ * message_delta's cumulative totals, until message_stop.
+ */
+export class AnthropicDecoder implements WireDecoder<SseItem> {
+  readonly builder = new ReplyBuilder();
+  private readonly tools = new Map<
+    number,
+    { index: number; id: string; name: string; parts: string[]; input: Record<string, unknown> }
+  >();
+  private usage: WireUsage = {};
+  private stopReason: string | undefined;
+
+  constructor(private readonly provider: string) {}
+
+  accept(item: SseItem): void {
+    if (item.kind === "raw") return;
+    let e: Event;
+    try {
+      e = JSON.parse(item.data) as Event;
+    } catch {
+      throw new TransientError({
+        provider: this.provider,
+        providerMessage: `unreadable stream data: ${item.data.slice(0, 200)}`,
+      });
+    }
+    switch (e.type) {
+      case "message_start":
+        this.usage = { ...e.message?.usage };
+        break;
+      case "content_block_start":
+        this.blockStart(e);
+        break;
+      case "content_block_delta":
+        this.blockDelta(e);
+        break;
+      case "content_block_stop": {
+        const tool = this.tools.get(e.index ?? -1);
+        if (tool) {
+          this.tools.delete(e.index ?? -1);
+          const text = tool.parts.join("");
+          const args = text.trim() === "" ? { arguments: tool.input } : parseArguments(text);
+          this.builder.toolCall(tool.index, { id: tool.id, name: tool.name, ...args });
+        }
+        break;
+      }
+      case "message_delta":
+        if (e.delta?.stop_reason) this.stopReason = e.delta.stop_reason;
+        for (const [k, v] of Object.entries(e.usage ?? {}))
+          if (v !== null && v !== undefined) (this.usage as Record<string, unknown>)[k] = v;
+        break;
+      case "message_stop":
+        this.finish();
+        break;
+      case "error":
+        throw classifyError(this.provider, undefined, errorFacts(e, item.data));
+    }
+  }
+
+  private blockStart(e: Event): void {
+    const block = e.content_block;
+    if (!block) return;
+    if (block.type === "thinking") this.builder.startReasoning();
+    else if (block.type === "redacted_thinking") this.builder.redactedReasoning(block.data ?? "");
+    else if (block.type === "tool_use") {
+      const tool = {
+        index: this.builder.callCount + this.tools.size,
+        id: block.id ?? "",
+        name: block.name ?? "",
+        parts: [],
+        input: block.input ?? {},
+      };
+      this.tools.set(e.index ?? -1, tool);
+      this.builder.toolCallStart(tool.index, tool.id, tool.name);
+    }
+  }
+
+  private blockDelta(e: Event): void {
+    const d = e.delta;
+    switch (d?.type) {
+      case "text_delta":
+        this.builder.text(d.text ?? "");
+        break;
+      case "thinking_delta":
+        this.builder.reasoningDelta(d.thinking ?? "");
+        break;
+      case "signature_delta":
+        this.builder.reasoningSignature(d.signature ?? "");
+        break;
+      case "input_json_delta": {
+        const tool = this.tools.get(e.index ?? -1);
+        if (tool && d.partial_json) {
+          tool.parts.push(d.partial_json);
+          this.builder.toolCallDelta(tool.index, d.partial_json);
+        }
+        break;
+      }
+    }
+  }
+
+  private finish(): void {
+    const u = this.usage;
+    const cacheRead = u.cache_read_input_tokens ?? 0;
+    const cacheWrite = u.cache_creation_input_tokens ?? 0;
+    this.builder.setUsage({
+      inputTokens: (u.input_tokens ?? 0) + cacheRead + cacheWrite,
+      outputTokens: u.output_tokens ?? 0,
+      cachedInputTokens: cacheRead,
+      cacheCreationTokens: cacheWrite,
+      ...(u.output_tokens_details?.thinking_tokens !== undefined && {
+        reasoningTokens: u.output_tokens_details.thinking_tokens,
+      }),
+    });
+    if (this.stopReason === "model_context_window_exceeded") {
+      throw new ContextOverflowError({
+        provider: this.provider,
+        providerMessage: "the reply filled the model's context window",
+      });
+    }
+    this.builder.done(REASONS[this.stopReason ?? ""] ?? "other", this.stopReason);
+  }
+
+  end(): void {
+    if (!this.builder.isDone) {
+      throw new TransientError({
+        provider: this.provider,
+        providerMessage: "the stream ended before message_stop",
+      });
+    }
+  }
+}
