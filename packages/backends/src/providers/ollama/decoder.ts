@@ -1,0 +1,85 @@
+import { TransientError } from "../../errors.js";
+import { classifyError, errorFacts } from "../../http/classify.js";
+import type { WireDecoder } from "../../stream/drive.js";
+import { parseArguments, ReplyBuilder } from "../../stream/reply-builder.js";
+
+interface Line {
+  error?: unknown;
+  message?: {
+    content?: string;
+    thinking?: string;
+    tool_calls?: Array<{
+      id?: string;
+      function?: { name?: string; arguments?: Record<string, unknown> | string };
+    }>;
+  };
+  done?: boolean;
+  done_reason?: string;
+  prompt_eval_count?: number;
+  eval_count?: number;
+}
+
+/**
+ * Ollama /api/chat NDJSON: one object per line until `"done": true`. Each tool call arrives whole; calls are
+ * appended in order (never merged by index). An `error` line inside the stream is thrown typed.
+ */
+export class OllamaDecoder implements WireDecoder<string> {
+  readonly builder = new ReplyBuilder();
+
+  constructor(private readonly provider: string) {}
+
+  accept(text: string): void {
+    let line: Line;
+    try {
+      line = JSON.parse(text) as Line;
+    } catch {
+      throw new TransientError({
+        provider: this.provider,
+        providerMessage: `unreadable stream line: ${text.slice(0, 200)}`,
+      });
+    }
+    if (line.error !== undefined) throw classifyError(this.provider, undefined, errorFacts(line, text));
+    const m = line.message;
+    if (m?.thinking) this.builder.reasoningDelta(m.thinking);
+    if (m?.content) this.builder.text(m.content);
+    for (const call of m?.tool_calls ?? []) {
+      const index = this.builder.callCount;
+      const id = call.id || `call_${index}`;
+      const name = call.function?.name ?? "";
+      const args = call.function?.arguments;
+      this.builder.toolCallStart(index, id, name);
+      this.builder.toolCall(index, {
+        id,
+        name,
+        ...(typeof args === "string" ? parseArguments(args) : { arguments: args ?? {} }),
+      });
+    }
+    if (line.done) {
+      this.builder.setUsage({
+        inputTokens: line.prompt_eval_count ?? 0,
+        outputTokens: line.eval_count ?? 0,
+        cachedInputTokens: 0,
+        cacheCreationTokens: 0,
+      });
+      const raw = line.done_reason;
+      const reason =
+        raw === "length"
+          ? "length"
+          : this.builder.callCount > 0
+            ? "tool_use"
+            : raw === "stop" || raw === undefined
+              ? "stop"
+              : "other";
+      this.builder.done(reason, raw);
+    }
+  }
+
+  end(): void {
+    if (!this.builder.isDone) {
+      throw new TransientError({
+        provider: this.provider,
+        providerMessage: 'the stream ended before its "done" line',
+      });
+    }
+  }
+}
