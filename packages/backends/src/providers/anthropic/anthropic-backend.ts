@@ -1,4 +1,5 @@
 import type { Backend } from "../../backend.js";
+import { Secret } from "../../config/secret.js";
 import { errorFromResponse, getJson, send } from "../../http/http-request.js";
 import { readSse } from "../../http/sse-reader.js";
 import { drive } from "../../stream/drive.js";
@@ -11,7 +12,8 @@ export interface AnthropicOptions extends AnthropicBodyOptions {
   /** Default https://api.anthropic.com. */
   baseUrl?: string;
   model: string;
-  apiKey?: string;
+  /** Held as a Secret: it never shows when the backend is printed. */
+  apiKey?: string | Secret;
   /** Extra headers (anthropic-beta, for instance). */
   headers?: Record<string, string>;
 }
@@ -27,7 +29,13 @@ export class AnthropicBackend implements Backend {
   private readonly base: string;
   private readonly windows = new Map<string, Promise<number | undefined>>();
 
-  constructor(private readonly options: AnthropicOptions) {
+  private readonly options: Omit<AnthropicOptions, "apiKey">;
+  readonly #apiKey: Secret | undefined;
+
+  constructor(options: AnthropicOptions) {
+    const { apiKey, ...rest } = options;
+    this.options = rest;
+    this.#apiKey = Secret.of(apiKey);
     this.name = options.name ?? "anthropic";
     this.currentModel = options.model;
     this.base = (options.baseUrl ?? "https://api.anthropic.com").replace(/\/+$/, "");
@@ -45,7 +53,7 @@ export class AnthropicBackend implements Backend {
     return {
       "anthropic-version": "2023-06-01",
       accept: "text/event-stream",
-      ...(this.options.apiKey && { "x-api-key": this.options.apiKey }),
+      ...(this.#apiKey && { "x-api-key": this.#apiKey.reveal() }),
       ...this.options.headers,
     };
   }

@@ -1,4 +1,5 @@
 import type { Backend } from "../../backend.js";
+import { Secret } from "../../config/secret.js";
 import { errorFromResponse, getJson, send } from "../../http/http-request.js";
 import { readSse } from "../../http/sse-reader.js";
 import { drive } from "../../stream/drive.js";
@@ -11,7 +12,8 @@ export interface GeminiOptions {
   /** Default https://generativelanguage.googleapis.com. */
   baseUrl?: string;
   model: string;
-  apiKey?: string;
+  /** Held as a Secret: it never shows when the backend is printed. */
+  apiKey?: string | Secret;
   headers?: Record<string, string>;
 }
 
@@ -23,7 +25,13 @@ export class GeminiBackend implements Backend {
   private readonly base: string;
   private readonly windows = new Map<string, Promise<number | undefined>>();
 
-  constructor(private readonly options: GeminiOptions) {
+  private readonly options: Omit<GeminiOptions, "apiKey">;
+  readonly #apiKey: Secret | undefined;
+
+  constructor(options: GeminiOptions) {
+    const { apiKey, ...rest } = options;
+    this.options = rest;
+    this.#apiKey = Secret.of(apiKey);
     this.name = options.name ?? "gemini";
     this.currentModel = options.model;
     this.base = (options.baseUrl ?? "https://generativelanguage.googleapis.com").replace(/\/+$/, "");
@@ -38,7 +46,7 @@ export class GeminiBackend implements Backend {
   }
 
   private headers(): Record<string, string> {
-    return { ...(this.options.apiKey && { "x-goog-api-key": this.options.apiKey }), ...this.options.headers };
+    return { ...(this.#apiKey && { "x-goog-api-key": this.#apiKey.reveal() }), ...this.options.headers };
   }
 
   async *chatStream(

@@ -1,4 +1,5 @@
 import type { Backend } from "../../backend.js";
+import { Secret } from "../../config/secret.js";
 import { errorFromResponse, getJson, postJson, send } from "../../http/http-request.js";
 import { readLines } from "../../http/ndjson-reader.js";
 import { drive } from "../../stream/drive.js";
@@ -12,7 +13,8 @@ export interface OllamaOptions extends OllamaBodyOptions {
   baseUrl?: string;
   model: string;
   /** For Ollama behind a proxy or Ollama's cloud. */
-  apiKey?: string;
+  /** Held as a Secret: it never shows when the backend is printed. */
+  apiKey?: string | Secret;
   headers?: Record<string, string>;
 }
 
@@ -24,7 +26,13 @@ export class OllamaBackend implements Backend {
   private readonly base: string;
   private readonly windows = new Map<string, Promise<number | undefined>>();
 
-  constructor(private readonly options: OllamaOptions) {
+  private readonly options: Omit<OllamaOptions, "apiKey">;
+  readonly #apiKey: Secret | undefined;
+
+  constructor(options: OllamaOptions) {
+    const { apiKey, ...rest } = options;
+    this.options = rest;
+    this.#apiKey = Secret.of(apiKey);
     this.name = options.name ?? "ollama";
     this.currentModel = options.model;
     this.base = (options.baseUrl ?? "http://localhost:11434").replace(/\/+$/, "");
@@ -40,7 +48,7 @@ export class OllamaBackend implements Backend {
 
   private headers(): Record<string, string> {
     return {
-      ...(this.options.apiKey && { authorization: `Bearer ${this.options.apiKey}` }),
+      ...(this.#apiKey && { authorization: `Bearer ${this.#apiKey.reveal()}` }),
       ...this.options.headers,
     };
   }

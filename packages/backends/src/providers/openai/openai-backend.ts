@@ -1,4 +1,5 @@
 import type { Backend } from "../../backend.js";
+import { Secret } from "../../config/secret.js";
 import { errorFromResponse, getJson, send } from "../../http/http-request.js";
 import { readSse } from "../../http/sse-reader.js";
 import { drive } from "../../stream/drive.js";
@@ -12,7 +13,8 @@ export interface OpenAiOptions extends OpenAiBodyOptions {
   /** Base URL including the version, e.g. https://api.openai.com/v1 or http://localhost:11434/v1. */
   baseUrl: string;
   model: string;
-  apiKey?: string;
+  /** Held as a Secret: it never shows when the backend is printed. */
+  apiKey?: string | Secret;
   /** Extra headers on every request (OpenRouter's HTTP-Referer and X-Title, for instance). */
   headers?: Record<string, string>;
 }
@@ -36,7 +38,13 @@ export class OpenAiBackend implements Backend {
   private readonly base: string;
   private readonly windows = new Map<string, Promise<number | undefined>>();
 
-  constructor(private readonly options: OpenAiOptions) {
+  private readonly options: Omit<OpenAiOptions, "apiKey">;
+  readonly #apiKey: Secret | undefined;
+
+  constructor(options: OpenAiOptions) {
+    const { apiKey, ...rest } = options;
+    this.options = rest;
+    this.#apiKey = Secret.of(apiKey);
     this.name = options.name ?? "openai";
     this.currentModel = options.model;
     this.base = options.baseUrl.replace(/\/+$/, "");
@@ -53,7 +61,7 @@ export class OpenAiBackend implements Backend {
   private headers(): Record<string, string> {
     return {
       accept: "text/event-stream",
-      ...(this.options.apiKey && { authorization: `Bearer ${this.options.apiKey}` }),
+      ...(this.#apiKey && { authorization: `Bearer ${this.#apiKey.reveal()}` }),
       ...this.options.headers,
     };
   }
