@@ -8,3 +8,8 @@ export {
   type MockServerOptions,
   type RecordedRequest,
 } from "./testing/mock-server.js";
+export {
+  ScriptedBackend,
+  type ScriptedBackendOptions,
+  type ScriptedCall,
+} from "./testing/scripted-backend.js";

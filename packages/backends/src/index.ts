@@ -1,0 +1,48 @@
+// The public face of @ollie/backends: every name exported here is part of the API.
+
+export type { Backend } from "./backend.js";
+export {
+  type BackendsConf,
+  BackendsConfError,
+  type CredentialSource,
+  loadBackendsConf,
+  PROVIDER_TYPES,
+  type Profile,
+  type ProviderType,
+  parseBackendsConf,
+} from "./config/backends-conf.js";
+export { CredentialError, resolveCredential } from "./config/credentials.js";
+export { BackendPool, createBackend, UnknownProfileError } from "./config/pool.js";
+export { Secret } from "./config/secret.js";
+export { costOf } from "./cost/cost.js";
+export { type ModelPrice, PRICES, priceOf } from "./cost/price-table.js";
+export {
+  AuthError,
+  BackendError,
+  type BackendErrorInit,
+  BadRequestError,
+  ContextOverflowError,
+  RateLimitError,
+  ToolUnsupportedError,
+  TransientError,
+} from "./errors.js";
+export { isOverflowMessage } from "./http/overflow.js";
+export { AnthropicBackend, type AnthropicOptions } from "./providers/anthropic/anthropic-backend.js";
+export { GeminiBackend, type GeminiOptions } from "./providers/gemini/gemini-backend.js";
+export { OllamaBackend, type OllamaOptions } from "./providers/ollama/ollama-backend.js";
+export { OpenAiBackend, type OpenAiOptions } from "./providers/openai/openai-backend.js";
+export type {
+  AssistantMessage,
+  GenerationParams,
+  Message,
+  ModelInfo,
+  ReasoningBlock,
+  StopReason,
+  StreamEvent,
+  SystemMessage,
+  Tool,
+  ToolCall,
+  ToolResultMessage,
+  Usage,
+  UserMessage,
+} from "./types.js";
