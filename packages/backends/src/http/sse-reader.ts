@@ -1,9 +1,16 @@
 import { createParser } from "eventsource-parser";
 
-/** One SSE event, or a line that was not SSE at all (a raw JSON error body some servers send mid-stream). */
-export type SseItem =
-  | { kind: "event"; event: string | undefined; data: string }
-  | { kind: "raw"; line: string };
+/**
+ * One SSE event as the parser gives it, or — with `event` set to RAW_LINE — a line that was not SSE at all
+ * (the raw JSON error bodies some servers send inside a stream), its text in `data`.
+ */
+export interface SseItem {
+  event?: string | undefined;
+  data: string;
+}
+
+/** The `event` of an SseItem that is a raw, non-SSE line. */
+export const RAW_LINE = "\u0000raw";
 
 /**
  * Parses a byte stream as server-sent events, yielding the items of each chunk as one array (no per-event
@@ -13,10 +20,10 @@ export type SseItem =
 export async function* readSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseItem[]> {
   let batch: SseItem[] = [];
   const parser = createParser({
-    onEvent: (e) => batch.push({ kind: "event", event: e.event, data: e.data }),
+    onEvent: (e) => batch.push(e),
     onError: (err) => {
       const line = (err as { line?: string }).line;
-      if (line !== undefined && line.trim() !== "") batch.push({ kind: "raw", line });
+      if (line !== undefined && line.trim() !== "") batch.push({ event: RAW_LINE, data: line });
     },
   });
   const decoder = new TextDecoder("utf-8");

@@ -6,12 +6,23 @@ interface ReasoningParts {
   redacted?: string;
 }
 
+/** Which kind of fragment is being gathered: text, reasoning, or the arguments of call `pendingIndex`. */
+const TEXT = 0;
+const REASONING = 1;
+const ARGS = 2;
+
 /**
- * Collects what a provider's stream says into events (drained by the caller after each chunk) and into the
- * assembled reply that the final `done` carries. Text is kept as pieces and joined once at the end.
+ * Collects what a provider's stream says into events (drained by the caller after each network chunk) and
+ * into the assembled reply that the final `done` carries. Text is kept as pieces and joined once at the
+ * end. Consecutive fragments of one kind that arrive in one network chunk — text, reasoning, or one call's
+ * arguments — become one event: they came together, so joining them delays nothing and spares the
+ * consumer thousands of tiny events.
  */
 export class ReplyBuilder {
   private events: StreamEvent[] = [];
+  private pending: string[] = [];
+  private pendingKind = TEXT;
+  private pendingIndex = 0;
   private readonly textParts: string[] = [];
   private readonly reasoning: ReasoningParts[] = [];
   private readonly calls: ToolCall[] = [];
@@ -28,15 +39,42 @@ export class ReplyBuilder {
 
   /** The events gathered since the last drain. */
   drain(): StreamEvent[] {
+    this.flush();
     const out = this.events;
     this.events = [];
     return out;
   }
 
+  private flush(): void {
+    if (this.pending.length === 0) return;
+    const delta = this.pending.length === 1 ? this.pending[0]! : this.pending.join("");
+    this.pending = [];
+    const k = this.pendingKind;
+    this.events.push(
+      k === TEXT
+        ? { type: "text", delta }
+        : k === REASONING
+          ? { type: "reasoning", delta }
+          : { type: "tool_call_delta", index: this.pendingIndex, argsDelta: delta },
+    );
+  }
+
+  private push(event: StreamEvent): void {
+    this.flush();
+    this.events.push(event);
+  }
+
+  private piece(kind: number, delta: string, index = 0): void {
+    if (this.pendingKind !== kind || this.pendingIndex !== index) this.flush();
+    this.pendingKind = kind;
+    this.pendingIndex = index;
+    this.pending.push(delta);
+  }
+
   text(delta: string): void {
     if (delta === "") return;
     this.textParts.push(delta);
-    this.events.push({ type: "text", delta });
+    this.piece(TEXT, delta);
   }
 
   /** Starts a new reasoning block (a provider's thinking block); deltas go to the latest block. */
@@ -48,7 +86,7 @@ export class ReplyBuilder {
     if (delta === "") return;
     if (this.reasoning.length === 0) this.startReasoning();
     this.reasoning[this.reasoning.length - 1]!.parts.push(delta);
-    this.events.push({ type: "reasoning", delta });
+    this.piece(REASONING, delta);
   }
 
   reasoningSignature(signature: string): void {
@@ -61,21 +99,21 @@ export class ReplyBuilder {
   }
 
   toolCallStart(index: number, id: string, name: string): void {
-    this.events.push({ type: "tool_call_start", index, id, name });
+    this.push({ type: "tool_call_start", index, id, name });
   }
 
   toolCallDelta(index: number, argsDelta: string): void {
-    if (argsDelta !== "") this.events.push({ type: "tool_call_delta", index, argsDelta });
+    if (argsDelta !== "") this.piece(ARGS, argsDelta, index);
   }
 
   toolCall(index: number, call: ToolCall): void {
     this.calls.push(call);
-    this.events.push({ type: "tool_call", index, call });
+    this.push({ type: "tool_call", index, call });
   }
 
   setUsage(usage: Usage): void {
     this.usage = usage;
-    this.events.push({ type: "usage", usage });
+    this.push({ type: "usage", usage });
   }
 
   message(): AssistantMessage {
@@ -95,7 +133,7 @@ export class ReplyBuilder {
   done(reason: StopReason, raw?: string): void {
     if (this.finished) return;
     this.finished = true;
-    this.events.push({ type: "done", reason, ...(raw !== undefined && { raw }), message: this.message() });
+    this.push({ type: "done", reason, ...(raw !== undefined && { raw }), message: this.message() });
   }
 }
 

@@ -56,6 +56,18 @@ export class ToolCallAssembler {
     }
   }
 
+  /**
+   * Adds an argument fragment to the call already started at `index`, the common case, without the
+   * routing `accept` does; false (nothing done) if there is no such call yet.
+   */
+  continueCall(index: number, fragment: string, out: ReplyBuilder): boolean {
+    const slot = this.byIndex.get(index);
+    if (!slot) return false;
+    slot.parts.push(fragment);
+    out.toolCallDelta(slot.index, fragment);
+    return true;
+  }
+
   /** Completes every call (once, in order). */
   finish(out: ReplyBuilder): void {
     for (const slot of this.slots.splice(0)) {

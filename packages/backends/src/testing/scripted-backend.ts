@@ -142,33 +142,40 @@ export class ScriptedBackend implements Backend {
   }
 }
 
-/** The events a reply makes, in a provider's order. */
+/** The events a reply makes, in a provider's order, each piece as if it had arrived on its own. */
 function script(reply: MockReply): StreamEvent[] {
   const b = new ReplyBuilder();
+  const events: StreamEvent[] = [];
+  const step = (act: () => void) => {
+    act();
+    events.push(...b.drain());
+  };
   const size = reply.chunkSize ?? 4;
-  for (const p of pieces(reply.reasoning ?? "", size)) b.reasoningDelta(p);
+  for (const p of pieces(reply.reasoning ?? "", size)) step(() => b.reasoningDelta(p));
   if (reply.reasoningSignature) b.reasoningSignature(reply.reasoningSignature);
   if (reply.fault?.type === "stream_error") {
-    b.text(reply.fault.afterText ?? "partial");
-    return b.drain();
+    step(() => b.text(reply.fault?.type === "stream_error" ? (reply.fault.afterText ?? "partial") : ""));
+    return events;
   }
-  for (const p of pieces(reply.text ?? "", size)) b.text(p);
+  for (const p of pieces(reply.text ?? "", size)) step(() => b.text(p));
   for (const [i, c] of (reply.toolCalls ?? []).entries()) {
     const id = c.id ?? `call_scripted_${i}`;
     const text = argsText(c.arguments);
-    b.toolCallStart(i, id, c.name);
-    for (const p of pieces(text, size)) b.toolCallDelta(i, p);
-    b.toolCall(i, { id, name: c.name, ...parseArguments(text) });
+    step(() => b.toolCallStart(i, id, c.name));
+    for (const p of pieces(text, size)) step(() => b.toolCallDelta(i, p));
+    step(() => b.toolCall(i, { id, name: c.name, ...parseArguments(text) }));
   }
   const u = reply.usage ?? {};
-  b.setUsage({
-    inputTokens: u.input ?? 10,
-    outputTokens: u.output ?? 5,
-    cachedInputTokens: u.cachedInput ?? 0,
-    cacheCreationTokens: u.cacheCreation ?? 0,
-    ...(u.reasoning !== undefined && { reasoningTokens: u.reasoning }),
-    ...(u.cost !== undefined && { costUsd: u.cost }),
-  });
-  b.done(reply.stopReason ?? (reply.toolCalls?.length ? "tool_use" : "stop"));
-  return b.drain();
+  step(() =>
+    b.setUsage({
+      inputTokens: u.input ?? 10,
+      outputTokens: u.output ?? 5,
+      cachedInputTokens: u.cachedInput ?? 0,
+      cacheCreationTokens: u.cacheCreation ?? 0,
+      ...(u.reasoning !== undefined && { reasoningTokens: u.reasoning }),
+      ...(u.cost !== undefined && { costUsd: u.cost }),
+    }),
+  );
+  step(() => b.done(reply.stopReason ?? (reply.toolCalls?.length ? "tool_use" : "stop")));
+  return events;
 }

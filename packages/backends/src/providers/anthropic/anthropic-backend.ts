@@ -2,7 +2,7 @@ import type { Backend } from "../../backend.js";
 import { Secret } from "../../config/secret.js";
 import { errorFromResponse, getJson, send } from "../../http/http-request.js";
 import { readSse } from "../../http/sse-reader.js";
-import { drive } from "../../stream/drive.js";
+import { EventStream } from "../../stream/event-stream.js";
 import type { GenerationParams, Message, ModelInfo, StreamEvent, Tool } from "../../types.js";
 import { AnthropicDecoder } from "./decoder.js";
 import { type AnthropicBodyOptions, anthropicRequestBody } from "./request-body.js";
@@ -58,16 +58,23 @@ export class AnthropicBackend implements Backend {
     };
   }
 
-  async *chatStream(
+  chatStream(
     messages: readonly Message[],
     tools: readonly Tool[],
     params: GenerationParams = {},
     signal?: AbortSignal,
-  ): AsyncGenerator<StreamEvent> {
+  ): AsyncIterableIterator<StreamEvent> {
     const body = anthropicRequestBody(this.currentModel, messages, tools, params, this.options);
-    const res = await send(this.name, `${this.base}/v1/messages`, { body, headers: this.headers(), signal });
-    if (res.status < 200 || res.status > 299) throw await errorFromResponse(this.name, res, signal);
-    yield* drive(this.name, res.body, readSse, new AnthropicDecoder(this.name), signal);
+    const open = async () => {
+      const res = await send(this.name, `${this.base}/v1/messages`, {
+        body,
+        headers: this.headers(),
+        signal,
+      });
+      if (res.status < 200 || res.status > 299) throw await errorFromResponse(this.name, res, signal);
+      return res.body;
+    };
+    return new EventStream(this.name, open, readSse, new AnthropicDecoder(this.name), signal);
   }
 
   async models(signal?: AbortSignal): Promise<ModelInfo[]> {

@@ -1,9 +1,10 @@
 import { ContextOverflowError, TransientError } from "../../errors.js";
 import { classifyError, errorFacts } from "../../http/classify.js";
-import type { SseItem } from "../../http/sse-reader.js";
-import type { WireDecoder } from "../../stream/drive.js";
+import { RAW_LINE, type SseItem } from "../../http/sse-reader.js";
+import type { WireDecoder } from "../../stream/event-stream.js";
 import { parseArguments, ReplyBuilder } from "../../stream/reply-builder.js";
 import type { StopReason } from "../../types.js";
+import { AnthropicFastPath, INPUT_JSON_DELTA, TEXT_DELTA, THINKING_DELTA } from "./fast-path.js";
 
 interface WireUsage {
   input_tokens?: number | null;
@@ -57,11 +58,13 @@ export class AnthropicDecoder implements WireDecoder<SseItem> {
   >();
   private usage: WireUsage = {};
   private stopReason: string | undefined;
+  private readonly fast = new AnthropicFastPath();
 
   constructor(private readonly provider: string) {}
 
   accept(item: SseItem): void {
-    if (item.kind === "raw") return;
+    if (item.event === RAW_LINE) return;
+    if (item.event === "content_block_delta" && this.fastDelta(item.data)) return;
     let e: Event;
     try {
       e = JSON.parse(item.data) as Event;
@@ -101,6 +104,29 @@ export class AnthropicDecoder implements WireDecoder<SseItem> {
         break;
       case "error":
         throw classifyError(this.provider, undefined, errorFacts(e, item.data));
+    }
+  }
+
+  /** Takes a text, thinking or input fragment without JSON.parse when the fast path recognizes it. */
+  private fastDelta(data: string): boolean {
+    switch (this.fast.match(data)) {
+      case TEXT_DELTA:
+        this.builder.text(this.fast.fragment);
+        return true;
+      case THINKING_DELTA:
+        this.builder.reasoningDelta(this.fast.fragment);
+        return true;
+      case INPUT_JSON_DELTA: {
+        const tool = this.tools.get(this.fast.index);
+        if (!tool) return false;
+        if (this.fast.fragment !== "") {
+          tool.parts.push(this.fast.fragment);
+          this.builder.toolCallDelta(tool.index, this.fast.fragment);
+        }
+        return true;
+      }
+      default:
+        return false;
     }
   }
 

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { TransientError } from "../../errors.js";
 import { classifyError, errorFacts } from "../../http/classify.js";
-import type { SseItem } from "../../http/sse-reader.js";
-import type { WireDecoder } from "../../stream/drive.js";
+import { RAW_LINE, type SseItem } from "../../http/sse-reader.js";
+import type { WireDecoder } from "../../stream/event-stream.js";
 import { ReplyBuilder } from "../../stream/reply-builder.js";
 import type { StopReason } from "../../types.js";
 import { GENERATED_ID_PREFIX } from "./request-body.js";
@@ -61,12 +61,13 @@ export class GeminiDecoder implements WireDecoder<SseItem> {
   constructor(private readonly provider: string) {}
 
   accept(item: SseItem): void {
-    const text = item.kind === "raw" ? item.line : item.data;
+    const raw = item.event === RAW_LINE;
+    const text = item.data;
     let r: Response;
     try {
       r = JSON.parse(text) as Response;
     } catch {
-      if (item.kind === "raw") return;
+      if (raw) return;
       throw new TransientError({
         provider: this.provider,
         providerMessage: `unreadable stream data: ${text.slice(0, 200)}`,

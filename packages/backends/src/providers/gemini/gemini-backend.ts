@@ -2,7 +2,7 @@ import type { Backend } from "../../backend.js";
 import { Secret } from "../../config/secret.js";
 import { errorFromResponse, getJson, send } from "../../http/http-request.js";
 import { readSse } from "../../http/sse-reader.js";
-import { drive } from "../../stream/drive.js";
+import { EventStream } from "../../stream/event-stream.js";
 import type { GenerationParams, Message, ModelInfo, StreamEvent, Tool } from "../../types.js";
 import { GeminiDecoder } from "./decoder.js";
 import { geminiRequestBody } from "./request-body.js";
@@ -49,21 +49,24 @@ export class GeminiBackend implements Backend {
     return { ...(this.#apiKey && { "x-goog-api-key": this.#apiKey.reveal() }), ...this.options.headers };
   }
 
-  async *chatStream(
+  chatStream(
     messages: readonly Message[],
     tools: readonly Tool[],
     params: GenerationParams = {},
     signal?: AbortSignal,
-  ): AsyncGenerator<StreamEvent> {
+  ): AsyncIterableIterator<StreamEvent> {
     const url = `${this.base}/v1beta/models/${encodeURIComponent(this.currentModel)}:streamGenerateContent?alt=sse`;
-    const res = await send(this.name, url, {
-      body: geminiRequestBody(messages, tools, params),
-      headers: this.headers(),
-      signal,
-    });
-    // Error responses come with an SSE content type too: the status decides.
-    if (res.status < 200 || res.status > 299) throw await errorFromResponse(this.name, res, signal);
-    yield* drive(this.name, res.body, readSse, new GeminiDecoder(this.name), signal);
+    const open = async () => {
+      const res = await send(this.name, url, {
+        body: geminiRequestBody(messages, tools, params),
+        headers: this.headers(),
+        signal,
+      });
+      // Error responses may come with an SSE content type too: the status decides.
+      if (res.status < 200 || res.status > 299) throw await errorFromResponse(this.name, res, signal);
+      return res.body;
+    };
+    return new EventStream(this.name, open, readSse, new GeminiDecoder(this.name), signal);
   }
 
   async models(signal?: AbortSignal): Promise<ModelInfo[]> {

@@ -1,6 +1,6 @@
 import { TransientError } from "../../errors.js";
 import { classifyError, errorFacts } from "../../http/classify.js";
-import type { WireDecoder } from "../../stream/drive.js";
+import type { WireDecoder } from "../../stream/event-stream.js";
 import { parseArguments, ReplyBuilder } from "../../stream/reply-builder.js";
 
 interface Line {

@@ -2,7 +2,7 @@ import type { Backend } from "../../backend.js";
 import { Secret } from "../../config/secret.js";
 import { errorFromResponse, getJson, postJson, send } from "../../http/http-request.js";
 import { readLines } from "../../http/ndjson-reader.js";
-import { drive } from "../../stream/drive.js";
+import { EventStream } from "../../stream/event-stream.js";
 import type { GenerationParams, Message, ModelInfo, StreamEvent, Tool } from "../../types.js";
 import { OllamaDecoder } from "./decoder.js";
 import { type OllamaBodyOptions, ollamaRequestBody } from "./request-body.js";
@@ -53,16 +53,19 @@ export class OllamaBackend implements Backend {
     };
   }
 
-  async *chatStream(
+  chatStream(
     messages: readonly Message[],
     tools: readonly Tool[],
     params: GenerationParams = {},
     signal?: AbortSignal,
-  ): AsyncGenerator<StreamEvent> {
+  ): AsyncIterableIterator<StreamEvent> {
     const body = ollamaRequestBody(this.currentModel, messages, tools, params, this.options);
-    const res = await send(this.name, `${this.base}/api/chat`, { body, headers: this.headers(), signal });
-    if (res.status < 200 || res.status > 299) throw await errorFromResponse(this.name, res, signal);
-    yield* drive(this.name, res.body, readLines, new OllamaDecoder(this.name), signal);
+    const open = async () => {
+      const res = await send(this.name, `${this.base}/api/chat`, { body, headers: this.headers(), signal });
+      if (res.status < 200 || res.status > 299) throw await errorFromResponse(this.name, res, signal);
+      return res.body;
+    };
+    return new EventStream(this.name, open, readLines, new OllamaDecoder(this.name), signal);
   }
 
   async models(signal?: AbortSignal): Promise<ModelInfo[]> {

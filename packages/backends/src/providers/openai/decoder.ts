@@ -1,10 +1,11 @@
 import { TransientError } from "../../errors.js";
 import { classifyError, errorFacts } from "../../http/classify.js";
-import type { SseItem } from "../../http/sse-reader.js";
-import type { WireDecoder } from "../../stream/drive.js";
+import { RAW_LINE, type SseItem } from "../../http/sse-reader.js";
+import type { WireDecoder } from "../../stream/event-stream.js";
 import { ReplyBuilder } from "../../stream/reply-builder.js";
 import { ToolCallAssembler } from "../../stream/tool-call-assembler.js";
 import type { StopReason, Usage } from "../../types.js";
+import { ARGS, OpenAiFastPath, TEXT } from "./fast-path.js";
 
 interface Delta {
   content?: string | null;
@@ -58,13 +59,23 @@ export class OpenAiDecoder implements WireDecoder<SseItem> {
   readonly builder = new ReplyBuilder();
   private readonly calls = new ToolCallAssembler();
   private finishReason: string | undefined;
+  private readonly fast = new OpenAiFastPath();
 
   constructor(private readonly provider: string) {}
 
   accept(item: SseItem): void {
-    if (item.kind === "raw") {
-      this.rawLine(item.line);
+    if (item.event === RAW_LINE) {
+      this.rawLine(item.data);
       return;
+    }
+    if (item.event === undefined) {
+      const found = this.fast.match(item.data);
+      if (found === TEXT) {
+        this.builder.text(this.fast.fragment);
+        return;
+      }
+      if (found === ARGS && this.calls.continueCall(this.fast.index, this.fast.fragment, this.builder))
+        return;
     }
     if (item.data.trim() === "[DONE]") {
       this.finish();

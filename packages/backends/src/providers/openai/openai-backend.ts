@@ -2,7 +2,7 @@ import type { Backend } from "../../backend.js";
 import { Secret } from "../../config/secret.js";
 import { errorFromResponse, getJson, send } from "../../http/http-request.js";
 import { readSse } from "../../http/sse-reader.js";
-import { drive } from "../../stream/drive.js";
+import { EventStream } from "../../stream/event-stream.js";
 import type { GenerationParams, Message, ModelInfo, StreamEvent, Tool } from "../../types.js";
 import { OpenAiDecoder } from "./decoder.js";
 import { type OpenAiBodyOptions, openAiRequestBody } from "./request-body.js";
@@ -66,12 +66,12 @@ export class OpenAiBackend implements Backend {
     };
   }
 
-  async *chatStream(
+  chatStream(
     messages: readonly Message[],
     tools: readonly Tool[],
     params: GenerationParams = {},
     signal?: AbortSignal,
-  ): AsyncGenerator<StreamEvent> {
+  ): AsyncIterableIterator<StreamEvent> {
     const maxTokensField =
       this.options.maxTokensField ??
       (/api\.openai\.com/.test(this.base) ? "max_completion_tokens" : "max_tokens");
@@ -79,13 +79,17 @@ export class OpenAiBackend implements Backend {
       ...this.options,
       maxTokensField,
     });
-    const res = await send(this.name, `${this.base}/chat/completions`, {
-      body,
-      headers: this.headers(),
-      signal,
-    });
-    if (res.status < 200 || res.status > 299) throw await errorFromResponse(this.name, res, signal);
-    yield* drive(this.name, res.body, readSse, new OpenAiDecoder(this.name), signal);
+    const open = async () => {
+      const res = await send(this.name, `${this.base}/chat/completions`, {
+        body,
+        headers: this.headers(),
+        signal,
+      });
+      // Error responses may come with an SSE content type too: the status decides.
+      if (res.status < 200 || res.status > 299) throw await errorFromResponse(this.name, res, signal);
+      return res.body;
+    };
+    return new EventStream(this.name, open, readSse, new OpenAiDecoder(this.name), signal);
   }
 
   async models(signal?: AbortSignal): Promise<ModelInfo[]> {

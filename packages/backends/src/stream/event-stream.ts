@@ -1,0 +1,108 @@
+import type { Readable } from "node:stream";
+import { BackendError, TransientError } from "../errors.js";
+import type { StreamEvent } from "../types.js";
+import type { ReplyBuilder } from "./reply-builder.js";
+
+/** What turns a provider's wire items into events. `accept` and `end` may throw typed errors. */
+export interface WireDecoder<I> {
+  readonly builder: ReplyBuilder;
+  accept(item: I): void;
+  /** The body ended: finish the reply, or throw if the stream stopped before its terminal event. */
+  end(): void;
+}
+
+export type FrameReader<I> = (body: AsyncIterable<Uint8Array>) => AsyncGenerator<I[]>;
+
+function aborted(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
+}
+
+/**
+ * The events of one streaming response. The request is made on the first `next()`; after that, each
+ * network chunk is framed (SSE or NDJSON), decoded, and its events handed out from a buffer — a plain
+ * array walked by index, so a burst of events costs one resolved promise each and no queue shifting. The
+ * body is closed when the reply is done, fails, is abandoned (`return`), or `signal` aborts.
+ */
+export class EventStream<I> implements AsyncIterableIterator<StreamEvent> {
+  private buffer: StreamEvent[] = [];
+  private head = 0;
+  private body: Readable | undefined;
+  private reader: AsyncIterator<I[]> | undefined;
+  private finished = false;
+  private readonly onAbort = () => this.body?.destroy();
+
+  constructor(
+    private readonly provider: string,
+    private readonly open: () => Promise<Readable>,
+    private readonly read: FrameReader<I>,
+    private readonly decoder: WireDecoder<I>,
+    private readonly signal?: AbortSignal,
+  ) {}
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<StreamEvent>> {
+    if (this.head < this.buffer.length)
+      return Promise.resolve({ value: this.buffer[this.head++]!, done: false });
+    if (this.finished) return Promise.resolve({ value: undefined, done: true });
+    return this.pull();
+  }
+
+  async return(): Promise<IteratorResult<StreamEvent>> {
+    this.close();
+    return { value: undefined, done: true };
+  }
+
+  private async pull(): Promise<IteratorResult<StreamEvent>> {
+    try {
+      if (!this.reader) {
+        this.signal?.throwIfAborted();
+        this.body = await this.open();
+        this.signal?.addEventListener("abort", this.onAbort, { once: true });
+        this.reader = this.read(this.body)[Symbol.asyncIterator]();
+      }
+      while (!this.refill()) {
+        if (this.decoder.builder.isDone) {
+          this.close();
+          break;
+        }
+        const chunk = await this.reader.next();
+        if (chunk.done) {
+          this.decoder.end();
+          this.refill();
+          this.close();
+          break;
+        }
+        for (const item of chunk.value) this.decoder.accept(item);
+      }
+    } catch (err) {
+      this.close();
+      if (this.signal?.aborted) throw aborted(this.signal);
+      if (err instanceof BackendError) throw err;
+      throw new TransientError({
+        provider: this.provider,
+        providerMessage: `the stream failed: ${(err as Error).message}`,
+      });
+    }
+    return this.next();
+  }
+
+  /** Moves decoded events into the buffer; false when there were none. */
+  private refill(): boolean {
+    const events = this.decoder.builder.drain();
+    if (events.length === 0) return false;
+    this.buffer = events;
+    this.head = 0;
+    if (this.decoder.builder.isDone) this.close();
+    return true;
+  }
+
+  private close(): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.signal?.removeEventListener("abort", this.onAbort);
+    this.body?.destroy();
+  }
+}

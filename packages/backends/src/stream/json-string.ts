@@ -1,0 +1,26 @@
+/**
+ * Reads the JSON string literal whose opening quote is at `quoteAt`: its value and the index just past its
+ * closing quote, or undefined if there is no well-formed literal there. Strings without escapes are sliced
+ * out without JSON.parse.
+ */
+export function readJsonString(data: string, quoteAt: number): { value: string; end: number } | undefined {
+  if (data.charCodeAt(quoteAt) !== 34) return undefined;
+  let from = quoteAt + 1;
+  let escaped = false;
+  for (;;) {
+    const q = data.indexOf('"', from);
+    if (q < 0) return undefined;
+    let slashes = 0;
+    while (data.charCodeAt(q - 1 - slashes) === 92) slashes++;
+    if (slashes > 0) escaped = true;
+    if (slashes % 2 === 0) {
+      if (!escaped) return { value: data.slice(quoteAt + 1, q), end: q + 1 };
+      try {
+        return { value: JSON.parse(data.slice(quoteAt, q + 1)) as string, end: q + 1 };
+      } catch {
+        return undefined;
+      }
+    }
+    from = q + 1;
+  }
+}
