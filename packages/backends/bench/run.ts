@@ -124,10 +124,8 @@ for (const [name, rendered, make, isSse] of providers) {
     let done: StreamEvent | undefined;
     for (const item of items) d.accept(item);
     for (const e of d.builder.drain()) if (e.type === "done") done = e;
-    if (
-      done?.type !== "done" ||
-      (done.message.toolCalls?.[0]?.arguments as { content: string }).content !== value
-    ) {
+    const args = done?.type === "done" ? done.message.toolCalls?.[0]?.arguments : undefined;
+    if ((args as { content?: string } | undefined)?.content !== value) {
       throw new Error("bad assembly");
     }
     return items.length;

@@ -6,15 +6,14 @@
 export function readJsonString(data: string, quoteAt: number): { value: string; end: number } | undefined {
   if (data.charCodeAt(quoteAt) !== 34) return undefined;
   let from = quoteAt + 1;
-  let escaped = false;
   for (;;) {
     const q = data.indexOf('"', from);
     if (q < 0) return undefined;
     let slashes = 0;
     while (data.charCodeAt(q - 1 - slashes) === 92) slashes++;
-    if (slashes > 0) escaped = true;
     if (slashes % 2 === 0) {
-      if (!escaped) return { value: data.slice(quoteAt + 1, q), end: q + 1 };
+      const firstSlash = data.indexOf("\\", quoteAt + 1);
+      if (firstSlash < 0 || firstSlash > q) return { value: data.slice(quoteAt + 1, q), end: q + 1 };
       try {
         return { value: JSON.parse(data.slice(quoteAt, q + 1)) as string, end: q + 1 };
       } catch {
