@@ -13,8 +13,8 @@ const ARGS = 2;
 
 /**
  * Collects what a provider's stream says into events (drained by the caller after each network chunk) and
- * into the assembled reply that the final `done` carries. Text is kept as pieces and joined once at the
- * end. Consecutive fragments of one kind that arrive in one network chunk — text, reasoning, or one call's
+ * into the assembled reply that the final `done` carries. Text, reasoning and each call's arguments are
+ * kept as the deltas of their events and joined once at the end. Consecutive fragments of one kind that arrive in one network chunk — text, reasoning, or one call's
  * arguments — become one event: they came together, so joining them delays nothing and spares the
  * consumer thousands of tiny events.
  */
@@ -26,6 +26,7 @@ export class ReplyBuilder {
   private readonly textParts: string[] = [];
   private readonly reasoning: ReasoningParts[] = [];
   private readonly calls: ToolCall[] = [];
+  private readonly argumentParts = new Map<number, string[]>();
   private finished = false;
   usage: Usage | undefined;
 
@@ -47,16 +48,22 @@ export class ReplyBuilder {
 
   private flush(): void {
     if (this.pending.length === 0) return;
+    // Joined into one flat string, so the fragments die young instead of being kept until the reply ends.
     const delta = this.pending.length === 1 ? this.pending[0]! : this.pending.join("");
-    this.pending = [];
+    this.pending.length = 0;
     const k = this.pendingKind;
-    this.events.push(
-      k === TEXT
-        ? { type: "text", delta }
-        : k === REASONING
-          ? { type: "reasoning", delta }
-          : { type: "tool_call_delta", index: this.pendingIndex, argsDelta: delta },
-    );
+    if (k === TEXT) {
+      this.textParts.push(delta);
+      this.events.push({ type: "text", delta });
+    } else if (k === REASONING) {
+      this.reasoning[this.reasoning.length - 1]!.parts.push(delta);
+      this.events.push({ type: "reasoning", delta });
+    } else {
+      const parts = this.argumentParts.get(this.pendingIndex);
+      if (parts) parts.push(delta);
+      else this.argumentParts.set(this.pendingIndex, [delta]);
+      this.events.push({ type: "tool_call_delta", index: this.pendingIndex, argsDelta: delta });
+    }
   }
 
   private push(event: StreamEvent): void {
@@ -72,29 +79,29 @@ export class ReplyBuilder {
   }
 
   text(delta: string): void {
-    if (delta === "") return;
-    this.textParts.push(delta);
-    this.piece(TEXT, delta);
+    if (delta !== "") this.piece(TEXT, delta);
   }
 
   /** Starts a new reasoning block (a provider's thinking block); deltas go to the latest block. */
   startReasoning(): void {
+    this.flush();
     this.reasoning.push({ parts: [] });
   }
 
   reasoningDelta(delta: string): void {
     if (delta === "") return;
     if (this.reasoning.length === 0) this.startReasoning();
-    this.reasoning[this.reasoning.length - 1]!.parts.push(delta);
     this.piece(REASONING, delta);
   }
 
   reasoningSignature(signature: string): void {
+    this.flush();
     if (this.reasoning.length === 0) this.startReasoning();
     this.reasoning[this.reasoning.length - 1]!.signature = signature;
   }
 
   redactedReasoning(data: string): void {
+    this.flush();
     this.reasoning.push({ parts: [], redacted: data });
   }
 
@@ -104,6 +111,14 @@ export class ReplyBuilder {
 
   toolCallDelta(index: number, argsDelta: string): void {
     if (argsDelta !== "") this.piece(ARGS, argsDelta, index);
+  }
+
+  /** All argument text call `index` has streamed, once; the call is then expected to complete. */
+  takeArguments(index: number): string {
+    this.flush();
+    const parts = this.argumentParts.get(index);
+    this.argumentParts.delete(index);
+    return parts === undefined ? "" : parts.length === 1 ? parts[0]! : parts.join("");
   }
 
   toolCall(index: number, call: ToolCall): void {
@@ -117,6 +132,7 @@ export class ReplyBuilder {
   }
 
   message(): AssistantMessage {
+    this.flush();
     const m: AssistantMessage = { role: "assistant", content: this.textParts.join("") };
     if (this.calls.length > 0) m.toolCalls = [...this.calls];
     if (this.reasoning.length > 0) {

@@ -4,7 +4,6 @@ interface Slot {
   index: number;
   id: string;
   name: string;
-  parts: string[];
 }
 
 /** A piece of a tool call as OpenAI-style streams send it: any field may be missing. */
@@ -18,7 +17,7 @@ export interface ToolCallPiece {
 /**
  * Puts tool calls together from argument fragments, robust to what servers get wrong: a missing index
  * (route by id, else to the call in progress), one index reused for several calls (a new id starts a new
- * call), and missing ids (made up, stable within the reply). Fragments are kept as pieces and parsed once.
+ * call), and missing ids (made up, stable within the reply). The arguments are parsed once, at the end.
  */
 export class ToolCallAssembler {
   private readonly slots: Slot[] = [];
@@ -42,7 +41,6 @@ export class ToolCallAssembler {
         index: this.slots.length,
         id: id ?? `${this.idPrefix}_${this.slots.length}`,
         name: piece.name ?? "",
-        parts: [],
       };
       this.slots.push(slot);
       if (piece.index !== undefined) this.byIndex.set(piece.index, slot);
@@ -50,10 +48,7 @@ export class ToolCallAssembler {
     } else if (piece.name && !slot.name) {
       slot.name = piece.name;
     }
-    if (piece.arguments) {
-      slot.parts.push(piece.arguments);
-      out.toolCallDelta(slot.index, piece.arguments);
-    }
+    if (piece.arguments) out.toolCallDelta(slot.index, piece.arguments);
   }
 
   /**
@@ -63,7 +58,6 @@ export class ToolCallAssembler {
   continueCall(index: number, fragment: string, out: ReplyBuilder): boolean {
     const slot = this.byIndex.get(index);
     if (!slot) return false;
-    slot.parts.push(fragment);
     out.toolCallDelta(slot.index, fragment);
     return true;
   }
@@ -71,7 +65,11 @@ export class ToolCallAssembler {
   /** Completes every call (once, in order). */
   finish(out: ReplyBuilder): void {
     for (const slot of this.slots.splice(0)) {
-      out.toolCall(slot.index, { id: slot.id, name: slot.name, ...parseArguments(slot.parts.join("")) });
+      out.toolCall(slot.index, {
+        id: slot.id,
+        name: slot.name,
+        ...parseArguments(out.takeArguments(slot.index)),
+      });
     }
     this.byIndex.clear();
   }

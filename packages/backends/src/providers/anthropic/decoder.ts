@@ -54,7 +54,7 @@ export class AnthropicDecoder implements WireDecoder<SseItem> {
   readonly builder = new ReplyBuilder();
   private readonly tools = new Map<
     number,
-    { index: number; id: string; name: string; parts: string[]; input: Record<string, unknown> }
+    { index: number; id: string; name: string; input: Record<string, unknown> }
   >();
   private usage: WireUsage = {};
   private stopReason: string | undefined;
@@ -88,7 +88,7 @@ export class AnthropicDecoder implements WireDecoder<SseItem> {
         const tool = this.tools.get(e.index ?? -1);
         if (tool) {
           this.tools.delete(e.index ?? -1);
-          const text = tool.parts.join("");
+          const text = this.builder.takeArguments(tool.index);
           const args = text.trim() === "" ? { arguments: tool.input } : parseArguments(text);
           this.builder.toolCall(tool.index, { id: tool.id, name: tool.name, ...args });
         }
@@ -119,10 +119,7 @@ export class AnthropicDecoder implements WireDecoder<SseItem> {
       case INPUT_JSON_DELTA: {
         const tool = this.tools.get(this.fast.index);
         if (!tool) return false;
-        if (this.fast.fragment !== "") {
-          tool.parts.push(this.fast.fragment);
-          this.builder.toolCallDelta(tool.index, this.fast.fragment);
-        }
+        this.builder.toolCallDelta(tool.index, this.fast.fragment);
         return true;
       }
       default:
@@ -140,7 +137,6 @@ export class AnthropicDecoder implements WireDecoder<SseItem> {
         index: this.builder.callCount + this.tools.size,
         id: block.id ?? "",
         name: block.name ?? "",
-        parts: [],
         input: block.input ?? {},
       };
       this.tools.set(e.index ?? -1, tool);
@@ -162,10 +158,7 @@ export class AnthropicDecoder implements WireDecoder<SseItem> {
         break;
       case "input_json_delta": {
         const tool = this.tools.get(e.index ?? -1);
-        if (tool && d.partial_json) {
-          tool.parts.push(d.partial_json);
-          this.builder.toolCallDelta(tool.index, d.partial_json);
-        }
+        if (tool && d.partial_json) this.builder.toolCallDelta(tool.index, d.partial_json);
         break;
       }
     }

@@ -1,4 +1,4 @@
-import { readJsonString } from "../../stream/json-string.js";
+import { hasAt, readJsonString } from "../../stream/json-scan.js";
 
 const HEAD = '{"type":"content_block_delta","index":';
 const TEXT = ',"delta":{"type":"text_delta","text":';
@@ -20,7 +20,7 @@ export class AnthropicFastPath {
   index = 0;
 
   match(data: string): number {
-    if (!data.startsWith(HEAD)) return NO_MATCH;
+    if (!hasAt(data, 0, HEAD)) return NO_MATCH;
     let p = HEAD.length;
     const digits = p;
     let index = 0;
@@ -28,13 +28,13 @@ export class AnthropicFastPath {
       index = index * 10 + data.charCodeAt(p++) - 48;
     if (p === digits) return NO_MATCH;
     let kind: number;
-    if (data.startsWith(TEXT, p)) {
+    if (hasAt(data, p, TEXT)) {
       kind = TEXT_DELTA;
       p += TEXT.length;
-    } else if (data.startsWith(THINKING, p)) {
+    } else if (hasAt(data, p, THINKING)) {
       kind = THINKING_DELTA;
       p += THINKING.length;
-    } else if (data.startsWith(JSON_DELTA, p)) {
+    } else if (hasAt(data, p, JSON_DELTA)) {
       kind = INPUT_JSON_DELTA;
       p += JSON_DELTA.length;
     } else {
@@ -42,7 +42,7 @@ export class AnthropicFastPath {
     }
     const s = readJsonString(data, p);
     // After the literal, exactly the ends of the delta and of the event.
-    if (s === undefined || s.end !== data.length - 2 || !data.endsWith("}}")) return NO_MATCH;
+    if (s === undefined || s.end !== data.length - 2 || !hasAt(data, s.end, "}}")) return NO_MATCH;
     this.fragment = s.value;
     this.index = index;
     return kind;

@@ -1,4 +1,4 @@
-import { readJsonString } from "../../stream/json-string.js";
+import { hasAt, readJsonString } from "../../stream/json-scan.js";
 
 /** What `match` found: nothing it recognizes, a text fragment, or a fragment of call `index`'s arguments. */
 export const NO_MATCH = 0;
@@ -40,14 +40,14 @@ export class OpenAiFastPath {
     if (tail < 0) return NO_MATCH;
     const end = data.length - tail;
     const p = prefix.length;
-    if (data.startsWith('"content":', p)) {
+    if (hasAt(data, p, '"content":')) {
       const s = readJsonString(data, p + 10);
       // The literal must be followed by exactly the "}" that closes the delta, then the tail.
       if (s === undefined || s.end !== end - 1 || data.charCodeAt(s.end) !== 125) return NO_MATCH;
       this.fragment = s.value;
       return TEXT;
     }
-    if (data.startsWith('"tool_calls":[{"index":', p)) return this.args(data, p + 23, end);
+    if (hasAt(data, p, '"tool_calls":[{"index":')) return this.args(data, p + 23, end);
     return NO_MATCH;
   }
 
@@ -56,10 +56,10 @@ export class OpenAiFastPath {
     let index = 0;
     while (data.charCodeAt(p) >= 48 && data.charCodeAt(p) <= 57)
       index = index * 10 + data.charCodeAt(p++) - 48;
-    if (p === from || !data.startsWith(',"function":{"arguments":', p)) return NO_MATCH;
+    if (p === from || !hasAt(data, p, ',"function":{"arguments":')) return NO_MATCH;
     const s = readJsonString(data, p + 25);
     // After the literal: the ends of function, the call, tool_calls and delta, then the tail.
-    if (s === undefined || s.end !== end - 4 || !data.startsWith("}}]}", s.end)) return NO_MATCH;
+    if (s === undefined || s.end !== end - 4 || !hasAt(data, s.end, "}}]}")) return NO_MATCH;
     this.fragment = s.value;
     this.index = index;
     return ARGS;
@@ -76,6 +76,9 @@ export class OpenAiFastPath {
 }
 
 function tailLength(data: string): number {
-  for (let i = 0; i < TAILS.length; i++) if (data.endsWith(TAILS[i]!)) return TAILS[i]!.length;
+  for (let i = 0; i < TAILS.length; i++) {
+    const tail = TAILS[i]!;
+    if (hasAt(data, data.length - tail.length, tail)) return tail.length;
+  }
   return -1;
 }

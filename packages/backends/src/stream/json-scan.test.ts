@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { readJsonString } from "./json-string.js";
+import { readJsonString } from "./json-scan.js";
 
 describe("readJsonString", () => {
   it("reads back any string JSON.stringify wrote, whatever follows it", () => {

@@ -23,3 +23,11 @@ export function readJsonString(data: string, quoteAt: number): { value: string; 
     from = q + 1;
   }
 }
+
+/**
+ * Whether `literal` occurs in `data` at `at`. A slice compared with `===` — several times faster on V8 than
+ * `startsWith` with a position over the sliced strings an SSE parser hands out.
+ */
+export function hasAt(data: string, at: number, literal: string): boolean {
+  return data.slice(at, at + literal.length) === literal;
+}
