@@ -31,9 +31,10 @@ const argsChunk = (index: number, args: string) =>
 
 describe("the OpenAI fast path", () => {
   it("reads exactly what JSON.parse reads from text and argument fragments, whatever they contain", () => {
+    // One instance throughout, so what it learned from earlier chunks is put to the test too.
+    const f = new OpenAiFastPath();
     fc.assert(
       fc.property(fc.string({ unit: "grapheme", maxLength: 40 }), fc.nat(20), (text, index) => {
-        const f = new OpenAiFastPath();
         expect(f.match(textChunk(text))).toBe(TEXT);
         expect(f.fragment).toBe(text);
         expect(f.match(argsChunk(index, text))).toBe(ARGS);
@@ -107,31 +108,37 @@ describe("the Anthropic fast path", () => {
   const event = (index: number, delta: Record<string, unknown>) =>
     JSON.stringify({ type: "content_block_delta", index, delta });
   it("reads exactly what JSON.parse reads from text, thinking and input fragments", () => {
+    const f = new AnthropicFastPath();
     fc.assert(
       fc.property(fc.string({ unit: "grapheme", maxLength: 40 }), fc.nat(30), (text, index) => {
-        const f = new AnthropicFastPath();
         expect(f.match(event(index, { type: "text_delta", text }))).toBe(TEXT_DELTA);
         expect([f.index, f.fragment]).toEqual([index, text]);
         expect(f.match(event(index, { type: "thinking_delta", thinking: text }))).toBe(THINKING_DELTA);
-        expect(f.fragment).toBe(text);
+        expect([f.index, f.fragment]).toEqual([index, text]);
         expect(f.match(event(index, { type: "input_json_delta", partial_json: text }))).toBe(
           INPUT_JSON_DELTA,
         );
-        expect(f.fragment).toBe(text);
+        expect([f.index, f.fragment]).toEqual([index, text]);
+        expect(f.match(event(index + 1, { type: "input_json_delta", partial_json: text }))).toBe(
+          INPUT_JSON_DELTA,
+        );
+        expect([f.index, f.fragment]).toEqual([index + 1, text]);
       }),
       { numRuns: 2000 },
     );
   });
 
-  it("leaves everything else to the full parser", () => {
+  it("leaves everything else to the full parser, even right after a match", () => {
     const f = new AnthropicFastPath();
     for (const data of [
+      `${event(0, { type: "text_delta", text: "x" }).slice(0, -2)},"extra":"}}`,
       event(0, { type: "signature_delta", signature: "s" }),
       event(0, { type: "text_delta", text: "x", extra: 1 }),
       JSON.stringify({ type: "content_block_delta", delta: { type: "text_delta", text: "x" }, index: 0 }),
       JSON.stringify({ type: "message_delta", delta: { stop_reason: "end_turn" } }),
     ]) {
-      expect(f.match(data)).toBe(0);
+      expect(f.match(event(0, { type: "text_delta", text: "learned" }))).toBe(TEXT_DELTA);
+      expect(f.match(data)).toBe(NO_MATCH);
     }
   });
 });

@@ -31,3 +31,17 @@ export function readJsonString(data: string, quoteAt: number): { value: string; 
 export function hasAt(data: string, at: number, literal: string): boolean {
   return data.slice(at, at + literal.length) === literal;
 }
+
+/**
+ * The value of the JSON string literal that opens at `open` and must close at `close` (the index of its
+ * closing quote), or undefined if the literal there is malformed or closes elsewhere. The common case — no
+ * quote or backslash inside — costs two searches and one slice.
+ */
+export function stringLiteralAt(data: string, open: number, close: number): string | undefined {
+  if (data.charCodeAt(open) === 34 && data.indexOf('"', open + 1) === close) {
+    const slash = data.indexOf("\\", open + 1);
+    if (slash < 0 || slash > close) return data.slice(open + 1, close);
+  }
+  const s = readJsonString(data, open);
+  return s !== undefined && s.end === close + 1 ? s.value : undefined;
+}

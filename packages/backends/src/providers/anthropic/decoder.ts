@@ -64,7 +64,7 @@ export class AnthropicDecoder implements WireDecoder<SseItem> {
 
   accept(item: SseItem): void {
     if (item.event === RAW_LINE) return;
-    if (item.event === "content_block_delta" && this.fastDelta(item.data)) return;
+    if (this.fastDelta(item.data)) return;
     let e: Event;
     try {
       e = JSON.parse(item.data) as Event;

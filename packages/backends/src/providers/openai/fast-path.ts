@@ -1,4 +1,4 @@
-import { hasAt, readJsonString } from "../../stream/json-scan.js";
+import { hasAt, stringLiteralAt } from "../../stream/json-scan.js";
 
 /** What `match` found: nothing it recognizes, a text fragment, or a fragment of call `index`'s arguments. */
 export const NO_MATCH = 0;
@@ -41,10 +41,10 @@ export class OpenAiFastPath {
     const end = data.length - tail;
     const p = prefix.length;
     if (hasAt(data, p, '"content":')) {
-      const s = readJsonString(data, p + 10);
       // The literal must be followed by exactly the "}" that closes the delta, then the tail.
-      if (s === undefined || s.end !== end - 1 || data.charCodeAt(s.end) !== 125) return NO_MATCH;
-      this.fragment = s.value;
+      const fragment = data.charCodeAt(end - 1) === 125 ? stringLiteralAt(data, p + 10, end - 2) : undefined;
+      if (fragment === undefined) return NO_MATCH;
+      this.fragment = fragment;
       return TEXT;
     }
     if (hasAt(data, p, '"tool_calls":[{"index":')) return this.args(data, p + 23, end);
@@ -57,10 +57,10 @@ export class OpenAiFastPath {
     while (data.charCodeAt(p) >= 48 && data.charCodeAt(p) <= 57)
       index = index * 10 + data.charCodeAt(p++) - 48;
     if (p === from || !hasAt(data, p, ',"function":{"arguments":')) return NO_MATCH;
-    const s = readJsonString(data, p + 25);
     // After the literal: the ends of function, the call, tool_calls and delta, then the tail.
-    if (s === undefined || s.end !== end - 4 || !hasAt(data, s.end, "}}]}")) return NO_MATCH;
-    this.fragment = s.value;
+    const fragment = hasAt(data, end - 4, "}}]}") ? stringLiteralAt(data, p + 25, end - 5) : undefined;
+    if (fragment === undefined) return NO_MATCH;
+    this.fragment = fragment;
     this.index = index;
     return ARGS;
   }
