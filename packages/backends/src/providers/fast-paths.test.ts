@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { AnthropicFastPath, INPUT_JSON_DELTA, TEXT_DELTA, THINKING_DELTA } from "./anthropic/fast-path.js";
+import { GeminiFastPath } from "./gemini/fast-path.js";
 import { ARGS, NO_MATCH, OpenAiFastPath, TEXT } from "./openai/fast-path.js";
 
 const head = {
@@ -140,5 +141,81 @@ describe("the Anthropic fast path", () => {
       expect(f.match(event(0, { type: "text_delta", text: "learned" }))).toBe(TEXT_DELTA);
       expect(f.match(data)).toBe(NO_MATCH);
     }
+  });
+});
+
+describe("the Gemini fast path", () => {
+  const usage = (n: number) => ({
+    promptTokenCount: 20,
+    candidatesTokenCount: n,
+    totalTokenCount: 20 + n,
+    promptTokensDetails: [{ modality: "TEXT", tokenCount: 20 }],
+  });
+  const chunk = (text: string, n: number, extra: Record<string, unknown> = {}) =>
+    JSON.stringify({
+      candidates: [{ content: { parts: [{ text }], role: "model" }, index: 0 }],
+      usageMetadata: usage(n),
+      modelVersion: "gemini-2.5-flash",
+      responseId: "tS77aIl",
+      ...extra,
+    });
+  // Gemini writes a space after each colon; the shape is learned from the bytes, whatever the spacing.
+  const spacedChunk = (text: string, n: number) =>
+    chunk("TEXT", n)
+      .replace(/":(?=[[{"\d])/g, '": ')
+      .replace('"TEXT"', () => JSON.stringify(text));
+
+  for (const [name, write] of [
+    ["compact", chunk],
+    ["spaced", spacedChunk],
+  ] as const) {
+    it(`reads exactly what JSON.parse reads once it has seen one chunk (${name})`, () => {
+      const f = new GeminiFastPath();
+      const first = write("Hello", 1);
+      expect(f.match(first)).toBe(false);
+      f.learn(first, JSON.parse(first));
+      fc.assert(
+        fc.property(fc.string({ unit: "grapheme", maxLength: 40 }), fc.nat(100000), (text, n) => {
+          const data = write(text, n);
+          expect(f.match(data)).toBe(true);
+          expect(f.fragment).toBe(text);
+          expect(JSON.parse(f.usageText)).toEqual(usage(n));
+        }),
+        { numRuns: 2000 },
+      );
+    });
+  }
+
+  it("learns nothing from chunks that are not plain text, and leaves those to the full parser", () => {
+    const f = new GeminiFastPath();
+    const learned = chunk("x", 1);
+    const others = [
+      JSON.stringify({
+        candidates: [{ content: { parts: [{ text: "x" }], role: "model" }, finishReason: "STOP", index: 0 }],
+        usageMetadata: usage(1),
+      }),
+      JSON.stringify({
+        candidates: [{ content: { parts: [{ text: "x", thought: true }], role: "model" }, index: 0 }],
+        usageMetadata: usage(1),
+      }),
+      JSON.stringify({
+        candidates: [{ content: { parts: [{ text: "x" }, { text: "y" }], role: "model" }, index: 0 }],
+        usageMetadata: usage(1),
+      }),
+    ];
+    for (const data of others) {
+      f.learn(data, JSON.parse(data));
+      expect(f.match(learned)).toBe(false);
+    }
+    f.learn(learned, JSON.parse(learned));
+    for (const data of others) expect(f.match(data)).toBe(false);
+    // Something slipped in after the usage object is not a usage object.
+    const smuggled = learned.replace(
+      ',"modelVersion"',
+      ',"error":{"code":500,"message":"boom"},"modelVersion"',
+    );
+    expect(f.match(smuggled)).toBe(false);
+    expect(f.match(chunk("x", 2, { promptFeedback: { blockReason: "SAFETY" } }))).toBe(false);
+    expect(f.match(learned)).toBe(true);
   });
 });

@@ -1,26 +1,37 @@
 /**
+ * The index just past the closing quote of the string literal whose opening quote is at `quoteAt`, or -1
+ * if there is none. Escapes are skipped over, not checked.
+ */
+export function stringEnd(data: string, quoteAt: number): number {
+  if (data.charCodeAt(quoteAt) !== 34) return -1;
+  let from = quoteAt + 1;
+  for (;;) {
+    const q = data.indexOf('"', from);
+    if (q < 0) return -1;
+    let slashes = 0;
+    while (data.charCodeAt(q - 1 - slashes) === 92) slashes++;
+    if (slashes % 2 === 0) return q + 1;
+    from = q + 1;
+  }
+}
+
+/**
  * Reads the JSON string literal whose opening quote is at `quoteAt`: its value and the index just past its
  * closing quote, or undefined if there is no well-formed literal there. Strings without escapes are sliced
  * out without JSON.parse.
  */
 export function readJsonString(data: string, quoteAt: number): { value: string; end: number } | undefined {
-  if (data.charCodeAt(quoteAt) !== 34) return undefined;
-  let from = quoteAt + 1;
-  for (;;) {
-    const q = data.indexOf('"', from);
-    if (q < 0) return undefined;
-    let slashes = 0;
-    while (data.charCodeAt(q - 1 - slashes) === 92) slashes++;
-    if (slashes % 2 === 0) {
-      const firstSlash = data.indexOf("\\", quoteAt + 1);
-      if (firstSlash < 0 || firstSlash > q) return { value: data.slice(quoteAt + 1, q), end: q + 1 };
-      try {
-        return { value: JSON.parse(data.slice(quoteAt, q + 1)) as string, end: q + 1 };
-      } catch {
-        return undefined;
-      }
-    }
-    from = q + 1;
+  const end = stringEnd(data, quoteAt);
+  return end < 0 ? undefined : decodeLiteral(data, quoteAt, end);
+}
+
+function decodeLiteral(data: string, open: number, end: number): { value: string; end: number } | undefined {
+  const slash = data.indexOf("\\", open + 1);
+  if (slash < 0 || slash >= end) return { value: data.slice(open + 1, end - 1), end };
+  try {
+    return { value: JSON.parse(data.slice(open, end)) as string, end };
+  } catch {
+    return undefined;
   }
 }
 
@@ -29,19 +40,16 @@ export function readJsonString(data: string, quoteAt: number): { value: string; 
  * `startsWith` with a position over the sliced strings an SSE parser hands out.
  */
 export function hasAt(data: string, at: number, literal: string): boolean {
-  return data.slice(at, at + literal.length) === literal;
+  return at >= 0 && data.slice(at, at + literal.length) === literal;
 }
 
 /**
  * The value of the JSON string literal that opens at `open` and must close at `close` (the index of its
  * closing quote), or undefined if the literal there is malformed or closes elsewhere. The common case — no
- * quote or backslash inside — costs two searches and one slice.
+ * quote or backslash inside — costs three searches and one slice.
  */
 export function stringLiteralAt(data: string, open: number, close: number): string | undefined {
-  if (data.charCodeAt(open) === 34 && data.indexOf('"', open + 1) === close) {
-    const slash = data.indexOf("\\", open + 1);
-    if (slash < 0 || slash > close) return data.slice(open + 1, close);
-  }
-  const s = readJsonString(data, open);
-  return s !== undefined && s.end === close + 1 ? s.value : undefined;
+  const end =
+    data.charCodeAt(open) === 34 && data.indexOf('"', open + 1) === close ? close + 1 : stringEnd(data, open);
+  return end === close + 1 ? decodeLiteral(data, open, end)?.value : undefined;
 }

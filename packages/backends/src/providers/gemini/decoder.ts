@@ -5,6 +5,7 @@ import { RAW_LINE, type SseItem } from "../../http/sse-reader.js";
 import type { WireDecoder } from "../../stream/event-stream.js";
 import { ReplyBuilder } from "../../stream/reply-builder.js";
 import type { StopReason } from "../../types.js";
+import { GeminiFastPath } from "./fast-path.js";
 import { GENERATED_ID_PREFIX } from "./request-body.js";
 
 interface Part {
@@ -56,13 +57,21 @@ export class GeminiDecoder implements WireDecoder<SseItem> {
   readonly builder = new ReplyBuilder();
   private finishReason: string | undefined;
   private usage: Response["usageMetadata"];
+  /** The usage of the last chunk, when the fast path read it: parsed only if no later chunk replaces it. */
+  private usageText: string | undefined;
   private idBase: string | undefined;
+  private readonly fast = new GeminiFastPath();
 
   constructor(private readonly provider: string) {}
 
   accept(item: SseItem): void {
     const raw = item.event === RAW_LINE;
     const text = item.data;
+    if (!raw && this.fast.match(text)) {
+      this.builder.text(this.fast.fragment);
+      this.usageText = this.fast.usageText;
+      return;
+    }
     let r: Response;
     try {
       r = JSON.parse(text) as Response;
@@ -75,11 +84,27 @@ export class GeminiDecoder implements WireDecoder<SseItem> {
     }
     if (r.error !== undefined) throw classifyError(this.provider, undefined, errorFacts(r, text));
     this.idBase ??= r.responseId ?? randomUUID().slice(0, 8);
-    if (r.usageMetadata) this.usage = r.usageMetadata;
+    if (r.usageMetadata) {
+      this.usage = r.usageMetadata;
+      this.usageText = undefined;
+    }
     if (r.promptFeedback?.blockReason) this.finishReason = r.promptFeedback.blockReason;
     const candidate = r.candidates?.[0];
     for (const part of candidate?.content?.parts ?? []) this.part(part);
     if (candidate?.finishReason) this.finishReason = candidate.finishReason;
+    this.fast.learn(text, r);
+  }
+
+  private lastUsage(): Response["usageMetadata"] {
+    if (this.usageText === undefined) return this.usage;
+    try {
+      return JSON.parse(this.usageText) as Response["usageMetadata"];
+    } catch {
+      throw new TransientError({
+        provider: this.provider,
+        providerMessage: `unreadable usage in the stream: ${this.usageText.slice(0, 200)}`,
+      });
+    }
   }
 
   private part(p: Part): void {
@@ -112,7 +137,7 @@ export class GeminiDecoder implements WireDecoder<SseItem> {
         providerMessage: "the stream ended without a finishReason",
       });
     }
-    const u = this.usage ?? {};
+    const u = this.lastUsage() ?? {};
     const thoughts = u.thoughtsTokenCount ?? 0;
     this.builder.setUsage({
       inputTokens: (u.promptTokenCount ?? 0) + (u.toolUsePromptTokenCount ?? 0),

@@ -59,15 +59,26 @@ export function renderGemini(reply: MockReply, model: string): Rendered {
   }
   const size = r.chunkSize ?? 4;
   const u = r.usage ?? {};
-  const usageMetadata = {
-    promptTokenCount: u.input ?? 10,
-    cachedContentTokenCount: u.cachedInput ?? 0,
-    candidatesTokenCount: (u.output ?? 5) - (u.reasoning ?? 0),
-    thoughtsTokenCount: u.reasoning ?? 0,
-    totalTokenCount: (u.input ?? 10) + (u.output ?? 5),
-  };
+  const thoughts = pieces(r.reasoning ?? "", size);
+  const texts = pieces(r.text ?? "", size);
+  const chunks = thoughts.length + texts.length + 1;
   const frames: string[] = [];
+  // Usage is cumulative, as Gemini reports it: the counts grow with each chunk and end at the totals.
+  const usageAfter = (chunk: number) => {
+    const share = (n: number) => Math.round((n * chunk) / chunks);
+    const thought = share(u.reasoning ?? 0);
+    const output = share(u.output ?? 5);
+    return {
+      promptTokenCount: u.input ?? 10,
+      cachedContentTokenCount: u.cachedInput ?? 0,
+      candidatesTokenCount: output - thought,
+      thoughtsTokenCount: thought,
+      totalTokenCount: (u.input ?? 10) + output,
+    };
+  };
+  let pushed = 0;
   const push = (parts: unknown[], finishReason?: string) => {
+    const usageMetadata = usageAfter(++pushed);
     frames.push(
       sse(
         {
@@ -83,7 +94,6 @@ export function renderGemini(reply: MockReply, model: string): Rendered {
     );
     if (r.keepAlive) frames.push(": keep-alive\r\n\r\n");
   };
-  const thoughts = pieces(r.reasoning ?? "", size);
   for (const [i, p] of thoughts.entries()) {
     push([
       {
@@ -98,7 +108,7 @@ export function renderGemini(reply: MockReply, model: string): Rendered {
     frames.push(`${JSON.stringify(error(500, "INTERNAL", "An internal error has occurred."))}\r\n`);
     return { status: 200, headers: { "content-type": "text/event-stream" }, frames };
   }
-  for (const p of pieces(r.text ?? "", size)) push([{ text: p }]);
+  for (const p of texts) push([{ text: p }]);
   const calls = (r.toolCalls ?? []).map((c, i) => ({
     functionCall: { ...(c.id && { id: c.id }), name: c.name, args: JSON.parse(argsText(c.arguments)) },
     ...(i === 0 && r.reasoningSignature && { thoughtSignature: r.reasoningSignature }),
