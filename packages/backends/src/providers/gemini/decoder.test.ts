@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { TransientError } from "../../errors.js";
 import { GeminiDecoder } from "./decoder.js";
 
 const text = (t: string, usage: string) =>
