@@ -85,7 +85,11 @@ async function best(run: () => Promise<number> | number, rounds = 5): Promise<{ 
   return { ms: bestMs, count };
 }
 
-const reply: MockReply = { text: "tok ".repeat(TOKENS), chunkSize: 4 };
+const reply: MockReply = {
+  text: "tok ".repeat(TOKENS),
+  chunkSize: 4,
+  usage: { input: 1200, cachedInput: 1000, output: TOKENS },
+};
 const providers: Array<[string, Rendered, () => WireDecoder<SseItem> | WireDecoder<string>, boolean]> = [
   ["openai", renderOpenAi(reply, "m"), () => new OpenAiDecoder("openai"), true],
   ["anthropic", renderAnthropic(reply, "m"), () => new AnthropicDecoder("anthropic"), true],

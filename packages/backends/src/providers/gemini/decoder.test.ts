@@ -29,13 +29,13 @@ describe("the Gemini decoder", () => {
     expect(done?.type === "done" && done.message.content).toBe("Hello!");
   });
 
-  it("reports a kept usage object that turns out not to be JSON", () => {
+  it("leaves a chunk whose usage is not written as expected to the full parser", () => {
     expect(() =>
       decode(text("a", '{"promptTokenCount":1}'), text("b", '{"promptTokenCount":}'), last),
     ).toThrow(
       expect.objectContaining({
         name: "TransientError",
-        providerMessage: expect.stringMatching(/^unreadable usage/),
+        providerMessage: expect.stringMatching(/^unreadable stream data/),
       }),
     );
   });

@@ -1,4 +1,4 @@
-import { hasAt, readJsonString, stringEnd } from "../../stream/json-scan.js";
+import { hasAt, readJsonString } from "../../stream/json-scan.js";
 
 /** What the fast path looks at in a parsed response. */
 interface TextChunkShape {
@@ -8,6 +8,17 @@ interface TextChunkShape {
   promptFeedback?: unknown;
 }
 
+/**
+ * A usage object as Gemini writes it: counts, and lists of small objects of counts and modality names.
+ * Anything else in that place (a string with a brace, a nested key that is not a count) does not match,
+ * and the chunk is parsed in full.
+ */
+const KEY = '"[A-Za-z]+": ?';
+const SCALAR = '(?:\\d+|"[A-Z_]+")';
+const DETAIL = `\\{${KEY}${SCALAR}(?:, ?${KEY}${SCALAR})*\\}`;
+const MEMBER = `${KEY}(?:\\d+|\\[(?:${DETAIL}(?:, ?${DETAIL})*)?\\])`;
+const USAGE = new RegExp(`\\{(?:${MEMBER}(?:, ?${MEMBER})*)?\\}`, "y");
+
 const PROBE_TEXT = "\u0000";
 const PROBE_LITERAL = '"\\u0000"';
 
@@ -16,8 +27,8 @@ const PROBE_LITERAL = '"\\u0000"';
  * candidate whose content is one plain text part, then the cumulative usage. Within a stream everything
  * else in such a chunk stays the same, so once one has been parsed in full (`learn`), a later chunk
  * matches when it is the same head, a string literal, the same middle, a usage object and the same
- * suffix. The usage object is checked to be one balanced object and kept as text; only the last one is
- * ever parsed, because only the last one counts.
+ * suffix. The usage object is checked against the form Gemini writes it in and kept as text; only the
+ * last one is ever parsed, because only the last one counts.
  */
 export class GeminiFastPath {
   private head = "";
@@ -34,7 +45,7 @@ export class GeminiFastPath {
     if (literal === undefined || !hasAt(data, literal.end, this.middle)) return false;
     const usageStart = literal.end + this.middle.length;
     const usageEnd = data.length - this.suffix.length;
-    if (!hasAt(data, usageEnd, this.suffix) || objectEnd(data, usageStart) !== usageEnd) return false;
+    if (!hasAt(data, usageEnd, this.suffix) || usageEndAt(data, usageStart) !== usageEnd) return false;
     this.fragment = literal.value;
     this.usageText = data.slice(usageStart, usageEnd);
     return true;
@@ -53,7 +64,7 @@ export class GeminiFastPath {
     if (literal === undefined) return;
     const usageKey = data.indexOf('"usageMetadata"', literal.end);
     const usageStart = usageKey < 0 ? -1 : skipColon(data, usageKey + 15);
-    const usageEnd = usageStart < 0 ? -1 : objectEnd(data, usageStart);
+    const usageEnd = usageStart < 0 ? -1 : usageEndAt(data, usageStart);
     if (usageEnd < 0) return;
     const head = data.slice(0, open);
     const middle = data.slice(literal.end, usageStart);
@@ -97,24 +108,8 @@ function skipColon(data: string, at: number): number {
   return p;
 }
 
-/**
- * The index just past the object that opens at `open`, found by counting brackets outside string
- * literals, or -1 if there is no balanced object there.
- */
-function objectEnd(data: string, open: number): number {
-  if (data.charCodeAt(open) !== 123) return -1;
-  let depth = 0;
-  for (let p = open; p < data.length; p++) {
-    const c = data.charCodeAt(p);
-    if (c === 34) {
-      const end = stringEnd(data, p);
-      if (end < 0) return -1;
-      p = end - 1;
-    } else if (c === 123 || c === 91) {
-      depth++;
-    } else if (c === 125 || c === 93) {
-      if (--depth === 0) return c === 125 ? p + 1 : -1;
-    }
-  }
-  return -1;
+/** The index just past the usage object that opens at `open`, or -1 if none is written there. */
+function usageEndAt(data: string, open: number): number {
+  USAGE.lastIndex = open;
+  return USAGE.test(data) ? USAGE.lastIndex : -1;
 }
