@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { readJsonString, stringLiteralAt } from "./json-scan.js";
+import { escapeRegExp, LITERAL, literalValue, readJsonString, stringLiteralAt } from "./json-scan.js";
 
 describe("readJsonString", () => {
   it("reads back any string JSON.stringify wrote, whatever follows it", () => {
@@ -36,6 +36,38 @@ describe("stringLiteralAt", () => {
         expect(stringLiteralAt(data, 5, data.length - 1)).toBeUndefined();
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe("LITERAL and literalValue", () => {
+  const whole = new RegExp(`^${LITERAL}$`);
+  it("match every literal JSON.stringify writes, and read its value back", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme" }), (value) => {
+        const found = whole.exec(JSON.stringify(value));
+        expect(found).not.toBeNull();
+        expect(literalValue(found![1]!)).toBe(value);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("match nothing JSON.parse would refuse", () => {
+    for (const bad of ['"a"b"', '"\\q"', '"\\u12"', '"tab\there"', '"unclosed', '"trailing\\"']) {
+      expect(whole.exec(bad), bad).toBeNull();
+      expect(() => JSON.parse(bad), bad).toThrow();
+    }
+  });
+});
+
+describe("escapeRegExp", () => {
+  it("makes any text a pattern that matches exactly it", () => {
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        expect(new RegExp(`^${escapeRegExp(text)}$`).test(text)).toBe(true);
+        expect(new RegExp(`^${escapeRegExp(text)}$`).test(`${text}x`)).toBe(false);
+      }),
     );
   });
 });

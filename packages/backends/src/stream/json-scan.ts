@@ -2,7 +2,7 @@
  * The index just past the closing quote of the string literal whose opening quote is at `quoteAt`, or -1
  * if there is none. Escapes are skipped over, not checked.
  */
-export function stringEnd(data: string, quoteAt: number): number {
+function stringEnd(data: string, quoteAt: number): number {
   if (data.charCodeAt(quoteAt) !== 34) return -1;
   let from = quoteAt + 1;
   for (;;) {
@@ -52,4 +52,20 @@ export function stringLiteralAt(data: string, open: number, close: number): stri
   const end =
     data.charCodeAt(open) === 34 && data.indexOf('"', open + 1) === close ? close + 1 : stringEnd(data, open);
   return end === close + 1 ? decodeLiteral(data, open, end)?.value : undefined;
+}
+
+/**
+ * A regular expression for a JSON string literal, its contents captured: characters other than a quote, a
+ * backslash or a control character, and well-formed escapes. For matching a whole chunk in one native pass.
+ */
+export const LITERAL = '"((?:[^"\\\\\\u0000-\\u001f]|\\\\(?:["\\\\/bfnrt]|u[0-9a-fA-F]{4}))*)"';
+
+/** The value of contents LITERAL captured. */
+export function literalValue(contents: string): string {
+  return contents.includes("\\") ? (JSON.parse(`"${contents}"`) as string) : contents;
+}
+
+/** `text` as a regular expression that matches exactly it. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -1,4 +1,4 @@
-import { hasAt, readJsonString } from "../../stream/json-scan.js";
+import { escapeRegExp, LITERAL, literalValue, readJsonString } from "../../stream/json-scan.js";
 
 /** What the fast path looks at in a parsed response. */
 interface TextChunkShape {
@@ -17,7 +17,8 @@ const KEY = '"[A-Za-z]+": ?';
 const SCALAR = '(?:\\d+|"[A-Z_]+")';
 const DETAIL = `\\{${KEY}${SCALAR}(?:, ?${KEY}${SCALAR})*\\}`;
 const MEMBER = `${KEY}(?:\\d+|\\[(?:${DETAIL}(?:, ?${DETAIL})*)?\\])`;
-const USAGE = new RegExp(`\\{(?:${MEMBER}(?:, ?${MEMBER})*)?\\}`, "y");
+const USAGE = `\\{(?:${MEMBER}(?:, ?${MEMBER})*)?\\}`;
+const USAGE_AT = new RegExp(USAGE, "y");
 
 const PROBE_TEXT = "\u0000";
 const PROBE_LITERAL = '"\\u0000"';
@@ -31,23 +32,19 @@ const PROBE_LITERAL = '"\\u0000"';
  * last one is ever parsed, because only the last one counts.
  */
 export class GeminiFastPath {
-  private head = "";
-  private middle = "";
-  private suffix = "";
+  /** The learned shape: head, text literal, middle, usage object, suffix — the whole chunk. */
+  private shape: RegExp | undefined;
   /** The text of the last match. */
   fragment = "";
   /** The usage object of the last match, as it was written. */
   usageText = "";
 
   match(data: string): boolean {
-    if (this.head === "" || !hasAt(data, 0, this.head)) return false;
-    const literal = readJsonString(data, this.head.length);
-    if (literal === undefined || !hasAt(data, literal.end, this.middle)) return false;
-    const usageStart = literal.end + this.middle.length;
-    const usageEnd = data.length - this.suffix.length;
-    if (!hasAt(data, usageEnd, this.suffix) || usageEndAt(data, usageStart) !== usageEnd) return false;
-    this.fragment = literal.value;
-    this.usageText = data.slice(usageStart, usageEnd);
+    const found = this.shape?.exec(data);
+    if (!found) return false;
+    const text = found[1]!;
+    this.fragment = literalValue(text);
+    this.usageText = found[2]!;
     return true;
   }
 
@@ -77,9 +74,9 @@ export class GeminiFastPath {
     }
     if (!isTextChunk(probe) || probe.candidates?.[0]?.content?.parts?.[0]?.text !== PROBE_TEXT) return;
     if (JSON.stringify(probe.usageMetadata) !== "{}") return;
-    this.head = head;
-    this.middle = middle;
-    this.suffix = suffix;
+    this.shape = new RegExp(
+      `^${escapeRegExp(head)}${LITERAL}${escapeRegExp(middle)}(${USAGE})${escapeRegExp(suffix)}$`,
+    );
   }
 }
 
@@ -110,6 +107,6 @@ function skipColon(data: string, at: number): number {
 
 /** The index just past the usage object that opens at `open`, or -1 if none is written there. */
 function usageEndAt(data: string, open: number): number {
-  USAGE.lastIndex = open;
-  return USAGE.test(data) ? USAGE.lastIndex : -1;
+  USAGE_AT.lastIndex = open;
+  return USAGE_AT.test(data) ? USAGE_AT.lastIndex : -1;
 }
