@@ -7,7 +7,7 @@ import {
   ToolUnsupportedError,
   TransientError,
 } from "../errors.js";
-import type { MockReply } from "../testing/mock-reply.js";
+import type { MockFault, MockReply } from "../testing/mock-reply.js";
 import { MockLlmServer, type MockProvider } from "../testing/mock-server.js";
 import type { Message, StreamEvent, Tool } from "../types.js";
 
@@ -54,8 +54,25 @@ export interface SuiteOptions {
   sse: boolean;
   /** Tool-call ids the provider sends (Gemini ≤2.5 sends none: they are made up). */
   sendsIds?: boolean;
-  /** The faults this provider has. */
-  faults: Array<MockReply["fault"] & object>;
+  /** The Retry-After, in seconds, its rate-limit fault is rendered with. */
+  retryAfter: number;
+  /** Faults this provider has no form of (Anthropic has no "tools unsupported" error). */
+  without?: Array<MockFault["type"]>;
+}
+
+function faultsOf(o: SuiteOptions): MockFault[] {
+  const all: MockFault[] = [
+    { type: "rate_limit", retryAfter: o.retryAfter },
+    { type: "server_error", status: 500 },
+    { type: "server_error", status: 502 },
+    { type: "server_error", status: 503 },
+    { type: "overloaded" },
+    { type: "context_overflow" },
+    { type: "tool_unsupported" },
+    { type: "auth" },
+    { type: "stream_error" },
+  ];
+  return all.filter((f) => !o.without?.includes(f.type));
 }
 
 /** The behaviour every provider must show against the mock server. */
@@ -173,7 +190,7 @@ export function providerSuite(o: SuiteOptions): { server: () => MockLlmServer } 
       expect(err).toBeInstanceOf(TransientError);
     });
 
-    for (const fault of o.faults) {
+    for (const fault of faultsOf(o)) {
       const label = `${fault.type}${"status" in fault ? ` ${fault.status}` : ""}`;
       it(`${label} is typed`, async () => {
         const err = await fails({ fault });

@@ -18,16 +18,8 @@ const suite = providerSuite({
   provider: "anthropic",
   make: (s) => make(s),
   sse: true,
-  faults: [
-    { type: "rate_limit", retryAfter: 12 },
-    { type: "server_error", status: 500 },
-    { type: "server_error", status: 502 },
-    { type: "server_error", status: 503 },
-    { type: "overloaded" },
-    { type: "context_overflow" },
-    { type: "auth" },
-    { type: "stream_error" },
-  ],
+  retryAfter: 12,
+  without: ["tool_unsupported"],
 });
 
 describe("anthropic: requests", () => {

@@ -1,72 +1,38 @@
-import type { Backend } from "../../backend.js";
-import { Secret } from "../../config/secret.js";
-import { errorFromResponse, getJson, send } from "../../http/http-request.js";
-import { readSse } from "../../http/sse-reader.js";
-import { EventStream } from "../../stream/event-stream.js";
-import type { GenerationParams, Message, ModelInfo, StreamEvent, Tool } from "../../types.js";
+import { getJson } from "../../http/http-request.js";
+import { readSse, type SseItem } from "../../http/sse-reader.js";
+import type { GenerationParams, Message, ModelInfo, Tool } from "../../types.js";
+import { type ChatRequest, HttpBackend, type HttpBackendOptions } from "../http-backend.js";
 import { GeminiDecoder } from "./decoder.js";
 import { geminiRequestBody } from "./request-body.js";
 
-export interface GeminiOptions {
-  name?: string;
-  /** Default https://generativelanguage.googleapis.com. */
-  baseUrl?: string;
-  model: string;
-  /** Held as a Secret: it never shows when the backend is printed. */
-  apiKey?: string | Secret;
-  headers?: Record<string, string>;
-}
+/** `baseUrl` defaults to https://generativelanguage.googleapis.com. */
+export type GeminiOptions = HttpBackendOptions;
 
 /** Google's Gemini API (streamGenerateContent with SSE). */
-export class GeminiBackend implements Backend {
+export class GeminiBackend extends HttpBackend<GeminiOptions, SseItem> {
   readonly provider = "gemini";
-  readonly name: string;
-  private currentModel: string;
-  private readonly base: string;
-  private readonly windows = new Map<string, Promise<number | undefined>>();
-
-  private readonly options: Omit<GeminiOptions, "apiKey">;
-  readonly #apiKey: Secret | undefined;
 
   constructor(options: GeminiOptions) {
-    const { apiKey, ...rest } = options;
-    this.options = rest;
-    this.#apiKey = Secret.of(apiKey);
-    this.name = options.name ?? "gemini";
-    this.currentModel = options.model;
-    this.base = (options.baseUrl ?? "https://generativelanguage.googleapis.com").replace(/\/+$/, "");
+    super(options, { name: "gemini", baseUrl: "https://generativelanguage.googleapis.com" });
   }
 
-  get model(): string {
-    return this.currentModel;
+  protected headers(): Record<string, string> {
+    const key = this.apiKey();
+    return { ...(key !== undefined && { "x-goog-api-key": key }), ...this.options.headers };
   }
 
-  setModel(model: string): void {
-    this.currentModel = model;
-  }
-
-  private headers(): Record<string, string> {
-    return { ...(this.#apiKey && { "x-goog-api-key": this.#apiKey.reveal() }), ...this.options.headers };
-  }
-
-  chatStream(
+  protected chatRequest(
+    model: string,
     messages: readonly Message[],
     tools: readonly Tool[],
-    params: GenerationParams = {},
-    signal?: AbortSignal,
-  ): AsyncIterableIterator<StreamEvent> {
-    const url = `${this.base}/v1beta/models/${encodeURIComponent(this.currentModel)}:streamGenerateContent?alt=sse`;
-    const open = async () => {
-      const res = await send(this.name, url, {
-        body: geminiRequestBody(messages, tools, params),
-        headers: this.headers(),
-        signal,
-      });
-      // Error responses may come with an SSE content type too: the status decides.
-      if (res.status < 200 || res.status > 299) throw await errorFromResponse(this.name, res, signal);
-      return res.body;
+    params: GenerationParams,
+  ): ChatRequest<SseItem> {
+    return {
+      url: `${this.base}/v1beta/models/${encodeURIComponent(model)}:streamGenerateContent?alt=sse`,
+      body: geminiRequestBody(messages, tools, params),
+      read: readSse,
+      decoder: new GeminiDecoder(this.name),
     };
-    return new EventStream(this.name, open, readSse, new GeminiDecoder(this.name), signal);
   }
 
   async models(signal?: AbortSignal): Promise<ModelInfo[]> {
@@ -86,14 +52,7 @@ export class GeminiBackend implements Backend {
       });
   }
 
-  contextLength(signal?: AbortSignal): Promise<number | undefined> {
-    const model = this.currentModel;
-    let known = this.windows.get(model);
-    if (!known) {
-      known = this.models(signal).then((list) => list.find((m) => m.id === model)?.contextLength);
-      this.windows.set(model, known);
-      known.catch(() => this.windows.delete(model));
-    }
-    return known;
+  protected lookUpContextLength(model: string, signal?: AbortSignal): Promise<number | undefined> {
+    return this.windowFromModelList(model, signal);
   }
 }

@@ -11,17 +11,7 @@ const suite = providerSuite({
   make,
   sse: true,
   sendsIds: false,
-  faults: [
-    { type: "rate_limit", retryAfter: 31 },
-    { type: "server_error", status: 500 },
-    { type: "server_error", status: 502 },
-    { type: "server_error", status: 503 },
-    { type: "overloaded" },
-    { type: "context_overflow" },
-    { type: "tool_unsupported" },
-    { type: "auth" },
-    { type: "stream_error" },
-  ],
+  retryAfter: 31,
 });
 
 describe("gemini: requests", () => {

@@ -1,71 +1,38 @@
-import type { Backend } from "../../backend.js";
-import { Secret } from "../../config/secret.js";
-import { errorFromResponse, getJson, postJson, send } from "../../http/http-request.js";
+import { getJson, postJson } from "../../http/http-request.js";
 import { readLines } from "../../http/ndjson-reader.js";
-import { EventStream } from "../../stream/event-stream.js";
-import type { GenerationParams, Message, ModelInfo, StreamEvent, Tool } from "../../types.js";
+import type { GenerationParams, Message, ModelInfo, Tool } from "../../types.js";
+import { type ChatRequest, HttpBackend, type HttpBackendOptions } from "../http-backend.js";
 import { OllamaDecoder } from "./decoder.js";
 import { type OllamaBodyOptions, ollamaRequestBody } from "./request-body.js";
 
-export interface OllamaOptions extends OllamaBodyOptions {
-  name?: string;
-  /** Default http://localhost:11434. */
-  baseUrl?: string;
-  model: string;
-  /** For Ollama behind a proxy or Ollama's cloud. */
-  /** Held as a Secret: it never shows when the backend is printed. */
-  apiKey?: string | Secret;
-  headers?: Record<string, string>;
-}
+/** `baseUrl` defaults to http://localhost:11434; `apiKey` is for Ollama behind a proxy or Ollama's cloud. */
+export interface OllamaOptions extends OllamaBodyOptions, HttpBackendOptions {}
 
 /** Ollama's native /api/chat (local models; thinking; tools). */
-export class OllamaBackend implements Backend {
+export class OllamaBackend extends HttpBackend<OllamaOptions, string> {
   readonly provider = "ollama";
-  readonly name: string;
-  private currentModel: string;
-  private readonly base: string;
-  private readonly windows = new Map<string, Promise<number | undefined>>();
-
-  private readonly options: Omit<OllamaOptions, "apiKey">;
-  readonly #apiKey: Secret | undefined;
 
   constructor(options: OllamaOptions) {
-    const { apiKey, ...rest } = options;
-    this.options = rest;
-    this.#apiKey = Secret.of(apiKey);
-    this.name = options.name ?? "ollama";
-    this.currentModel = options.model;
-    this.base = (options.baseUrl ?? "http://localhost:11434").replace(/\/+$/, "");
+    super(options, { name: "ollama", baseUrl: "http://localhost:11434" });
   }
 
-  get model(): string {
-    return this.currentModel;
+  protected headers(): Record<string, string> {
+    const key = this.apiKey();
+    return { ...(key !== undefined && { authorization: `Bearer ${key}` }), ...this.options.headers };
   }
 
-  setModel(model: string): void {
-    this.currentModel = model;
-  }
-
-  private headers(): Record<string, string> {
-    return {
-      ...(this.#apiKey && { authorization: `Bearer ${this.#apiKey.reveal()}` }),
-      ...this.options.headers,
-    };
-  }
-
-  chatStream(
+  protected chatRequest(
+    model: string,
     messages: readonly Message[],
     tools: readonly Tool[],
-    params: GenerationParams = {},
-    signal?: AbortSignal,
-  ): AsyncIterableIterator<StreamEvent> {
-    const body = ollamaRequestBody(this.currentModel, messages, tools, params, this.options);
-    const open = async () => {
-      const res = await send(this.name, `${this.base}/api/chat`, { body, headers: this.headers(), signal });
-      if (res.status < 200 || res.status > 299) throw await errorFromResponse(this.name, res, signal);
-      return res.body;
+    params: GenerationParams,
+  ): ChatRequest<string> {
+    return {
+      url: `${this.base}/api/chat`,
+      body: ollamaRequestBody(model, messages, tools, params, this.options),
+      read: readLines,
+      decoder: new OllamaDecoder(this.name),
     };
-    return new EventStream(this.name, open, readLines, new OllamaDecoder(this.name), signal);
   }
 
   async models(signal?: AbortSignal): Promise<ModelInfo[]> {
@@ -76,22 +43,14 @@ export class OllamaBackend implements Backend {
   }
 
   /** `num_ctx` when configured (what is allocated); otherwise the trained maximum from /api/show. */
-  contextLength(signal?: AbortSignal): Promise<number | undefined> {
-    if (this.options.numCtx !== undefined) return Promise.resolve(this.options.numCtx);
-    const model = this.currentModel;
-    let known = this.windows.get(model);
-    if (!known) {
-      known = postJson(this.name, `${this.base}/api/show`, { model }, this.headers(), signal).then((show) => {
-        const info = (show as { model_info?: Record<string, unknown> }).model_info ?? {};
-        const arch = info["general.architecture"];
-        const window =
-          info[`${arch}.context_length`] ??
-          Object.entries(info).find(([k]) => k.endsWith(".context_length"))?.[1];
-        return typeof window === "number" ? window : undefined;
-      });
-      this.windows.set(model, known);
-      known.catch(() => this.windows.delete(model));
-    }
-    return known;
+  protected async lookUpContextLength(model: string, signal?: AbortSignal): Promise<number | undefined> {
+    if (this.options.numCtx !== undefined) return this.options.numCtx;
+    const show = await postJson(this.name, `${this.base}/api/show`, { model }, this.headers(), signal);
+    const info = (show as { model_info?: Record<string, unknown> }).model_info ?? {};
+    const arch = info["general.architecture"];
+    const window =
+      info[`${arch}.context_length`] ??
+      Object.entries(info).find(([k]) => k.endsWith(".context_length"))?.[1];
+    return typeof window === "number" ? window : undefined;
   }
 }

@@ -11,17 +11,7 @@ const suite = providerSuite({
   provider: "ollama",
   make: (s) => make(s),
   sse: false,
-  faults: [
-    { type: "rate_limit", retryAfter: 3 },
-    { type: "server_error", status: 500 },
-    { type: "server_error", status: 502 },
-    { type: "server_error", status: 503 },
-    { type: "overloaded" },
-    { type: "context_overflow" },
-    { type: "tool_unsupported" },
-    { type: "auth" },
-    { type: "stream_error" },
-  ],
+  retryAfter: 3,
 });
 
 describe("ollama: requests", () => {

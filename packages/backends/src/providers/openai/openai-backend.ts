@@ -1,22 +1,13 @@
-import type { Backend } from "../../backend.js";
-import { Secret } from "../../config/secret.js";
-import { errorFromResponse, getJson, send } from "../../http/http-request.js";
-import { readSse } from "../../http/sse-reader.js";
-import { EventStream } from "../../stream/event-stream.js";
-import type { GenerationParams, Message, ModelInfo, StreamEvent, Tool } from "../../types.js";
+import { getJson } from "../../http/http-request.js";
+import { readSse, type SseItem } from "../../http/sse-reader.js";
+import type { GenerationParams, Message, ModelInfo, Tool } from "../../types.js";
+import { type ChatRequest, HttpBackend, type HttpBackendOptions } from "../http-backend.js";
 import { OpenAiDecoder } from "./decoder.js";
 import { type OpenAiBodyOptions, openAiRequestBody } from "./request-body.js";
 
-export interface OpenAiOptions extends OpenAiBodyOptions {
-  /** The profile name (default "openai"). */
-  name?: string;
+export interface OpenAiOptions extends OpenAiBodyOptions, HttpBackendOptions {
   /** Base URL including the version, e.g. https://api.openai.com/v1 or http://localhost:11434/v1. */
   baseUrl: string;
-  model: string;
-  /** Held as a Secret: it never shows when the backend is printed. */
-  apiKey?: string | Secret;
-  /** Extra headers on every request (OpenRouter's HTTP-Referer and X-Title, for instance). */
-  headers?: Record<string, string>;
 }
 
 interface ModelListEntry {
@@ -31,65 +22,37 @@ interface ModelListEntry {
  * OpenAI chat completions and every server that speaks them: OpenAI, OpenRouter, vLLM, llama.cpp,
  * LM Studio, Ollama's /v1.
  */
-export class OpenAiBackend implements Backend {
+export class OpenAiBackend extends HttpBackend<OpenAiOptions, SseItem> {
   readonly provider = "openai";
-  readonly name: string;
-  private currentModel: string;
-  private readonly base: string;
-  private readonly windows = new Map<string, Promise<number | undefined>>();
-
-  private readonly options: Omit<OpenAiOptions, "apiKey">;
-  readonly #apiKey: Secret | undefined;
 
   constructor(options: OpenAiOptions) {
-    const { apiKey, ...rest } = options;
-    this.options = rest;
-    this.#apiKey = Secret.of(apiKey);
-    this.name = options.name ?? "openai";
-    this.currentModel = options.model;
-    this.base = options.baseUrl.replace(/\/+$/, "");
+    super(options, { name: "openai", baseUrl: options.baseUrl });
   }
 
-  get model(): string {
-    return this.currentModel;
-  }
-
-  setModel(model: string): void {
-    this.currentModel = model;
-  }
-
-  private headers(): Record<string, string> {
+  protected headers(): Record<string, string> {
+    const key = this.apiKey();
     return {
       accept: "text/event-stream",
-      ...(this.#apiKey && { authorization: `Bearer ${this.#apiKey.reveal()}` }),
+      ...(key !== undefined && { authorization: `Bearer ${key}` }),
       ...this.options.headers,
     };
   }
 
-  chatStream(
+  protected chatRequest(
+    model: string,
     messages: readonly Message[],
     tools: readonly Tool[],
-    params: GenerationParams = {},
-    signal?: AbortSignal,
-  ): AsyncIterableIterator<StreamEvent> {
+    params: GenerationParams,
+  ): ChatRequest<SseItem> {
     const maxTokensField =
       this.options.maxTokensField ??
       (/api\.openai\.com/.test(this.base) ? "max_completion_tokens" : "max_tokens");
-    const body = openAiRequestBody(this.currentModel, messages, tools, params, {
-      ...this.options,
-      maxTokensField,
-    });
-    const open = async () => {
-      const res = await send(this.name, `${this.base}/chat/completions`, {
-        body,
-        headers: this.headers(),
-        signal,
-      });
-      // Error responses may come with an SSE content type too: the status decides.
-      if (res.status < 200 || res.status > 299) throw await errorFromResponse(this.name, res, signal);
-      return res.body;
+    return {
+      url: `${this.base}/chat/completions`,
+      body: openAiRequestBody(model, messages, tools, params, { ...this.options, maxTokensField }),
+      read: readSse,
+      decoder: new OpenAiDecoder(this.name),
     };
-    return new EventStream(this.name, open, readSse, new OpenAiDecoder(this.name), signal);
   }
 
   async models(signal?: AbortSignal): Promise<ModelInfo[]> {
@@ -102,14 +65,7 @@ export class OpenAiBackend implements Backend {
     });
   }
 
-  contextLength(signal?: AbortSignal): Promise<number | undefined> {
-    const model = this.currentModel;
-    let known = this.windows.get(model);
-    if (!known) {
-      known = this.models(signal).then((list) => list.find((m) => m.id === model)?.contextLength);
-      this.windows.set(model, known);
-      known.catch(() => this.windows.delete(model));
-    }
-    return known;
+  protected lookUpContextLength(model: string, signal?: AbortSignal): Promise<number | undefined> {
+    return this.windowFromModelList(model, signal);
   }
 }

@@ -13,17 +13,7 @@ const suite = providerSuite({
   provider: "openai",
   make: (s) => make(s, { name: "openai" }),
   sse: true,
-  faults: [
-    { type: "rate_limit", retryAfter: 7 },
-    { type: "server_error", status: 500 },
-    { type: "server_error", status: 502 },
-    { type: "server_error", status: 503 },
-    { type: "overloaded" },
-    { type: "context_overflow" },
-    { type: "tool_unsupported" },
-    { type: "auth" },
-    { type: "stream_error" },
-  ],
+  retryAfter: 7,
 });
 
 describe("openai: requests", () => {

@@ -1,0 +1,107 @@
+import type { Backend } from "../backend.js";
+import { Secret } from "../config/secret.js";
+import { errorFromResponse, send } from "../http/http-request.js";
+import { EventStream, type FrameReader, type WireDecoder } from "../stream/event-stream.js";
+import type { GenerationParams, Message, ModelInfo, StreamEvent, Tool } from "../types.js";
+
+/** What every HTTP provider is configured with. */
+export interface HttpBackendOptions {
+  /** The profile name; the provider's name by default. */
+  name?: string;
+  baseUrl?: string;
+  model: string;
+  /** Held as a Secret: it never shows when the backend is printed. */
+  apiKey?: string | Secret;
+  /** Extra headers on every request. */
+  headers?: Record<string, string>;
+}
+
+/** One streaming chat request: where it goes, what it says, and how its response is read. */
+export interface ChatRequest<I> {
+  url: string;
+  body: unknown;
+  read: FrameReader<I>;
+  decoder: WireDecoder<I>;
+}
+
+/**
+ * What the providers share: the model an agent may switch, the credential kept as a Secret, the request
+ * that opens a stream (any status outside 2xx becomes a typed error, whatever its content type), and
+ * context windows looked up once per model — a failed lookup is forgotten, so the next call tries again.
+ */
+export abstract class HttpBackend<O extends HttpBackendOptions, I> implements Backend {
+  abstract readonly provider: string;
+  readonly name: string;
+  protected readonly base: string;
+  protected readonly options: Omit<O, "apiKey">;
+  readonly #apiKey: Secret | undefined;
+  private currentModel: string;
+  private readonly windows = new Map<string, Promise<number | undefined>>();
+
+  constructor(options: O, defaults: { name: string; baseUrl: string }) {
+    const { apiKey, ...rest } = options;
+    this.options = rest;
+    this.#apiKey = Secret.of(apiKey);
+    this.name = options.name ?? defaults.name;
+    this.currentModel = options.model;
+    this.base = (options.baseUrl ?? defaults.baseUrl).replace(/\/+$/, "");
+  }
+
+  get model(): string {
+    return this.currentModel;
+  }
+
+  setModel(model: string): void {
+    this.currentModel = model;
+  }
+
+  /** The credential, for the provider's header only. */
+  protected apiKey(): string | undefined {
+    return this.#apiKey?.reveal();
+  }
+
+  protected abstract headers(): Record<string, string>;
+
+  protected abstract chatRequest(
+    model: string,
+    messages: readonly Message[],
+    tools: readonly Tool[],
+    params: GenerationParams,
+  ): ChatRequest<I>;
+
+  /** The context window of `model`, asked of the provider. */
+  protected abstract lookUpContextLength(model: string, signal?: AbortSignal): Promise<number | undefined>;
+
+  abstract models(signal?: AbortSignal): Promise<ModelInfo[]>;
+
+  chatStream(
+    messages: readonly Message[],
+    tools: readonly Tool[],
+    params: GenerationParams = {},
+    signal?: AbortSignal,
+  ): AsyncIterableIterator<StreamEvent> {
+    const request = this.chatRequest(this.currentModel, messages, tools, params);
+    const open = async () => {
+      const res = await send(this.name, request.url, { body: request.body, headers: this.headers(), signal });
+      if (res.status < 200 || res.status > 299) throw await errorFromResponse(this.name, res, signal);
+      return res.body;
+    };
+    return new EventStream(this.name, open, request.read, request.decoder, signal);
+  }
+
+  contextLength(signal?: AbortSignal): Promise<number | undefined> {
+    const model = this.currentModel;
+    let known = this.windows.get(model);
+    if (!known) {
+      known = this.lookUpContextLength(model, signal);
+      this.windows.set(model, known);
+      known.catch(() => this.windows.delete(model));
+    }
+    return known;
+  }
+
+  /** The window the model list gives for `model`. */
+  protected async windowFromModelList(model: string, signal?: AbortSignal): Promise<number | undefined> {
+    return (await this.models(signal)).find((m) => m.id === model)?.contextLength;
+  }
+}
