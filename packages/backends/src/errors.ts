@@ -29,9 +29,8 @@ export abstract class BackendError extends Error {
   }
 }
 
-/** Too many requests: retry after `retryAfterMs` if the provider said, else with backoff. */
-export class RateLimitError extends BackendError {
-  override readonly name = "RateLimitError";
+/** A failure worth retrying: after `retryAfterMs` when the provider said how long to wait, else with backoff. */
+export abstract class RetryableError extends BackendError {
   readonly retryable = true;
   readonly retryAfterMs: number | undefined;
   constructor(init: BackendErrorInit & { retryAfterMs?: number | undefined }) {
@@ -40,15 +39,14 @@ export class RateLimitError extends BackendError {
   }
 }
 
+/** Too many requests. */
+export class RateLimitError extends RetryableError {
+  override readonly name = "RateLimitError";
+}
+
 /** A failure that may not happen again: 5xx, overload, a dropped connection, a stream cut short. */
-export class TransientError extends BackendError {
+export class TransientError extends RetryableError {
   override readonly name = "TransientError";
-  readonly retryable = true;
-  readonly retryAfterMs: number | undefined;
-  constructor(init: BackendErrorInit & { retryAfterMs?: number | undefined }) {
-    super(init);
-    this.retryAfterMs = init.retryAfterMs;
-  }
 }
 
 /** The request does not fit the model's context window: compact the conversation and retry. */

@@ -23,6 +23,7 @@ export {
   BadRequestError,
   ContextOverflowError,
   RateLimitError,
+  RetryableError,
   ToolUnsupportedError,
   TransientError,
 } from "./errors.js";
