@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { escapeRegExp, LITERAL, literalValue, readJsonString, stringLiteralAt } from "./json-scan.js";
+import { escapeRegExp, LITERAL, literalValue, readJsonString } from "./json-scan.js";
 
 describe("readJsonString", () => {
   it("reads back any string JSON.stringify wrote, whatever follows it", () => {
@@ -24,19 +24,6 @@ describe("readJsonString", () => {
     expect(readJsonString('"abc', 0)).toBeUndefined();
     expect(readJsonString('"a\\"', 0)).toBeUndefined();
     expect(readJsonString('"\\q"', 0)).toBeUndefined();
-  });
-});
-
-describe("stringLiteralAt", () => {
-  it("reads a literal only where it closes exactly at the given quote", () => {
-    fc.assert(
-      fc.property(fc.string({ unit: "grapheme" }), (value) => {
-        const data = `{"a":${JSON.stringify(value)}}`;
-        expect(stringLiteralAt(data, 5, data.length - 2)).toBe(value);
-        expect(stringLiteralAt(data, 5, data.length - 1)).toBeUndefined();
-      }),
-      { numRuns: 2000 },
-    );
   });
 });
 

@@ -22,36 +22,14 @@ function stringEnd(data: string, quoteAt: number): number {
  */
 export function readJsonString(data: string, quoteAt: number): { value: string; end: number } | undefined {
   const end = stringEnd(data, quoteAt);
-  return end < 0 ? undefined : decodeLiteral(data, quoteAt, end);
-}
-
-function decodeLiteral(data: string, open: number, end: number): { value: string; end: number } | undefined {
-  const slash = data.indexOf("\\", open + 1);
-  if (slash < 0 || slash >= end) return { value: data.slice(open + 1, end - 1), end };
+  if (end < 0) return undefined;
+  const slash = data.indexOf("\\", quoteAt + 1);
+  if (slash < 0 || slash >= end) return { value: data.slice(quoteAt + 1, end - 1), end };
   try {
-    return { value: JSON.parse(data.slice(open, end)) as string, end };
+    return { value: JSON.parse(data.slice(quoteAt, end)) as string, end };
   } catch {
     return undefined;
   }
-}
-
-/**
- * Whether `literal` occurs in `data` at `at`. A slice compared with `===` — several times faster on V8 than
- * `startsWith` with a position over the sliced strings an SSE parser hands out.
- */
-export function hasAt(data: string, at: number, literal: string): boolean {
-  return at >= 0 && data.slice(at, at + literal.length) === literal;
-}
-
-/**
- * The value of the JSON string literal that opens at `open` and must close at `close` (the index of its
- * closing quote), or undefined if the literal there is malformed or closes elsewhere. The common case — no
- * quote or backslash inside — costs three searches and one slice.
- */
-export function stringLiteralAt(data: string, open: number, close: number): string | undefined {
-  const end =
-    data.charCodeAt(open) === 34 && data.indexOf('"', open + 1) === close ? close + 1 : stringEnd(data, open);
-  return end === close + 1 ? decodeLiteral(data, open, end)?.value : undefined;
 }
 
 /**

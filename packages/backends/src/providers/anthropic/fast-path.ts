@@ -1,4 +1,4 @@
-import { hasAt, stringLiteralAt } from "../../stream/json-scan.js";
+import { escapeRegExp, LITERAL, literalValue } from "../../stream/json-scan.js";
 
 const HEAD = '{"type":"content_block_delta","index":';
 const TEXT = ',"delta":{"type":"text_delta","text":';
@@ -24,47 +24,40 @@ const KINDS: ReadonlyArray<readonly [number, string]> = [
 export class AnthropicFastPath {
   fragment = "";
   index = 0;
-  /** The head of the last event matched — up to its literal's opening quote — with its kind and index. */
+  /** The whole shape of an event with the last head seen — up to its literal — with its kind and index. */
+  private lastShape: RegExp | undefined;
   private lastHead = "";
   private lastKind = NO_MATCH;
 
   match(data: string): number {
-    let p: number;
-    let kind: number;
-    if (this.lastHead !== "" && hasAt(data, 0, this.lastHead)) {
-      p = this.lastHead.length;
-      kind = this.lastKind;
-    } else {
-      p = this.head(data);
-      if (p < 0) return NO_MATCH;
-      kind = this.lastKind;
+    const found = this.lastShape?.exec(data);
+    if (found) {
+      this.fragment = literalValue(found[1]!);
+      return this.lastKind;
     }
-    // After the literal, exactly the ends of the delta and of the event.
-    const end = data.length - 2;
-    if (data.charCodeAt(end) !== 125 || data.charCodeAt(end + 1) !== 125) return NO_MATCH;
-    const fragment = stringLiteralAt(data, p, end - 1);
-    if (fragment === undefined) return NO_MATCH;
-    this.fragment = fragment;
-    return kind;
+    // Not the last head: learn this one, if it is a delta's, and match again.
+    return this.learnHead(data) ? this.match(data) : NO_MATCH;
   }
 
-  /** Reads an event's head in full and remembers it; the literal's position, or -1. */
-  private head(data: string): number {
-    if (!hasAt(data, 0, HEAD)) return -1;
+  /** Reads an event's head in full and remembers it; false if it is no delta's or nothing new. */
+  private learnHead(data: string): boolean {
+    if (!data.startsWith(HEAD)) return false;
     let p = HEAD.length;
     let index = 0;
     while (data.charCodeAt(p) >= 48 && data.charCodeAt(p) <= 57)
       index = index * 10 + data.charCodeAt(p++) - 48;
-    if (p === HEAD.length) return -1;
+    if (p === HEAD.length) return false;
     for (const [kind, literal] of KINDS) {
-      if (hasAt(data, p, literal)) {
-        p += literal.length;
-        this.lastHead = data.slice(0, p);
-        this.lastKind = kind;
-        this.index = index;
-        return p;
-      }
+      if (!data.startsWith(literal, p)) continue;
+      const head = data.slice(0, p + literal.length);
+      // The last head again: the event failed its shape for another reason, and fails it still.
+      if (head === this.lastHead) return false;
+      this.lastHead = head;
+      this.lastShape = new RegExp(`^${escapeRegExp(head)}${LITERAL}\\}\\}$`);
+      this.lastKind = kind;
+      this.index = index;
+      return true;
     }
-    return -1;
+    return false;
   }
 }
