@@ -19,17 +19,22 @@ export async function ramfsCommand(
     ...(trace && { trace: (line: string) => io.stderr.write(`${line}\n`) }),
     onError: (err) => io.stderr.write(`ninep ramfs: ${err.message}\n`),
   });
-  const listener = await server.listen(address);
-  io.stderr.write(`ninep ramfs: serving on ${formatAddress(listener.boundAddress)}\n`);
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off("SIGINT", stop);
-      process.off("SIGTERM", stop);
-      resolve();
-    };
-    process.on("SIGINT", stop);
-    process.on("SIGTERM", stop);
+  // The handlers are in place before the server is announced: whoever waits for the announcement may
+  // signal at once.
+  let stop = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    stop = resolve;
   });
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  try {
+    const listener = await server.listen(address);
+    io.stderr.write(`ninep ramfs: serving on ${formatAddress(listener.boundAddress)}\n`);
+    await stopped;
+  } finally {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+  }
   await server.close();
   return 0;
 }
