@@ -1,0 +1,46 @@
+import type { MockReply } from "@ollie/backends/testing";
+import { ScriptedBackend } from "@ollie/backends/testing";
+import { Agent, type AgentOptions } from "../agent/agent.js";
+import type { AgentEvent, AgentState } from "../agent/events.js";
+import { type FunctionTool, ToolSet } from "../tools/tool-set.js";
+
+/** An agent over a ScriptedBackend playing `replies`, with every event it emits recorded. */
+export async function scriptedAgent(
+  replies: MockReply[],
+  options: Partial<AgentOptions> & { tools?: ToolSet } = {},
+) {
+  const backend = new ScriptedBackend({ replies });
+  const agent = await Agent.create({ backend, prompt: "You are a test agent.", ...options });
+  const events: AgentEvent[] = [];
+  agent.subscribe((e) => events.push(e));
+  return { agent, backend, events, of: <T extends AgentEvent["type"]>(type: T) => only(events, type) };
+}
+
+export function only<T extends AgentEvent["type"]>(events: AgentEvent[], type: T) {
+  return events.filter((e): e is Extract<AgentEvent, { type: T }> => e.type === type);
+}
+
+/** A tool that echoes its arguments, optionally read-safe. */
+export function echoTool(name: string, extra: Partial<FunctionTool> = {}): FunctionTool {
+  return {
+    name,
+    description: `${name} things`,
+    parameters: { type: "object", properties: { path: { type: "string" } } },
+    run: (args) => `${name} ${JSON.stringify(args)}`,
+    ...extra,
+  };
+}
+
+export const tools = (...list: FunctionTool[]) => new ToolSet(list);
+
+/** A reply that calls one tool. */
+export const call = (name: string, args: Record<string, unknown> = {}, text = ""): MockReply => ({
+  text,
+  toolCalls: [{ name, arguments: args }],
+});
+
+/** Resolves once the agent's state is `state`. */
+export async function untilState(agent: Agent, state: AgentState): Promise<void> {
+  let now = agent.state;
+  while (now !== state) now = await agent.waitChange("state", now);
+}

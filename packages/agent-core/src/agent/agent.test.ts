@@ -1,0 +1,160 @@
+import { describe, expect, it } from "vitest";
+import { call, echoTool, scriptedAgent, tools, untilState } from "../__fixtures__/agents.js";
+import { QueueFullError } from "./errors.js";
+
+describe("a turn", () => {
+  it("streams the answer and reports it, its usage and the states it went through", async () => {
+    const { agent, events, of } = await scriptedAgent([
+      { text: "Hello there.", usage: { input: 100, output: 4, cachedInput: 60 } },
+    ]);
+    const outcome = await agent.submit("Hi");
+    expect(outcome.status).toBe("done");
+    expect(outcome.reply?.content).toBe("Hello there.");
+    expect(
+      of("assistant")
+        .map((e) => e.delta)
+        .join(""),
+    ).toBe("Hello there.");
+    expect(of("state").map((e) => e.state)).toEqual(["thinking", "idle"]);
+    expect(events[0]).toEqual({ type: "user", text: "Hi", from: "user" });
+    expect(events.at(-1)?.type).toBe("turn");
+    expect(agent.usage.session).toMatchObject({
+      inputTokens: 100,
+      outputTokens: 4,
+      cachedInputTokens: 60,
+      requests: 1,
+    });
+    expect(agent.history).toEqual([
+      { role: "user", content: "Hi" },
+      { role: "assistant", content: "Hello there." },
+    ]);
+  });
+
+  it("runs tool calls, appends their results in order, and asks the model again", async () => {
+    const set = tools(echoTool("read", { readSafe: true }));
+    const { agent, backend, of } = await scriptedAgent(
+      [
+        {
+          text: "Reading.",
+          toolCalls: [
+            { name: "read", arguments: { path: "a" } },
+            { name: "read", arguments: { path: "b" } },
+          ],
+        },
+        { text: "Both read." },
+      ],
+      { tools: set },
+    );
+    const outcome = await agent.submit("Read a and b");
+    expect(outcome).toMatchObject({ status: "done", steps: 1 });
+    expect(of("call").map((e) => e.call.arguments)).toEqual([{ path: "a" }, { path: "b" }]);
+    expect(of("tool").map((e) => e.result.content)).toEqual(['read {"path":"a"}', 'read {"path":"b"}']);
+    const second = backend.calls[1]!;
+    expect(second.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool", "tool"]);
+    expect(second.tools.map((t) => t.name)).toEqual(["read"]);
+    expect(second.messages[0]).toEqual({
+      role: "system",
+      content: "You are a test agent.\n\n## Tools\n\n- read: read things",
+    });
+  });
+
+  it("puts the profile's user prompts before every prompt", async () => {
+    const { agent, backend } = await scriptedAgent([{ text: "ok" }], { userPrompts: ["Be brief."] });
+    await agent.submit("Why?");
+    expect(backend.calls[0]!.messages.at(-1)).toEqual({ role: "user", content: "Be brief.\n\nWhy?" });
+  });
+});
+
+describe("the queue", () => {
+  it("runs prompts one at a time, in the order they came, and says where each one stands", async () => {
+    const { agent, backend } = await scriptedAgent([
+      { text: "one", delayMs: 5 },
+      { text: "two" },
+      { text: "three" },
+    ]);
+    const subs = ["first", "second", "third"].map((p) => agent.submit(p));
+    expect(subs.map((s) => s.position)).toEqual([0, 1, 2]);
+    await agent.waitChange("state", "idle");
+    expect(agent.queued).toEqual(["second", "third"]);
+    const outcomes = await Promise.all(subs);
+    expect(outcomes.map((o) => o.reply?.content)).toEqual(["one", "two", "three"]);
+    expect(backend.calls.map((c) => c.messages.at(-1)?.content)).toEqual(["first", "second", "third"]);
+  });
+
+  it("refuses a prompt when it is full, and queues nothing", async () => {
+    const { agent } = await scriptedAgent([{ text: "slow", delayMs: 20 }, { text: "a" }, { text: "b" }], {
+      maxQueue: 2,
+    });
+    const running = agent.submit("first");
+    const queued = agent.submit("second");
+    expect(() => agent.submit("third")).toThrow(QueueFullError);
+    expect((await running).status).toBe("done");
+    expect((await queued).reply?.content).toBe("a");
+  });
+
+  it("keeps queued prompts when the running turn is interrupted", async () => {
+    const { agent } = await scriptedAgent([
+      { text: "a long answer", chunkSize: 1, delayMs: 10 },
+      { text: "next" },
+    ]);
+    const first = agent.submit("first");
+    const second = agent.submit("second");
+    await agent.waitChange("state", "idle");
+    agent.interrupt("stop");
+    expect((await first).status).toBe("interrupted");
+    expect(await second).toMatchObject({ status: "done", reply: { content: "next" } });
+  });
+});
+
+describe("inject", () => {
+  it("puts text before the model at the next step of the running turn", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const set = tools(
+      echoTool("wait", {
+        run: async () => {
+          await gate;
+          return "waited";
+        },
+      }),
+    );
+    const { agent, backend, of } = await scriptedAgent([call("wait"), { text: "noted" }], { tools: set });
+    const turn = agent.submit("go");
+    await untilState(agent, "calling: wait");
+    expect(agent.inject("also check the tests")).toEqual({ injected: true });
+    release();
+    await turn;
+    expect(backend.calls[1]!.messages.slice(-2)).toEqual([
+      { role: "tool", toolCallId: "call_scripted_0", name: "wait", content: "waited" },
+      { role: "user", content: "also check the tests" },
+    ]);
+    expect(of("user").map((e) => e.from)).toEqual(["user", "inject"]);
+  });
+
+  it("submits the text when no turn runs", async () => {
+    const { agent } = await scriptedAgent([{ text: "ok" }]);
+    const result = agent.inject("hello");
+    expect("position" in result && (await result).status).toBe("done");
+  });
+});
+
+describe("waitChange", () => {
+  it("resolves when the state moves on, and at once when it already has", async () => {
+    const { agent } = await scriptedAgent([{ text: "ok", delayMs: 5 }]);
+    const thinking = agent.waitChange("state", "idle");
+    const turn = agent.submit("go");
+    expect(await thinking).toBe("thinking");
+    await turn;
+    expect(await agent.waitChange("state", "thinking")).toBe("idle");
+  });
+
+  it("rejects when its signal aborts", async () => {
+    const { agent } = await scriptedAgent([]);
+    const ac = new AbortController();
+    const waiting = agent.waitChange("name", agent.name, ac.signal);
+    ac.abort(new Error("gave up"));
+    await expect(waiting).rejects.toThrow("gave up");
+  });
+});

@@ -1,0 +1,385 @@
+import { randomUUID } from "node:crypto";
+import type { Message } from "@ollie/backends";
+import { History } from "../history/history.js";
+import { emptyTotals, UsageMeter, type UsageTotals } from "../history/usage-meter.js";
+import { DEFAULT_DISPATCH, type DispatchOptions } from "../loop/dispatch.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../loop/retry-policy.js";
+import { runTurn, type TurnContext } from "../loop/run-turn.js";
+import { DEFAULT_SAFETY_LIMITS, type SafetyLimits } from "../loop/safety.js";
+import { emptyTaskState, type TaskState } from "../loop/task-state.js";
+import type { PersistedSession } from "../persist/persisted-session.js";
+import { newSessionId } from "../persist/session-id.js";
+import { BoundedQueue } from "./bounded-queue.js";
+import { ChangeWatch } from "./change-watch.js";
+import { AgentBusyError, InjectionsFullError, QueueFullError, TurnInterruptedError } from "./errors.js";
+import type { AgentEvent, AgentListener, AgentState, TurnOutcome } from "./events.js";
+import { buildRuntime, type Runtime, type RuntimeSpec, refreshRuntime } from "./runtime.js";
+import { Submission } from "./submission.js";
+
+/** Seams the hooks of a later layer (shell-command hooks) fill in. Each must not throw. */
+export interface AgentHooks {
+  /** The first failure of a turn, before any retry: resolve true to take it over and end the turn. */
+  turnError?(error: unknown, agent: Agent): Promise<boolean>;
+}
+
+/** Shrinks an agent's history (context management). Resolves true when the history now fits better. */
+export type Compactor = (agent: Agent, reason: "overflow", signal: AbortSignal) => Promise<boolean>;
+
+/** Loads a profile by name: the runtime it describes, made with a fresh tool executor. */
+export type ProfileLoader = (name: string, agent: Agent) => Promise<RuntimeSpec>;
+
+export interface AgentOptions extends RuntimeSpec {
+  /** Immutable identity (a 9P uname later); random by default. */
+  id?: string;
+  /** Display name; the id by default. */
+  name?: string;
+  /** The profile this runtime came from, if any. */
+  profile?: string;
+  cwd?: string;
+  sessionId?: string;
+  /** A history to carry on (restoring a session). */
+  history?: readonly Message[];
+  taskState?: TaskState;
+  /** Session usage so far (restoring a session). */
+  usage?: UsageTotals;
+  retry?: Partial<RetryPolicy>;
+  safety?: Partial<SafetyLimits>;
+  dispatch?: Partial<DispatchOptions>;
+  /** Prompts that may wait behind the running turn (default 64); more are refused. */
+  maxQueue?: number;
+  /**
+   * Saves the session. Called after every round of tool calls and at the end of every turn, one call at a
+   * time; a rejection is reported as an `error` event and does not stop the turn.
+   */
+  persist?: (session: PersistedSession) => Promise<void>;
+  /** The next unchecked step of the session's plan file, for the task state. */
+  readPlanStep?: () => Promise<string | undefined>;
+  hooks?: AgentHooks;
+  compactor?: Compactor;
+  /** What `switchProfile` loads profiles with. */
+  profiles?: ProfileLoader;
+}
+
+type Watched = { state: AgentState; name: string };
+
+/**
+ * An agent: an identity, a conversation, and the runtime it answers with (backend, tools, preamble). Turns
+ * run one at a time — prompts submitted meanwhile wait in a bounded queue, in order — and everything that
+ * happens is reported to subscribers as events. Nothing here knows about 9P or processes: tools arrive
+ * through a ToolExecutor, persistence through a callback.
+ */
+export class Agent {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly cwd: string | undefined;
+  private currentName: string;
+  private currentProfile: string | undefined;
+  private currentState: AgentState = "idle";
+  private rt: Runtime;
+  private readonly hist: History;
+  private readonly meter: UsageMeter;
+  private task: TaskState;
+  private readonly listeners = new Set<AgentListener>();
+  private readonly queue: BoundedQueue<{ prompt: string; settle: (o: TurnOutcome) => void }>;
+  private readonly injections: string[] = [];
+  private running: AbortController | undefined;
+  /** Settles when the queue has run dry; undefined while nothing runs. */
+  private draining: Promise<void> | undefined;
+  private saving: Promise<void> = Promise.resolve();
+  private readonly watch = new ChangeWatch<Watched>(() => ({
+    state: this.currentState,
+    name: this.currentName,
+  }));
+  private readonly retry: RetryPolicy;
+  private readonly safety: SafetyLimits;
+  private readonly dispatch: DispatchOptions;
+
+  private constructor(
+    runtime: Runtime,
+    private readonly options: AgentOptions,
+  ) {
+    this.rt = runtime;
+    this.id = options.id ?? randomUUID();
+    this.currentName = options.name ?? this.id;
+    this.currentProfile = options.profile;
+    this.cwd = options.cwd;
+    this.sessionId = options.sessionId ?? newSessionId();
+    this.hist = new History(options.history);
+    this.meter = new UsageMeter(options.usage);
+    this.task = options.taskState ?? emptyTaskState();
+    this.queue = new BoundedQueue(options.maxQueue ?? 64);
+    this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.safety = { ...DEFAULT_SAFETY_LIMITS, ...options.safety };
+    this.dispatch = { ...DEFAULT_DISPATCH, ...options.dispatch };
+  }
+
+  /** Makes an agent: lists its tools and renders its preamble. */
+  static async create(options: AgentOptions): Promise<Agent> {
+    return new Agent(await buildRuntime(options), options);
+  }
+
+  /**
+   * Makes an agent that carries on a saved session: same ids, history, task state and usage. Tool calls
+   * left without results are answered as interrupted (and the repaired session saved) first.
+   */
+  static async restore(session: PersistedSession, options: AgentOptions): Promise<Agent> {
+    const history = new History(session.messages);
+    const repaired = history.repairUnansweredCalls();
+    const agent = await Agent.create({
+      ...options,
+      id: session.agentId,
+      name: session.name,
+      sessionId: session.id,
+      history: history.messages,
+      taskState: session.taskState,
+      usage: session.usage,
+      ...(session.agent !== undefined && { profile: session.agent }),
+      ...(session.cwd !== undefined && { cwd: session.cwd }),
+    });
+    if (repaired > 0) await agent.persist();
+    return agent;
+  }
+
+  get name(): string {
+    return this.currentName;
+  }
+
+  set name(name: string) {
+    this.currentName = name;
+    this.watch.changed();
+  }
+
+  get profile(): string | undefined {
+    return this.currentProfile;
+  }
+
+  get state(): AgentState {
+    return this.currentState;
+  }
+
+  get history(): readonly Message[] {
+    return this.hist.messages;
+  }
+
+  get taskState(): TaskState {
+    return this.task;
+  }
+
+  get usage(): { turn: UsageTotals; session: UsageTotals; lastTurnCostUsd: number } {
+    return {
+      turn: { ...this.meter.turn },
+      session: { ...this.meter.session },
+      lastTurnCostUsd: this.meter.lastTurnCostUsd,
+    };
+  }
+
+  /** The runtime in use: backend, tools, rendered preamble, parameters. */
+  get runtime(): Runtime {
+    return this.rt;
+  }
+
+  /** Prompts waiting behind the running turn, oldest first. */
+  get queued(): string[] {
+    return this.queue.toArray().map((q) => q.prompt);
+  }
+
+  /** Adds a listener; returns the function that removes it. */
+  subscribe(listener: AgentListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Submits a prompt. It runs now if the agent is idle, else after the turns ahead of it (`position` says
+   * how many). Await the submission for the turn's outcome. Throws QueueFullError, and queues nothing, when
+   * the queue is full. A queued prompt is never dropped: interrupting the running turn does not touch it.
+   */
+  submit(prompt: string): Submission {
+    let settle!: (o: TurnOutcome) => void;
+    const done = new Promise<TurnOutcome>((resolve) => {
+      settle = resolve;
+    });
+    const position = this.queue.length + (this.running ? 1 : 0);
+    if (!this.queue.push({ prompt, settle })) throw new QueueFullError(this.queue.capacity);
+    this.draining ??= this.drain();
+    return new Submission(position, done);
+  }
+
+  /**
+   * Puts text in front of the model at the running turn's next step (after its current request or round
+   * of calls). With no turn running, the text is submitted as a prompt instead.
+   */
+  inject(text: string): { injected: true } | Submission {
+    if (!this.running) return this.submit(text);
+    if (this.injections.length >= this.queue.capacity) throw new InjectionsFullError(this.queue.capacity);
+    this.injections.push(text);
+    return { injected: true };
+  }
+
+  /** Stops the running turn — its model request and its tool calls — with `cause`. False if none ran. */
+  interrupt(cause = "interrupted"): boolean {
+    if (!this.running || this.running.signal.aborted) return false;
+    this.running.abort(new TurnInterruptedError(cause));
+    return true;
+  }
+
+  /** Removes the waiting prompts and returns them; their submissions resolve as interrupted. */
+  clearQueue(): string[] {
+    return this.queue.drain().map((q) => {
+      q.settle({ status: "interrupted", steps: 0, usage: emptyTotals() });
+      return q.prompt;
+    });
+  }
+
+  /**
+   * Resolves with the field's value once it differs from `current` (at once if it already does); rejects
+   * with the signal's reason if `signal` aborts first.
+   */
+  waitChange<K extends keyof Watched>(
+    field: K,
+    current: Watched[K],
+    signal?: AbortSignal,
+  ): Promise<Watched[K]> {
+    return this.watch.wait(field, current, signal);
+  }
+
+  /**
+   * Switches to another profile: its runtime is built with a fresh tool executor, the old executor is
+   * closed, and the history and task state are cleared. Refused (AgentBusyError) while a turn runs.
+   */
+  async switchProfile(name: string): Promise<void> {
+    if (this.draining) throw new AgentBusyError("switch profile");
+    if (!this.options.profiles) throw new Error("this agent has no profile loader");
+    const next = await buildRuntime(await this.options.profiles(name, this));
+    const old = this.rt;
+    this.rt = next;
+    this.currentProfile = name;
+    this.hist.clear();
+    this.task = emptyTaskState();
+    this.emit({ type: "info", message: `switched to profile ${name}` });
+    if (old.tools !== next.tools) await old.tools.close?.();
+    await this.persist();
+  }
+
+  /** The session as it would be saved now. */
+  snapshot(): PersistedSession {
+    return {
+      version: 1,
+      id: this.sessionId,
+      agentId: this.id,
+      name: this.currentName,
+      ...(this.currentProfile !== undefined && { agent: this.currentProfile }),
+      ...(this.cwd !== undefined && { cwd: this.cwd }),
+      messages: [...this.hist.messages],
+      taskState: { ...this.task, constraints: [...this.task.constraints] },
+      usage: { ...this.meter.session },
+      savedAt: new Date().toISOString(),
+    };
+  }
+
+  /** Replaces the history (compaction); the next request is built from the new one. */
+  replaceHistory(messages: readonly Message[]): void {
+    this.hist.replace(messages);
+  }
+
+  /** Interrupts the running turn, clears the queue, waits for the last save and closes the tools. */
+  async close(): Promise<void> {
+    this.clearQueue();
+    this.interrupt("closed");
+    await this.draining;
+    await this.saving;
+    await this.rt.tools.close?.();
+  }
+
+  /** Saves now (one save at a time); a failure becomes an `error` event. */
+  persist(): Promise<void> {
+    const save = this.options.persist;
+    if (!save) return Promise.resolve();
+    this.saving = this.saving.then(() =>
+      save(this.snapshot()).catch((error: unknown) => {
+        this.emit({
+          type: "error",
+          message: `the session could not be saved: ${(error as Error).message}`,
+          error,
+        });
+      }),
+    );
+    return this.saving;
+  }
+
+  private emit(event: AgentEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A listener's failure is its own; the agent carries on.
+      }
+    }
+  }
+
+  private setState(state: AgentState): void {
+    if (state === this.currentState) return;
+    this.currentState = state;
+    this.emit({ type: "state", state });
+    this.watch.changed();
+  }
+
+  /** Runs the queued prompts in order, until none is left. */
+  private async drain(): Promise<void> {
+    // Let submit() return before the first turn starts.
+    await Promise.resolve();
+    try {
+      for (;;) {
+        // Text injected too late for the turn it was meant for is not lost: it runs as the next turn.
+        if (this.injections.length > 0) {
+          await this.runOne(this.injections.splice(0).join("\n\n"));
+          continue;
+        }
+        const next = this.queue.shift();
+        if (!next) break;
+        next.settle(await this.runOne(next.prompt));
+      }
+    } finally {
+      this.draining = undefined;
+    }
+  }
+
+  private async runOne(prompt: string): Promise<TurnOutcome> {
+    const controller = new AbortController();
+    this.running = controller;
+    try {
+      return await runTurn(this.turnContext(), prompt, controller.signal);
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  private turnContext(): TurnContext {
+    const agent = this;
+    const { hooks, compactor, readPlanStep } = this.options;
+    return {
+      runtime: () => agent.rt,
+      refreshRuntime: async (signal) => {
+        agent.rt = await refreshRuntime(agent.rt, signal);
+      },
+      history: this.hist,
+      usage: this.meter,
+      get taskState() {
+        return agent.task;
+      },
+      set taskState(state: TaskState) {
+        agent.task = state;
+      },
+      retry: this.retry,
+      safety: this.safety,
+      dispatch: this.dispatch,
+      emit: (event) => this.emit(event),
+      setState: (state) => this.setState(state),
+      takeInjections: () => this.injections.splice(0),
+      persist: () => this.persist(),
+      ...(readPlanStep && { readPlanStep }),
+      ...(hooks?.turnError && { turnError: (error: unknown) => hooks.turnError!(error, this) }),
+      ...(compactor && { compact: (signal: AbortSignal) => compactor(this, "overflow", signal) }),
+    };
+  }
+}

@@ -1,0 +1,31 @@
+/** A prompt was refused because the queue is full; nothing was queued. */
+export class QueueFullError extends Error {
+  override readonly name = "QueueFullError";
+  constructor(readonly capacity: number) {
+    super(`the prompt queue is full (${capacity} waiting): nothing was queued`);
+  }
+}
+
+/** Text to inject was refused because too much is already waiting to be injected. */
+export class InjectionsFullError extends Error {
+  override readonly name = "InjectionsFullError";
+  constructor(readonly capacity: number) {
+    super(`${capacity} injections are already waiting: nothing was injected`);
+  }
+}
+
+/** The reason a turn's signal carries when `interrupt` stopped it. */
+export class TurnInterruptedError extends Error {
+  override readonly name = "TurnInterruptedError";
+  constructor(readonly reason: string) {
+    super(`the turn was interrupted: ${reason}`);
+  }
+}
+
+/** An operation that cannot happen while a turn runs. */
+export class AgentBusyError extends Error {
+  override readonly name = "AgentBusyError";
+  constructor(readonly operation: string) {
+    super(`cannot ${operation} while a turn runs`);
+  }
+}

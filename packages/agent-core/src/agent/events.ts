@@ -1,0 +1,53 @@
+import type { AssistantMessage, ToolCall, ToolResultMessage, Usage } from "@ollie/backends";
+import type { UsageTotals } from "../history/usage-meter.js";
+
+/** What the agent is doing: waiting, waiting for the model, or running tools. */
+export type AgentState = "idle" | "thinking" | `calling: ${string}`;
+
+/** How a turn ended. */
+export type TurnStatus =
+  /** The model answered without calling tools. */
+  | "done"
+  /** `interrupt` stopped it; what was streamed and run so far is in the history. */
+  | "interrupted"
+  /** The step limit was reached; the model was asked for a last answer without tools. */
+  | "maxsteps"
+  /** A failure ended it: see `error`. */
+  | "error"
+  /** The turnError hook took a failure over and the turn stopped there. */
+  | "handled";
+
+export interface TurnOutcome {
+  status: TurnStatus;
+  /** Rounds of tool calls made. */
+  steps: number;
+  /** The model's last complete reply, if there was one. */
+  reply?: AssistantMessage;
+  error?: unknown;
+  usage: UsageTotals;
+}
+
+/**
+ * Everything an agent reports, in order. Observers get each event synchronously, as it happens; a listener
+ * must not throw (a throw is caught and dropped) and should not block.
+ */
+export type AgentEvent =
+  /** A prompt (or an injection, or a nudge from the loop with `from: "ollie"`) entered the history. */
+  | { type: "user"; text: string; from: "user" | "inject" | "ollie" }
+  | { type: "assistant"; delta: string }
+  | { type: "reasoning"; delta: string }
+  | { type: "call"; call: ToolCall }
+  | { type: "tool"; call: ToolCall; result: ToolResultMessage }
+  | { type: "usage"; request: Usage; costUsd: number; turn: UsageTotals; session: UsageTotals }
+  | { type: "state"; state: AgentState }
+  /** A transient failure; the request is retried after `delayMs`. */
+  | { type: "retry"; attempt: number; delayMs: number; message: string }
+  /** A rate limit; the request is retried after `delayMs` (the provider's retry-after when it gave one). */
+  | { type: "limitretry"; attempt: number; delayMs: number; message: string }
+  | { type: "maxsteps"; steps: number }
+  | { type: "error"; message: string; error?: unknown }
+  | { type: "info"; message: string }
+  /** A turn ended. */
+  | { type: "turn"; outcome: TurnOutcome };
+
+export type AgentListener = (event: AgentEvent) => void;

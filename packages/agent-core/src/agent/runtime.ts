@@ -1,0 +1,70 @@
+import type { Backend, GenerationParams, Tool } from "@ollie/backends";
+import type { ToolExecutor, ToolInfo } from "../tools/tool-executor.js";
+import { ToolSet } from "../tools/tool-set.js";
+
+/** What an agent runs with; a profile supplies one, and switching profile swaps it whole. */
+export interface RuntimeSpec {
+  backend: Backend;
+  /** Where tool calls go; none means an agent without tools. */
+  tools?: ToolExecutor;
+  /**
+   * The system preamble: text, or a function of the loaded tools that renders it (called again whenever
+   * the tool set changes). Text gets a list of the tools appended.
+   */
+  prompt?: string | ((tools: readonly ToolInfo[]) => string);
+  /** Put before every submitted prompt (per-turn instructions). */
+  userPrompts?: readonly string[];
+  params?: GenerationParams;
+  /** Rounds of tool calls in one turn before the model is asked to finish (default 50). */
+  maxSteps?: number;
+  /** The model compaction uses, when it differs from the backend's. */
+  compactionModel?: string;
+}
+
+/** A RuntimeSpec made ready: tools listed, schemas and preamble rendered. */
+export interface Runtime {
+  readonly spec: RuntimeSpec;
+  readonly backend: Backend;
+  readonly tools: ToolExecutor;
+  readonly toolInfo: ReadonlyMap<string, ToolInfo>;
+  readonly toolSchemas: readonly Tool[];
+  readonly toolRevision: number;
+  readonly preamble: string;
+  readonly params: GenerationParams;
+  readonly maxSteps: number;
+  readonly userPrompts: readonly string[];
+}
+
+export const DEFAULT_MAX_STEPS = 50;
+
+/** Lists the tools and renders the preamble. */
+export async function buildRuntime(spec: RuntimeSpec, signal?: AbortSignal): Promise<Runtime> {
+  const tools = spec.tools ?? new ToolSet();
+  const [infos, revision] = await Promise.all([tools.list(signal), tools.revision(signal)]);
+  return {
+    spec,
+    backend: spec.backend,
+    tools,
+    toolInfo: new Map(infos.map((t) => [t.name, t])),
+    toolSchemas: infos.map(({ name, description, parameters }) => ({ name, description, parameters })),
+    toolRevision: revision,
+    preamble: renderPreamble(spec.prompt, infos),
+    params: spec.params ?? {},
+    maxSteps: spec.maxSteps ?? DEFAULT_MAX_STEPS,
+    userPrompts: spec.userPrompts ?? [],
+  };
+}
+
+/** The runtime again if the tool set moved since it was built; the same one otherwise. */
+export async function refreshRuntime(runtime: Runtime, signal?: AbortSignal): Promise<Runtime> {
+  const revision = await runtime.tools.revision(signal);
+  return revision === runtime.toolRevision ? runtime : buildRuntime(runtime.spec, signal);
+}
+
+function renderPreamble(prompt: RuntimeSpec["prompt"], tools: readonly ToolInfo[]): string {
+  if (typeof prompt === "function") return prompt(tools);
+  const text = prompt ?? "";
+  if (tools.length === 0) return text;
+  const list = tools.map((t) => `- ${t.name}: ${t.description.split("\n", 1)[0]}`).join("\n");
+  return `${text}${text ? "\n\n" : ""}## Tools\n\n${list}`;
+}

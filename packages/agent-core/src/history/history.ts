@@ -1,0 +1,81 @@
+import type { AssistantMessage, Message, ToolResultMessage } from "@ollie/backends";
+
+/** The result given to a tool call that never got one: a crash, a kill, an interrupt. */
+export const INTERRUPTED_RESULT =
+  "[interrupted: this call was stopped before it returned. It may have had side effects — check before repeating it.]";
+
+/**
+ * The conversation, as the model sees it after the system preamble: a flat list that grows until it is
+ * compacted. Appends are O(1); nothing copies the whole list per message.
+ */
+export class History {
+  private list: Message[];
+
+  constructor(messages: readonly Message[] = []) {
+    this.list = [...messages];
+  }
+
+  get messages(): readonly Message[] {
+    return this.list;
+  }
+
+  get length(): number {
+    return this.list.length;
+  }
+
+  append(...messages: Message[]): void {
+    for (const m of messages) this.list.push(m);
+  }
+
+  /** Replaces everything (compaction, agent switching). */
+  replace(messages: readonly Message[]): void {
+    this.list = [...messages];
+  }
+
+  clear(): void {
+    this.list = [];
+  }
+
+  /** The last assistant message, if the conversation has one. */
+  lastAssistant(): AssistantMessage | undefined {
+    for (let i = this.list.length - 1; i >= 0; i--) {
+      const m = this.list[i]!;
+      if (m.role === "assistant") return m;
+    }
+    return undefined;
+  }
+
+  /**
+   * Gives every tool call a result, so the next request is valid: a call left without one (the process died
+   * mid-round) gets INTERRUPTED_RESULT, placed after the results its round did get. Returns how many were
+   * added.
+   */
+  repairUnansweredCalls(): number {
+    const out: Message[] = [];
+    let added = 0;
+    for (let i = 0; i < this.list.length; i++) {
+      const m = this.list[i]!;
+      out.push(m);
+      if (m.role !== "assistant" || !m.toolCalls?.length) continue;
+      const answered = new Set<string>();
+      while (i + 1 < this.list.length && this.list[i + 1]!.role === "tool") {
+        const result = this.list[++i] as ToolResultMessage;
+        answered.add(result.toolCallId);
+        out.push(result);
+      }
+      for (const call of m.toolCalls) {
+        if (answered.has(call.id)) continue;
+        out.push({
+          role: "tool",
+          toolCallId: call.id,
+          name: call.name,
+          content: INTERRUPTED_RESULT,
+          isError: true,
+        });
+        added++;
+      }
+    }
+    if (added > 0) this.list = out;
+    return added;
+  }
+}

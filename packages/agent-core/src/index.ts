@@ -1,0 +1,26 @@
+// The public face of @ollie/agent-core: every name exported here is part of the API.
+
+export {
+  Agent,
+  type AgentHooks,
+  type AgentOptions,
+  type Compactor,
+  type ProfileLoader,
+} from "./agent/agent.js";
+export { AgentBusyError, InjectionsFullError, QueueFullError, TurnInterruptedError } from "./agent/errors.js";
+export type { AgentEvent, AgentListener, AgentState, TurnOutcome, TurnStatus } from "./agent/events.js";
+export { DEFAULT_MAX_STEPS, type Runtime, type RuntimeSpec } from "./agent/runtime.js";
+export { Submission } from "./agent/submission.js";
+export { INTERRUPTED_RESULT } from "./history/history.js";
+export { emptyTotals, type UsageTotals } from "./history/usage-meter.js";
+export { DEFAULT_DISPATCH, type DispatchOptions, ToolTimeoutError } from "./loop/dispatch.js";
+export { StreamIdleError } from "./loop/model-request.js";
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./loop/retry-policy.js";
+export { NUDGE_PREFIX } from "./loop/run-turn.js";
+export { DEFAULT_SAFETY_LIMITS, type SafetyLimits } from "./loop/safety.js";
+export { emptyTaskState, renderTaskState, type TaskState } from "./loop/task-state.js";
+export type { PersistedSession } from "./persist/persisted-session.js";
+export { loadSession, SessionFileError, saveSession } from "./persist/session-file.js";
+export { newSessionId } from "./persist/session-id.js";
+export type { ToolExecutor, ToolInfo, ToolResult } from "./tools/tool-executor.js";
+export { type FunctionTool, ToolSet, UnknownToolError } from "./tools/tool-set.js";

@@ -1,0 +1,120 @@
+import {
+  type AssistantMessage,
+  type Backend,
+  type GenerationParams,
+  type Message,
+  RateLimitError,
+  type StopReason,
+  type Tool,
+  TransientError,
+  type Usage,
+} from "@ollie/backends";
+import { type RetryPolicy, retryDelayMs, sleep } from "./retry-policy.js";
+
+/** A model request, and what the loop wants to hear while it runs. */
+export interface ModelRequest {
+  backend: Backend;
+  messages: readonly Message[];
+  tools: readonly Tool[];
+  params: GenerationParams;
+  policy: RetryPolicy;
+  /** The turn's signal: aborting it ends the request at once. */
+  signal: AbortSignal;
+  onText(delta: string): void;
+  onReasoning(delta: string): void;
+  /** A failed attempt is about to be retried after `delayMs`. */
+  onRetry(error: unknown, attempt: number, delayMs: number): void;
+  /** Every failure, before any retry: resolve true when it has been dealt with elsewhere (the turnError hook). */
+  onError(error: unknown): Promise<boolean>;
+}
+
+export type ModelReply =
+  | { ok: true; message: AssistantMessage; usage: Usage | undefined; reason: StopReason }
+  | {
+      ok: false;
+      error: unknown;
+      /** Text the last attempt streamed before it failed: it belongs in the history. */
+      partialText: string;
+      /** The onError handler took the failure over. */
+      handled: boolean;
+    };
+
+/** A stream that delivered nothing for the policy's idle time. */
+export class StreamIdleError extends TransientError {
+  constructor(provider: string, idleMs: number) {
+    super({ provider, providerMessage: `the stream delivered nothing for ${idleMs / 1000} s` });
+  }
+}
+
+/**
+ * Streams one reply, retrying what is worth retrying: rate limits after the provider's retry-after (else
+ * backoff), transient failures and dropped or silent streams with backoff, up to the policy's attempts.
+ * Never throws: a failure comes back with the text its last attempt had streamed.
+ */
+export async function requestReply(r: ModelRequest): Promise<ModelReply> {
+  for (let attempt = 1; ; attempt++) {
+    const streamed: string[] = [];
+    try {
+      return await attemptOnce(r, streamed);
+    } catch (error) {
+      const partialText = streamed.join("");
+      if (r.signal.aborted) return { ok: false, error: r.signal.reason, partialText, handled: false };
+      if (await r.onError(error)) return { ok: false, error, partialText, handled: true };
+      const delay = retryDelayMs(r.policy, error, attempt);
+      if (delay === undefined) return { ok: false, error, partialText, handled: false };
+      r.onRetry(error, attempt, delay);
+      try {
+        await sleep(delay, r.signal);
+      } catch {
+        return { ok: false, error: r.signal.reason, partialText: "", handled: false };
+      }
+    }
+  }
+}
+
+async function attemptOnce(r: ModelRequest, streamed: string[]): Promise<ModelReply> {
+  const attempt = new AbortController();
+  const stopAttempt = () => attempt.abort(r.signal.reason);
+  r.signal.addEventListener("abort", stopAttempt, { once: true });
+  const idleMs = r.policy.idleTimeoutMs;
+  let idle: NodeJS.Timeout | undefined;
+  const armIdle = () => {
+    clearTimeout(idle);
+    idle = setTimeout(() => attempt.abort(new StreamIdleError(r.backend.name, idleMs)), idleMs);
+  };
+  try {
+    armIdle();
+    let usage: Usage | undefined;
+    for await (const event of r.backend.chatStream(r.messages, r.tools, r.params, attempt.signal)) {
+      armIdle();
+      switch (event.type) {
+        case "text":
+          streamed.push(event.delta);
+          r.onText(event.delta);
+          break;
+        case "reasoning":
+          r.onReasoning(event.delta);
+          break;
+        case "usage":
+          usage = event.usage;
+          break;
+        case "done":
+          return { ok: true, message: event.message, usage, reason: event.reason };
+      }
+    }
+    throw new TransientError({
+      provider: r.backend.name,
+      providerMessage: "the stream ended without a reply",
+    });
+  } catch (error) {
+    // An idle abort surfaces as whatever the transport throws; report it as what it was.
+    if (!r.signal.aborted && attempt.signal.reason instanceof StreamIdleError) throw attempt.signal.reason;
+    throw error;
+  } finally {
+    clearTimeout(idle);
+    r.signal.removeEventListener("abort", stopAttempt);
+  }
+}
+
+/** Whether a failure was a rate limit (for the `limitretry` event) rather than another transient one. */
+export const isRateLimit = (error: unknown): error is RateLimitError => error instanceof RateLimitError;

@@ -1,0 +1,193 @@
+import { type AssistantMessage, ContextOverflowError, type Message } from "@ollie/backends";
+import type { AgentEvent, AgentState, TurnOutcome, TurnStatus } from "../agent/events.js";
+import type { Runtime } from "../agent/runtime.js";
+import type { History } from "../history/history.js";
+import type { UsageMeter } from "../history/usage-meter.js";
+import { type DispatchOptions, dispatchCalls } from "./dispatch.js";
+import { isRateLimit, requestReply } from "./model-request.js";
+import type { RetryPolicy } from "./retry-policy.js";
+import { type SafetyLimits, SafetyMonitor } from "./safety.js";
+import { inferTaskState, renderTaskState, type TaskState } from "./task-state.js";
+
+/** What a turn reads and changes of its agent. */
+export interface TurnContext {
+  runtime(): Runtime;
+  /** Looks for a changed tool set after a round of calls, and rebuilds the runtime if it changed. */
+  refreshRuntime(signal: AbortSignal): Promise<void>;
+  readonly history: History;
+  readonly usage: UsageMeter;
+  taskState: TaskState;
+  readonly retry: RetryPolicy;
+  readonly safety: SafetyLimits;
+  readonly dispatch: DispatchOptions;
+  emit(event: AgentEvent): void;
+  setState(state: AgentState): void;
+  /** Text injected while the turn runs, to be put before the model at the next step. */
+  takeInjections(): string[];
+  /** Saves the session; never throws (a failure is reported as an event). */
+  persist(): Promise<void>;
+  readPlanStep?(): Promise<string | undefined>;
+  /** The turnError hook: true when it took the failure over. Called once per turn, at the first failure. */
+  turnError?(error: unknown): Promise<boolean>;
+  /** Shrinks the history after the provider said it does not fit; true when it did. */
+  compact?(signal: AbortSignal): Promise<boolean>;
+}
+
+/** The prefix of messages the loop itself adds, so the model (and a reader of the chat) can tell. */
+export const NUDGE_PREFIX = "[ollie] ";
+
+const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * One turn: the prompt goes in, then model requests and rounds of tool calls alternate until the model
+ * answers without calling tools, the turn is interrupted, a failure ends it, or the step limit is reached.
+ * Never throws; the history stays valid for the next request whatever happens.
+ */
+export async function runTurn(t: TurnContext, prompt: string, signal: AbortSignal): Promise<TurnOutcome> {
+  t.usage.startTurn();
+  const safety = new SafetyMonitor(t.safety);
+  let steps = 0;
+  let reply: AssistantMessage | undefined;
+  let lastStep = false;
+  let compacted = false;
+  let firstError = true;
+  const finish = async (status: TurnStatus, error?: unknown): Promise<TurnOutcome> => {
+    t.usage.endTurn();
+    t.setState("idle");
+    await t.persist();
+    const outcome: TurnOutcome = {
+      status,
+      steps,
+      usage: { ...t.usage.turn },
+      ...(reply && { reply }),
+      ...(error !== undefined && { error }),
+    };
+    if (status === "error") t.emit({ type: "error", message: describe(error), error });
+    t.emit({ type: "turn", outcome });
+    return outcome;
+  };
+  const addUser = (text: string, from: "user" | "inject" | "ollie") => {
+    t.history.append({ role: "user", content: from === "ollie" ? `${NUDGE_PREFIX}${text}` : text });
+    t.emit({ type: "user", text, from });
+  };
+
+  const userPrompts = t.runtime().userPrompts;
+  t.history.append({ role: "user", content: [...userPrompts, prompt].join("\n\n") });
+  t.emit({ type: "user", text: prompt, from: "user" });
+  if (t.taskState.objective === "") t.taskState = { ...t.taskState, objective: prompt.slice(0, 500) };
+
+  for (;;) {
+    for (const text of t.takeInjections()) addUser(text, "inject");
+    if (signal.aborted) return finish("interrupted");
+    t.setState("thinking");
+    const runtime = t.runtime();
+    const messages: Message[] = runtime.preamble ? [{ role: "system", content: runtime.preamble }] : [];
+    for (const m of t.history.messages) messages.push(m);
+    const answer = await requestReply({
+      backend: runtime.backend,
+      messages,
+      tools: lastStep ? [] : runtime.toolSchemas,
+      params: runtime.params,
+      policy: t.retry,
+      signal,
+      onText: (delta) => t.emit({ type: "assistant", delta }),
+      onReasoning: (delta) => t.emit({ type: "reasoning", delta }),
+      onRetry: (error, attempt, delayMs) =>
+        t.emit({
+          type: isRateLimit(error) ? "limitretry" : "retry",
+          attempt,
+          delayMs,
+          message: describe(error),
+        }),
+      onError: async (error) => {
+        if (!firstError || !t.turnError) return false;
+        firstError = false;
+        return t.turnError(error);
+      },
+    });
+
+    if (!answer.ok) {
+      if (answer.partialText !== "") t.history.append({ role: "assistant", content: answer.partialText });
+      if (signal.aborted) return finish("interrupted");
+      if (answer.handled) return finish("handled", answer.error);
+      if (answer.error instanceof ContextOverflowError && !compacted) {
+        compacted = true;
+        if (t.compact && (await t.compact(signal))) continue;
+        return finish(
+          "error",
+          new ContextOverflowError({
+            provider: answer.error.provider,
+            ...(answer.error.status !== undefined && { status: answer.error.status }),
+            providerMessage: `${answer.error.providerMessage} (the conversation does not fit the model's context window${t.compact ? " even after compaction" : ", and no compaction is configured"})`,
+          }),
+        );
+      }
+      return finish("error", answer.error);
+    }
+
+    reply = answer.message;
+    t.history.append(reply);
+    if (answer.usage) {
+      const costUsd = t.usage.add(runtime.backend.model, answer.usage);
+      t.emit({
+        type: "usage",
+        request: answer.usage,
+        costUsd,
+        turn: { ...t.usage.turn },
+        session: { ...t.usage.session },
+      });
+    }
+    const calls = reply.toolCalls ?? [];
+    if (calls.length === 0) return finish(lastStep ? "maxsteps" : "done");
+
+    for (const call of calls) t.emit({ type: "call", call });
+    const results = await dispatchCalls({
+      calls,
+      tools: runtime.toolInfo,
+      executor: runtime.tools,
+      options: t.dispatch,
+      signal,
+      onStart: (group) => t.setState(`calling: ${group.map((c) => c.name).join(", ")}`),
+      onResult: (call, result) => t.emit({ type: "tool", call, result }),
+    });
+    t.history.append(...results);
+    steps++;
+    if (signal.aborted) return finish("interrupted");
+
+    const last = calls.at(-1)!;
+    const planFileStep = await t.readPlanStep?.().catch(() => undefined);
+    t.taskState = inferTaskState(t.taskState, {
+      text: reply.content,
+      lastCall: last,
+      lastResult: results.at(-1)?.content ?? "",
+      ...(planFileStep !== undefined && { planFileStep }),
+    });
+    const verdict = safety.afterRound({
+      text: reply.content,
+      calls,
+      failed: results.map((r) => r.isError === true),
+      lastAction: t.taskState.lastAction,
+    });
+    if (verdict.abort !== undefined)
+      return finish("error", new Error(`the turn was stopped: ${verdict.abort}`));
+    for (const nudge of verdict.nudges) {
+      addUser(nudge, "ollie");
+      t.emit({ type: "info", message: nudge });
+    }
+    if (verdict.reinjectTaskState) addUser(renderTaskState(t.taskState), "ollie");
+
+    await t.refreshRuntime(signal).catch((error: unknown) => {
+      t.emit({ type: "error", message: `the tool list could not be refreshed: ${describe(error)}`, error });
+    });
+    await t.persist();
+
+    if (steps >= runtime.maxSteps && !lastStep) {
+      lastStep = true;
+      t.emit({ type: "maxsteps", steps });
+      addUser(
+        `This turn has used all ${steps} of its steps. Do not call any more tools: answer now with what you found and what remains to be done.`,
+        "ollie",
+      );
+    }
+  }
+}

@@ -1,0 +1,81 @@
+import type { Message } from "@ollie/backends";
+import { z } from "zod";
+import type { UsageTotals } from "../history/usage-meter.js";
+import type { TaskState } from "../loop/task-state.js";
+
+/** One agent's session as it is saved: enough to carry on exactly where it stopped. */
+export interface PersistedSession {
+  version: 1;
+  /** The session id. */
+  id: string;
+  /** The agent's immutable id. */
+  agentId: string;
+  /** Its display name. */
+  name: string;
+  /** The profile it runs (an agents/NAME.json), if any. */
+  agent?: string;
+  cwd?: string;
+  messages: Message[];
+  taskState: TaskState;
+  usage: UsageTotals;
+  savedAt: string;
+}
+
+const toolCall = z.object({
+  id: z.string(),
+  name: z.string(),
+  arguments: z.record(z.string(), z.unknown()),
+  signature: z.string().optional(),
+  argumentsError: z.string().optional(),
+  rawArguments: z.string().optional(),
+});
+
+const message = z.discriminatedUnion("role", [
+  z.object({ role: z.literal("system"), content: z.string() }),
+  z.object({ role: z.literal("user"), content: z.string() }),
+  z.object({
+    role: z.literal("assistant"),
+    content: z.string(),
+    toolCalls: z.array(toolCall).optional(),
+    reasoning: z
+      .array(
+        z.object({ text: z.string(), signature: z.string().optional(), redacted: z.string().optional() }),
+      )
+      .optional(),
+  }),
+  z.object({
+    role: z.literal("tool"),
+    toolCallId: z.string(),
+    name: z.string(),
+    content: z.string(),
+    isError: z.boolean().optional(),
+  }),
+]);
+
+const count = z.number().nonnegative();
+
+export const persistedSessionSchema = z.object({
+  version: z.literal(1),
+  id: z.string().min(1),
+  agentId: z.string().min(1),
+  name: z.string(),
+  agent: z.string().optional(),
+  cwd: z.string().optional(),
+  messages: z.array(message),
+  taskState: z.object({
+    objective: z.string(),
+    planStep: z.string().optional(),
+    constraints: z.array(z.string()),
+    lastAction: z.string().optional(),
+    nextDecision: z.string().optional(),
+  }),
+  usage: z.object({
+    inputTokens: count,
+    outputTokens: count,
+    cachedInputTokens: count,
+    cacheCreationTokens: count,
+    requests: count,
+    costUsd: count,
+  }),
+  savedAt: z.string(),
+});
