@@ -1,12 +1,11 @@
-import type { MockReply } from "@ollie/backends/testing";
-import { ScriptedBackend } from "@ollie/backends/testing";
+import { type MockReply, ScriptedBackend, type ScriptedCall } from "@ollie/backends/testing";
 import { Agent, type AgentOptions } from "../agent/agent.js";
 import type { AgentEvent, AgentState } from "../agent/events.js";
 import { type FunctionTool, ToolSet } from "../tools/tool-set.js";
 
 /** An agent over a ScriptedBackend playing `replies`, with every event it emits recorded. */
 export async function scriptedAgent(
-  replies: MockReply[],
+  replies: MockReply[] | ((call: ScriptedCall) => MockReply),
   options: Partial<AgentOptions> & { tools?: ToolSet } = {},
 ) {
   const backend = new ScriptedBackend({ replies });
