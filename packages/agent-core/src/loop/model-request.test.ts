@@ -1,0 +1,169 @@
+import {
+  AnthropicBackend,
+  AuthError,
+  ContextOverflowError,
+  OpenAiBackend,
+  ToolUnsupportedError,
+} from "@ollie/backends";
+import { MockLlmServer } from "@ollie/backends/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { echoTool, only, tools } from "../__fixtures__/agents.js";
+import { Agent, type AgentOptions } from "../agent/agent.js";
+import type { AgentEvent } from "../agent/events.js";
+
+let server: MockLlmServer;
+beforeAll(async () => {
+  server = await MockLlmServer.start();
+});
+afterAll(async () => server.close());
+
+async function httpAgent(options: Partial<AgentOptions> = {}) {
+  const backend = new OpenAiBackend({
+    baseUrl: server.baseUrl("openai"),
+    model: "gpt-5-mini",
+    apiKey: "sk-test",
+  });
+  const agent = await Agent.create({
+    backend,
+    tools: tools(echoTool("read", { readSafe: true })),
+    retry: { baseDelayMs: 10 },
+    ...options,
+  });
+  const events: AgentEvent[] = [];
+  agent.subscribe((e) => events.push(e));
+  return { agent, events };
+}
+
+describe("model requests over HTTP", () => {
+  it("wait out a 429 for the provider's Retry-After, then carry on", async () => {
+    server.enqueue({ fault: { type: "rate_limit", retryAfter: 1 } }, { text: "Now I can answer." });
+    const { agent, events } = await httpAgent();
+    const started = Date.now();
+    const outcome = await agent.submit("Hello");
+    expect(outcome).toMatchObject({ status: "done", reply: { content: "Now I can answer." } });
+    expect(only(events, "limitretry")).toEqual([
+      { type: "limitretry", attempt: 1, delayMs: 1000, message: expect.stringContaining("429") },
+    ]);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+  });
+
+  it("retry a stream cut in the middle of a tool call, and run the call once", async () => {
+    const before = server.requests.length;
+    server.enqueue(
+      {
+        toolCalls: [{ name: "read", arguments: { path: "src/index.ts", why: "to see the exports" } }],
+        chunkSize: 3,
+        cutAfter: 6,
+      },
+      { toolCalls: [{ name: "read", arguments: { path: "src/index.ts" } }] },
+      { text: "Read it." },
+    );
+    const { agent, events } = await httpAgent();
+    const outcome = await agent.submit("Look at the exports");
+    expect(outcome).toMatchObject({ status: "done", steps: 1 });
+    expect(only(events, "retry")).toHaveLength(1);
+    expect(only(events, "call").map((e) => e.call.arguments)).toEqual([{ path: "src/index.ts" }]);
+    expect(server.requests.length - before).toBe(3);
+  });
+
+  it("treat a stream that goes silent as dropped", async () => {
+    server.enqueue(
+      { text: "this arrives far too slowly", chunkSize: 2, delayMs: 2000 },
+      { text: "Quick now." },
+    );
+    const { agent, events } = await httpAgent({ retry: { baseDelayMs: 10, idleTimeoutMs: 300 } });
+    const outcome = await agent.submit("Hello");
+    expect(outcome).toMatchObject({ status: "done", reply: { content: "Quick now." } });
+    expect(only(events, "retry")).toEqual([
+      expect.objectContaining({
+        message: "gpt-5-mini: the stream delivered nothing for 0.3 s".replace("gpt-5-mini", "openai"),
+      }),
+    ]);
+  });
+
+  it("give up after the policy's attempts, keeping the last error's provider and status", async () => {
+    server.enqueue(
+      { fault: { type: "server_error", status: 503 } },
+      { fault: { type: "server_error", status: 502 } },
+      { fault: { type: "server_error", status: 500 } },
+    );
+    const { agent, events } = await httpAgent({ retry: { baseDelayMs: 5, maxAttempts: 3 } });
+    const outcome = await agent.submit("Hello");
+    expect(outcome.status).toBe("error");
+    expect(outcome.error).toMatchObject({ name: "TransientError", provider: "openai", status: 500 });
+    expect(only(events, "retry").map((e) => e.attempt)).toEqual([1, 2]);
+    expect(only(events, "error")).toHaveLength(1);
+  });
+
+  it("end the turn on errors that a retry would not fix", async () => {
+    for (const [fault, type] of [
+      [{ type: "auth" }, AuthError],
+      [{ type: "tool_unsupported" }, ToolUnsupportedError],
+    ] as const) {
+      server.enqueue({ fault });
+      const { agent, events } = await httpAgent();
+      const outcome = await agent.submit("Hello");
+      expect(outcome.status).toBe("error");
+      expect(outcome.error).toBeInstanceOf(type);
+      expect(only(events, "retry")).toEqual([]);
+    }
+  });
+
+  it("hand a context overflow to compaction once, or say that none is configured", async () => {
+    server.enqueue({ fault: { type: "context_overflow" } });
+    const bare = await httpAgent();
+    const failed = await bare.agent.submit("Hello");
+    expect(failed.error).toBeInstanceOf(ContextOverflowError);
+    expect(String(failed.error)).toContain("no compaction is configured");
+
+    server.enqueue({ fault: { type: "context_overflow" } }, { text: "Fits now." });
+    let compactions = 0;
+    const compacting = await httpAgent({
+      compactor: async (agent) => {
+        compactions++;
+        agent.replaceHistory(agent.history.slice(-1));
+        return true;
+      },
+    });
+    expect(await compacting.agent.submit("Hello")).toMatchObject({
+      status: "done",
+      reply: { content: "Fits now." },
+    });
+    expect(compactions).toBe(1);
+  });
+
+  it("let the turnError hook take the first failure over", async () => {
+    server.enqueue({ fault: { type: "rate_limit", retryAfter: 30 } });
+    const seen: unknown[] = [];
+    const { agent, events } = await httpAgent({
+      hooks: {
+        turnError: async (error) => {
+          seen.push(error);
+          return true;
+        },
+      },
+    });
+    const outcome = await agent.submit("Hello");
+    expect(outcome.status).toBe("handled");
+    expect(seen).toHaveLength(1);
+    expect(only(events, "limitretry")).toEqual([]);
+  });
+
+  it("close the HTTP request at once when the turn is interrupted", async () => {
+    const disconnects = server.disconnects;
+    server.enqueue({ text: "a long and slow answer", chunkSize: 1, delayMs: 50 });
+    const backend = new AnthropicBackend({
+      baseUrl: server.baseUrl("anthropic"),
+      model: "claude-sonnet-4-5",
+    });
+    const agent = await Agent.create({ backend });
+    const events: AgentEvent[] = [];
+    agent.subscribe((e) => events.push(e));
+    const turn = agent.submit("Hello");
+    while (only(events, "assistant").length < 2) await new Promise((r) => setTimeout(r, 5));
+    agent.interrupt();
+    expect((await turn).status).toBe("interrupted");
+    await server.waitForDisconnects(disconnects + 1);
+    expect(agent.history.at(-1)).toMatchObject({ role: "assistant", content: expect.stringMatching(/^a /) });
+  });
+});
