@@ -1,4 +1,14 @@
-// @ollie/agent-core/config: agent profiles on disk (JSON validated with zod) and prompts made by running
-// shell commands. Kept apart from the main entry because it reads files and starts processes.
+// @ollie/agent-core/config: agent profiles on disk (JSON checked with zod), prompts made by running shell
+// commands, and the loader Agent.switchProfile uses. Kept apart from the main entry because it reads files
+// and starts processes.
 
-export {};
+export {
+  type AgentConfig,
+  AgentConfigError,
+  generationParams,
+  HOOK_NAMES,
+  loadAgentConfig,
+  parseAgentConfig,
+} from "./config/agent-config.js";
+export { type ProfileSources, profileLoader } from "./config/profile-loader.js";
+export { PromptCommandError, type PromptEnvironment, resolvePrompt } from "./config/prompt-commands.js";

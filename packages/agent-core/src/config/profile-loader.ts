@@ -1,0 +1,43 @@
+import type { Backend } from "@ollie/backends";
+import type { ProfileLoader } from "../agent/agent.js";
+import type { RuntimeSpec } from "../agent/runtime.js";
+import type { ToolExecutor } from "../tools/tool-executor.js";
+import { type AgentConfig, generationParams, loadAgentConfig } from "./agent-config.js";
+import { type PromptEnvironment, resolvePrompt } from "./prompt-commands.js";
+
+export interface ProfileSources {
+  /** Where `NAME.json` profiles are. */
+  agentsDir: string;
+  /** A backend of its own for a backends.conf profile (undefined: the default one). BackendPool.fresh fits. */
+  backend(profile: string | undefined): Promise<Backend>;
+  /** A new tool executor for the profile (a fresh tool server connection, or an in-process set). */
+  tools(config: AgentConfig, name: string): Promise<ToolExecutor>;
+  /** Where prompt commands run; the agent's cwd is used when it has one. */
+  prompt: Omit<PromptEnvironment, "cwd"> & { cwd?: string };
+}
+
+/**
+ * Loads a profile into a RuntimeSpec: the config read and checked, its prompt commands run, its backend made
+ * (with the profile's model), and a fresh tool executor. What `Agent.switchProfile` calls.
+ */
+export function profileLoader(sources: ProfileSources): ProfileLoader {
+  return async (name, agent) => {
+    const config = await loadAgentConfig(sources.agentsDir, name);
+    const cwd = agent.cwd ?? sources.prompt.cwd ?? process.cwd();
+    const [prompt, backend] = await Promise.all([
+      resolvePrompt(config.prompt, { ...sources.prompt, cwd }),
+      sources.backend(config.backend),
+    ]);
+    if (config.model) backend.setModel(config.model);
+    const spec: RuntimeSpec = {
+      backend,
+      tools: await sources.tools(config, name),
+      prompt,
+      params: generationParams(config),
+      ...(config.userPrompts && { userPrompts: config.userPrompts }),
+      ...(config.maxSteps !== undefined && { maxSteps: config.maxSteps }),
+      ...(config.compactionModel !== undefined && { compactionModel: config.compactionModel }),
+    };
+    return spec;
+  };
+}
