@@ -158,3 +158,57 @@ describe("waitChange", () => {
     await expect(waiting).rejects.toThrow("gave up");
   });
 });
+
+describe("usage and cost", () => {
+  it("add up per turn and per session, priced from the table unless the provider says", async () => {
+    const { agent, of } = await scriptedAgent(
+      [
+        { text: "a", usage: { input: 1_000_000, output: 100_000, cachedInput: 800_000 } },
+        { text: "b", usage: { input: 10, output: 10, cost: 0.5 } },
+      ],
+      {},
+    );
+    agent.runtime.backend.setModel("claude-sonnet-4-5");
+    await agent.submit("one");
+    // 200k uncached at $3/M + 800k cached at $0.30/M + 100k out at $15/M
+    expect(agent.usage.lastTurnCostUsd).toBeCloseTo(0.6 + 0.24 + 1.5, 6);
+    await agent.submit("two");
+    expect(agent.usage.lastTurnCostUsd).toBe(0.5);
+    expect(agent.usage.turn).toMatchObject({ inputTokens: 10, requests: 1, costUsd: 0.5 });
+    expect(agent.usage.session).toMatchObject({
+      inputTokens: 1_000_010,
+      outputTokens: 100_010,
+      cachedInputTokens: 800_000,
+      requests: 2,
+    });
+    expect(agent.usage.session.costUsd).toBeCloseTo(2.84, 6);
+    expect(of("usage").map((e) => e.costUsd)).toEqual([expect.closeTo(2.34, 6), 0.5]);
+  });
+});
+
+describe("identity and events", () => {
+  it("keep the id, let the name change (waking waiters), and report reasoning apart from text", async () => {
+    const { agent, of } = await scriptedAgent([{ reasoning: "Think first.", text: "Answer." }], {
+      id: "glenda",
+    });
+    const renamed = agent.waitChange("name", "glenda");
+    agent.name = "reviewer";
+    expect(await renamed).toBe("reviewer");
+    expect(agent.id).toBe("glenda");
+    await agent.submit("go");
+    expect(
+      of("reasoning")
+        .map((e) => e.delta)
+        .join(""),
+    ).toBe("Think first.");
+    expect(agent.history.at(-1)).toMatchObject({ content: "Answer.", reasoning: [{ text: "Think first." }] });
+  });
+
+  it("keeps going when a listener throws", async () => {
+    const { agent } = await scriptedAgent([{ text: "fine" }]);
+    agent.subscribe(() => {
+      throw new Error("bad listener");
+    });
+    expect((await agent.submit("go")).status).toBe("done");
+  });
+});
