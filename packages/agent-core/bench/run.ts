@@ -1,0 +1,195 @@
+import { Agent as PiAgent } from "@mariozechner/pi-agent-core";
+import { type Message, OpenAiBackend } from "@ollie/backends";
+import { MockLlmServer, type MockReply, ScriptedBackend } from "@ollie/backends/testing";
+import { Type } from "typebox";
+import { request } from "undici";
+import { Agent, ToolSet } from "../src/index.js";
+
+/**
+ * 1. Loop overhead per round of tool calls: a zero-latency scripted model and a no-op tool, 100 rounds,
+ *    against driving the same backend and tool by hand.
+ * 2. A whole prompt → tool call → result → answer over loopback HTTP to the mock OpenAI-compatible server,
+ *    against the same two requests made with bare fetch (and undici.request), and against
+ *    @mariozechner/pi-agent-core doing the same run on the same server.
+ * 3. Memory per idle agent holding a 200-message history, against the messages alone.
+ */
+
+const ROUNDS = 100;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const now = () => performance.now();
+
+const noop = new ToolSet([
+  {
+    name: "noop",
+    description: "Does nothing",
+    parameters: { type: "object", properties: {} },
+    run: () => "ok",
+  },
+]);
+const roundReplies = (): MockReply[] => [
+  ...Array.from({ length: ROUNDS }, (_, i) => ({ toolCalls: [{ name: "noop", arguments: { i } }] })),
+  { text: "done" },
+];
+
+async function loopRun(): Promise<number> {
+  const agent = await Agent.create({
+    backend: new ScriptedBackend({ replies: roundReplies() }),
+    tools: noop,
+    maxSteps: ROUNDS + 1,
+    safety: { repeatNudgeCalls: 1e9, repeatAbortCalls: 1e9, replanRounds: 1e9, stallRounds: 1e9 },
+  });
+  const start = now();
+  const outcome = await agent.submit("go");
+  if (outcome.steps !== ROUNDS) throw new Error(`expected ${ROUNDS} rounds, got ${outcome.steps}`);
+  return (now() - start) / ROUNDS;
+}
+
+async function handRun(): Promise<number> {
+  const backend = new ScriptedBackend({ replies: roundReplies() });
+  const messages: Message[] = [{ role: "user", content: "go" }];
+  const start = now();
+  for (let i = 0; i <= ROUNDS; i++) {
+    for await (const e of backend.chatStream(messages, [], {})) {
+      if (e.type !== "done") continue;
+      messages.push(e.message);
+      for (const c of e.message.toolCalls ?? []) {
+        const r = await noop.call(c.name, c.arguments, new AbortController().signal);
+        messages.push({ role: "tool", toolCallId: c.id, name: c.name, content: r.output });
+      }
+    }
+  }
+  return (now() - start) / ROUNDS;
+}
+
+console.log(`@ollie/agent-core benchmarks (node ${process.version})\n`);
+{
+  const ours: number[] = [];
+  const hand: number[] = [];
+  for (let i = 0; i < 15; i++) {
+    ours.push(await loopRun());
+    hand.push(await handRun());
+  }
+  const o = median(ours);
+  const h = median(hand);
+  console.log(
+    `1. a round of tool calls (${ROUNDS} rounds, scripted model, no-op tool): ${(o * 1000).toFixed(0)} µs per round; by hand ${(h * 1000).toFixed(0)} µs; the loop adds ${((o - h) * 1000).toFixed(0)} µs (median of 15)`,
+  );
+}
+
+{
+  const server = await MockLlmServer.start();
+  const baseUrl = server.baseUrl("openai");
+  const script: MockReply[] = [
+    { toolCalls: [{ name: "noop", arguments: { path: "README.md" } }], chunkSize: 8 },
+    { text: "The README says hello.", chunkSize: 8 },
+  ];
+  const backend = new OpenAiBackend({ baseUrl, model: "gpt-5-mini", apiKey: "sk-bench" });
+  const prompt = "What does the README say?";
+
+  const timed = async (run: () => Promise<unknown>) => {
+    server.enqueue(...script);
+    const start = now();
+    await run();
+    return now() - start;
+  };
+  const ours = async () => {
+    const agent = await Agent.create({ backend, tools: noop, prompt: "You are brief." });
+    return timed(async () => {
+      const outcome = await agent.submit(prompt);
+      if (outcome.status !== "done") throw new Error(String(outcome.error));
+    });
+  };
+  const piModel = {
+    id: "gpt-5-mini",
+    name: "mock",
+    api: "openai-completions" as const,
+    provider: "mock",
+    baseUrl,
+    reasoning: false,
+    input: ["text" as const],
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    contextWindow: 128_000,
+    maxTokens: 4096,
+  };
+  const piTool = {
+    name: "noop",
+    label: "noop",
+    description: "Does nothing",
+    parameters: Type.Object({ path: Type.String() }),
+    execute: async () => ({ content: [{ type: "text" as const, text: "ok" }], details: {} }),
+  };
+  const pi = async () => {
+    const agent = new PiAgent({
+      initialState: { systemPrompt: "You are brief.", model: piModel, tools: [piTool] },
+      getApiKey: async () => "sk-bench",
+    });
+    return timed(async () => {
+      await agent.prompt(prompt);
+      if (agent.state.messages.length !== 4) throw new Error("pi-agent-core did not finish the run");
+    });
+  };
+
+  // The same two requests, with the bodies our agent sent, read to the end.
+  server.enqueue(...script);
+  await (await Agent.create({ backend, tools: noop, prompt: "You are brief." })).submit(prompt);
+  const bodies = server.requests.slice(-2).map((r) => JSON.stringify(r.body));
+  const headers = { "content-type": "application/json", authorization: "Bearer sk-bench" };
+  const bareFetch = () =>
+    timed(async () => {
+      for (const body of bodies)
+        await (await fetch(`${baseUrl}/chat/completions`, { method: "POST", headers, body })).text();
+    });
+  const bareUndici = () =>
+    timed(async () => {
+      for (const body of bodies)
+        await (await request(`${baseUrl}/chat/completions`, { method: "POST", headers, body })).body.text();
+    });
+
+  const runs = { ours: [] as number[], pi: [] as number[], fetch: [] as number[], undici: [] as number[] };
+  for (let i = 0; i < 110; i++) {
+    const o = await ours();
+    const p = await pi();
+    const f = await bareFetch();
+    const u = await bareUndici();
+    if (i < 10) continue;
+    runs.ours.push(o);
+    runs.pi.push(p);
+    runs.fetch.push(f);
+    runs.undici.push(u);
+  }
+  const [o, p, f, u] = [median(runs.ours), median(runs.pi), median(runs.fetch), median(runs.undici)];
+  const perRequest = (x: number) => `${(x - f) / 2 >= 0 ? "+" : ""}${((x - f) / 2).toFixed(2)} ms`;
+  console.log(
+    `2. prompt → tool call → result → answer, two requests over loopback HTTP (median of 100):\n   bare fetch ${f.toFixed(2)} ms, bare undici.request ${u.toFixed(2)} ms\n   @ollie/agent-core ${o.toFixed(2)} ms (${perRequest(o)} per request over fetch)\n   @mariozechner/pi-agent-core 0.73.1 ${p.toFixed(2)} ms (${perRequest(p)} per request over fetch)`,
+  );
+  await server.close();
+}
+
+{
+  const COUNT = 200;
+  const history = (seed: number): Message[] =>
+    Array.from({ length: 200 }, (_, i) =>
+      i % 2 === 0
+        ? { role: "user", content: `Question ${seed}.${i}: ${"what does this function do? ".repeat(4)}` }
+        : {
+            role: "assistant",
+            content: `Answer ${seed}.${i}: ${"it parses the header and returns it. ".repeat(6)}`,
+          },
+    );
+  const heap = () => {
+    globalThis.gc?.();
+    return process.memoryUsage().heapUsed;
+  };
+  const base = heap();
+  const plain = Array.from({ length: COUNT }, (_, i) => history(i));
+  const messagesOnly = (heap() - base) / COUNT;
+  const before = heap();
+  const agents = await Promise.all(
+    plain.map((h, i) => Agent.create({ backend: new ScriptedBackend(), history: h, id: `agent-${i}` })),
+  );
+  const perAgent = (heap() - before) / COUNT;
+  console.log(
+    `3. an idle agent with a 200-message history: ${(perAgent / 1024).toFixed(1)} KiB beyond its messages (the messages themselves: ${(messagesOnly / 1024).toFixed(1)} KiB)${globalThis.gc ? "" : " — run with --expose-gc for exact figures"}`,
+  );
+  if (agents.length !== COUNT || plain.length !== COUNT) throw new Error("unreachable");
+}
