@@ -6,6 +6,8 @@ export interface BackendErrorInit {
   /** The provider's own message. */
   providerMessage: string;
   requestId?: string;
+  /** The headers of the error response, as received (lists joined with ", "). */
+  responseHeaders?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -17,6 +19,8 @@ export abstract class BackendError extends Error {
   readonly status: number | undefined;
   readonly providerMessage: string;
   readonly requestId: string | undefined;
+  /** The headers of the error response; empty for an error that arrived inside a stream. */
+  readonly responseHeaders: Readonly<Record<string, string>>;
   abstract readonly retryable: boolean;
 
   constructor(init: BackendErrorInit) {
@@ -26,6 +30,7 @@ export abstract class BackendError extends Error {
     this.status = init.status;
     this.providerMessage = init.providerMessage;
     this.requestId = init.requestId;
+    this.responseHeaders = init.responseHeaders ?? {};
   }
 }
 

@@ -212,3 +212,45 @@ describe("identity and events", () => {
     expect((await agent.submit("go")).status).toBe("done");
   });
 });
+
+describe("the task state", () => {
+  it("takes the plan step from the session's plan file when there is one", async () => {
+    const { agent } = await scriptedAgent([call("read"), { text: "ok" }], {
+      tools: tools(echoTool("read")),
+      readPlanStep: async () => "write the tests",
+    });
+    await agent.submit("Add a feature");
+    expect(agent.taskState).toMatchObject({
+      objective: "Add a feature",
+      planStep: "write the tests",
+      lastAction: "read({}) → read {}",
+    });
+  });
+});
+
+describe("closing", () => {
+  it("stops the turn, forgets the queue, saves a last time and closes the tools", async () => {
+    const saves: number[] = [];
+    let closed = false;
+    const set = Object.assign(tools(), {
+      close: async () => {
+        closed = true;
+      },
+    });
+    const { agent } = await scriptedAgent([{ text: "slow", chunkSize: 1, delayMs: 20 }], {
+      tools: set,
+      persist: async (s) => {
+        saves.push(s.messages.length);
+      },
+    });
+    const running = agent.submit("one");
+    const waiting = agent.submit("two");
+    await untilState(agent, "thinking");
+    await agent.close();
+    expect((await running).status).toBe("interrupted");
+    expect((await waiting).status).toBe("interrupted");
+    expect(saves.at(-1)).toBeGreaterThanOrEqual(1);
+    expect(saves.length).toBeGreaterThanOrEqual(2);
+    expect(closed).toBe(true);
+  });
+});

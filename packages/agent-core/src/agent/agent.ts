@@ -282,12 +282,12 @@ export class Agent {
     this.hist.replace(messages);
   }
 
-  /** Interrupts the running turn, clears the queue, waits for the last save and closes the tools. */
+  /** Interrupts the running turn, clears the queue, saves the session a last time and closes the tools. */
   async close(): Promise<void> {
     this.clearQueue();
     this.interrupt("closed");
     await this.draining;
-    await this.saving;
+    await this.persist();
     await this.rt.tools.close?.();
   }
 

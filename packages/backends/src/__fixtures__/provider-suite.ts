@@ -96,7 +96,12 @@ export function providerSuite(o: SuiteOptions): { server: () => MockLlmServer } 
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(Error);
-    return err as Error & { retryAfterMs?: number; status?: number; provider?: string };
+    return err as Error & {
+      retryAfterMs?: number;
+      status?: number;
+      provider?: string;
+      responseHeaders?: Record<string, string>;
+    };
   };
 
   describe(`${o.provider}: streams`, () => {
@@ -201,6 +206,10 @@ export function providerSuite(o: SuiteOptions): { server: () => MockLlmServer } 
           case "rate_limit":
             expect(err).toBeInstanceOf(RateLimitError);
             if (typeof fault.retryAfter === "number") expect(err.retryAfterMs).toBe(fault.retryAfter * 1000);
+            // The response's headers travel with the error (Gemini says when to retry in the body).
+            if (o.provider !== "gemini") {
+              expect(err.responseHeaders?.["retry-after"]).toBe(String(fault.retryAfter));
+            }
             break;
           case "server_error":
             expect(err).toBeInstanceOf(TransientError);

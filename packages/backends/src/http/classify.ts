@@ -77,11 +77,16 @@ export function classifyError(
   const requestId = [headers["x-request-id"], headers["request-id"]]
     .flat()
     .find((v) => typeof v === "string");
+  const responseHeaders: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) responseHeaders[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
   const base = {
     provider,
     providerMessage: facts.message,
     ...(status !== undefined && { status }),
     ...(requestId !== undefined && { requestId }),
+    ...(Object.keys(responseHeaders).length > 0 && { responseHeaders }),
   };
   const effective = status ?? facts.code;
   const wait = retryAfterMs(headers) ?? retryInfoMs(facts.details);
