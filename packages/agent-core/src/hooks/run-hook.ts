@@ -1,0 +1,110 @@
+import { execa } from "execa";
+import { hookEnv } from "./hook-env.js";
+
+/**
+ * How one hook command ended:
+ * - `ok`: exit 0;
+ * - `block`: exit 2, a deliberate refusal (what it means depends on the event);
+ * - `warn`: any other exit status — execution goes on;
+ * - `failed`: the hook did not do its job — it could not start (exit 126/127 included), was killed by a
+ *   signal, or timed out. Kept apart from `block` so a broken hook is never mistaken for a deliberate one.
+ */
+export interface HookRun {
+  command: string;
+  outcome: "ok" | "block" | "warn" | "failed";
+  exitCode?: number;
+  stdout: string;
+  stderr: string;
+  /** Why, for `warn` and `failed`. */
+  problem?: string;
+  durationMs: number;
+}
+
+export interface HookRunOptions {
+  cwd: string;
+  /** The environment besides the OLLIE_* variables (default: this process's). */
+  env?: NodeJS.ProcessEnv;
+  /** Kill the hook's whole process group after this long (default 60 s). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+const OUTPUT_LIMIT = 1024 * 1024;
+
+/**
+ * Runs one hook command through the shell with `payload` as JSON on stdin and OLLIE_* variables derived
+ * from it, in a process group of its own: on timeout (or when `signal` aborts) the whole group is killed,
+ * children included, and nothing is left behind to hold its pipes open.
+ */
+export async function runHook(
+  command: string,
+  payload: Record<string, unknown>,
+  o: HookRunOptions,
+): Promise<HookRun> {
+  const started = performance.now();
+  const timeoutMs = o.timeoutMs ?? 60_000;
+  const child = execa(command, {
+    shell: true,
+    detached: true,
+    cwd: o.cwd,
+    env: { ...(o.env ?? process.env), ...hookEnv(payload) },
+    extendEnv: false,
+    input: `${JSON.stringify(payload)}\n`,
+    reject: false,
+    maxBuffer: OUTPUT_LIMIT,
+    stripFinalNewline: false,
+  });
+  let stopped: string | undefined;
+  const killGroup = (why: string) => {
+    stopped ??= why;
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // The group is already gone.
+    }
+  };
+  const timer = setTimeout(() => killGroup(`timed out after ${timeoutMs / 1000} s`), timeoutMs);
+  const onAbort = () => killGroup("stopped");
+  o.signal?.addEventListener("abort", onAbort, { once: true });
+  const result = await child;
+  clearTimeout(timer);
+  o.signal?.removeEventListener("abort", onAbort);
+  const base = {
+    command,
+    stdout: String(result.stdout ?? ""),
+    stderr: String(result.stderr ?? ""),
+    durationMs: performance.now() - started,
+    ...(result.exitCode !== undefined && { exitCode: result.exitCode }),
+  };
+  if (stopped) return { ...base, outcome: "failed", problem: stopped };
+  if (result.exitCode === undefined) {
+    const why = result.signal ? `was killed by ${result.signal}` : `could not start: ${result.shortMessage}`;
+    return { ...base, outcome: "failed", problem: why };
+  }
+  if (result.exitCode === 0) return { ...base, outcome: "ok" };
+  if (result.exitCode === 2) return { ...base, outcome: "block" };
+  if (result.exitCode === 126 || result.exitCode === 127) {
+    const said = base.stderr.trim().split("\n").at(-1) ?? "";
+    return {
+      ...base,
+      outcome: "failed",
+      problem: `could not start (exit ${result.exitCode})${said ? `: ${said}` : ""}`,
+    };
+  }
+  return { ...base, outcome: "warn", problem: `exited with status ${result.exitCode}` };
+}
+
+/** Runs a hook's commands in order, stopping at the first that blocks (exit 2). */
+export async function runHookList(
+  commands: readonly string[],
+  payload: Record<string, unknown>,
+  o: HookRunOptions,
+): Promise<HookRun[]> {
+  const runs: HookRun[] = [];
+  for (const command of commands) {
+    const run = await runHook(command, payload, o);
+    runs.push(run);
+    if (run.outcome === "block") break;
+  }
+  return runs;
+}

@@ -1,0 +1,63 @@
+import type { AgentHooks, HookEvent, HookResult } from "./agent-hooks.js";
+import { type HookRun, type HookRunOptions, runHookList } from "./run-hook.js";
+
+/** The hooks of a profile: each event's command, or commands run in order. */
+export type HookCommands = Partial<Record<HookEvent | "turnError", string | readonly string[]>>;
+
+/** Events whose hooks guard something: a hook that cannot run blocks rather than allows. */
+const FAIL_CLOSED: ReadonlySet<HookEvent> = new Set(["preTool"]);
+
+const listOf = (c: string | readonly string[] | undefined) =>
+  c === undefined ? [] : typeof c === "string" ? [c] : c;
+
+function describeRun(event: string, run: HookRun): string {
+  return `${event} hook '${run.command}' ${run.problem ?? "failed"}${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").slice(-3).join(" / ")}` : ""}`;
+}
+
+/**
+ * AgentHooks that run shell commands: JSON payload on stdin, OLLIE_* variables, a process group killed
+ * whole at the timeout. Exit 0 continues (stdout is the output), exit 2 blocks (stdout, else stderr, is the
+ * reason), any other status is a warning and execution continues. A hook that could not start, crashed
+ * or timed out is a warning too — except for preTool, which fails closed: the call is blocked and the
+ * model is told the hook failed.
+ */
+export function shellHooks(commands: HookCommands, options: HookRunOptions): AgentHooks {
+  return {
+    async run(event, payload, signal): Promise<HookResult> {
+      const list = listOf(commands[event]);
+      if (list.length === 0) return { action: "continue", output: "", warnings: [] };
+      const runs = await runHookList(list, payload, { ...options, ...(signal && { signal }) });
+      const warnings = runs
+        .filter((r) => r.outcome === "warn" || r.outcome === "failed")
+        .map((r) => describeRun(event, r));
+      const blocked = runs.find((r) => r.outcome === "block");
+      if (blocked) {
+        return {
+          action: "block",
+          output: blocked.stdout.trim() || blocked.stderr.trim() || `the ${event} hook said no`,
+          warnings,
+        };
+      }
+      const failed = runs.find((r) => r.outcome === "failed");
+      if (failed && FAIL_CLOSED.has(event)) {
+        return {
+          action: "block",
+          output: `the ${event} hook could not decide (${failed.problem}), so the call was not run`,
+          warnings,
+        };
+      }
+      const output = runs
+        .filter((r) => r.outcome === "ok")
+        .map((r) => r.stdout.trim())
+        .filter(Boolean)
+        .join("\n");
+      return { action: "continue", output, warnings };
+    },
+    async turnError(payload, signal) {
+      const list = listOf(commands.turnError);
+      if (list.length === 0) return false;
+      const runs = await runHookList(list, payload, { ...options, ...(signal && { signal }) });
+      return runs.length === list.length && runs.every((r) => r.outcome === "ok");
+    },
+  };
+}
