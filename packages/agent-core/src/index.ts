@@ -1,18 +1,19 @@
 // The public face of @ollie/agent-core: every name exported here is part of the API.
 
+export { Agent, type AgentOptions, type Compactor, type ProfileLoader } from "./agent/agent.js";
 export {
-  Agent,
-  type AgentHooks,
-  type AgentOptions,
-  type Compactor,
-  type ProfileLoader,
-} from "./agent/agent.js";
-export { AgentBusyError, InjectionsFullError, QueueFullError, TurnInterruptedError } from "./agent/errors.js";
+  AgentBusyError,
+  HookBlockedError,
+  InjectionsFullError,
+  QueueFullError,
+  TurnInterruptedError,
+} from "./agent/errors.js";
 export type { AgentEvent, AgentListener, AgentState, TurnOutcome, TurnStatus } from "./agent/events.js";
 export { DEFAULT_MAX_STEPS, type Runtime, type RuntimeSpec } from "./agent/runtime.js";
 export { Submission } from "./agent/submission.js";
 export { INTERRUPTED_RESULT } from "./history/history.js";
 export { emptyTotals, type UsageTotals } from "./history/usage-meter.js";
+export { type AgentHooks, CONTINUE, type HookEvent, type HookResult } from "./hooks/agent-hooks.js";
 export { DEFAULT_DISPATCH, type DispatchOptions, ToolTimeoutError } from "./loop/dispatch.js";
 export { StreamIdleError } from "./loop/model-request.js";
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./loop/retry-policy.js";

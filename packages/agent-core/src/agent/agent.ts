@@ -2,25 +2,26 @@ import { randomUUID } from "node:crypto";
 import type { Message } from "@ollie/backends";
 import { History } from "../history/history.js";
 import { emptyTotals, UsageMeter, type UsageTotals } from "../history/usage-meter.js";
+import { CONTINUE, type HookEvent, type HookResult } from "../hooks/agent-hooks.js";
 import { DEFAULT_DISPATCH, type DispatchOptions } from "../loop/dispatch.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../loop/retry-policy.js";
-import { runTurn, type TurnContext } from "../loop/run-turn.js";
+import { hookNote, runTurn, type TurnContext } from "../loop/run-turn.js";
 import { DEFAULT_SAFETY_LIMITS, type SafetyLimits } from "../loop/safety.js";
 import { emptyTaskState, type TaskState } from "../loop/task-state.js";
 import type { PersistedSession } from "../persist/persisted-session.js";
 import { newSessionId } from "../persist/session-id.js";
 import { BoundedQueue } from "./bounded-queue.js";
 import { ChangeWatch } from "./change-watch.js";
-import { AgentBusyError, InjectionsFullError, QueueFullError, TurnInterruptedError } from "./errors.js";
+import {
+  AgentBusyError,
+  HookBlockedError,
+  InjectionsFullError,
+  QueueFullError,
+  TurnInterruptedError,
+} from "./errors.js";
 import type { AgentEvent, AgentListener, AgentState, TurnOutcome } from "./events.js";
 import { buildRuntime, type Runtime, type RuntimeSpec, refreshRuntime } from "./runtime.js";
 import { Submission } from "./submission.js";
-
-/** Seams the hooks of a later layer (shell-command hooks) fill in. Each must not throw. */
-export interface AgentHooks {
-  /** The first failure of a turn, before any retry: resolve true to take it over and end the turn. */
-  turnError?(error: unknown, agent: Agent): Promise<boolean>;
-}
 
 /** Shrinks an agent's history (context management). Resolves true when the history now fits better. */
 export type Compactor = (agent: Agent, reason: "overflow", signal: AbortSignal) => Promise<boolean>;
@@ -54,7 +55,8 @@ export interface AgentOptions extends RuntimeSpec {
   persist?: (session: PersistedSession) => Promise<void>;
   /** The next unchecked step of the session's plan file, for the task state. */
   readPlanStep?: () => Promise<string | undefined>;
-  hooks?: AgentHooks;
+  /** A listener subscribed from the start, so it also hears what happens while the agent is made. */
+  onEvent?: AgentListener;
   compactor?: Compactor;
   /** What `switchProfile` loads profiles with. */
   profiles?: ProfileLoader;
@@ -111,11 +113,21 @@ export class Agent {
     this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.safety = { ...DEFAULT_SAFETY_LIMITS, ...options.safety };
     this.dispatch = { ...DEFAULT_DISPATCH, ...options.dispatch };
+    if (options.onEvent) this.listeners.add(options.onEvent);
   }
 
-  /** Makes an agent: lists its tools and renders its preamble. */
+  /**
+   * Makes an agent: lists its tools, renders its preamble, and runs the agentSpawn hook — a block refuses the
+   * agent (HookBlockedError); its output goes into the context.
+   */
   static async create(options: AgentOptions): Promise<Agent> {
-    return new Agent(await buildRuntime(options), options);
+    const agent = new Agent(await buildRuntime(options), options);
+    if (options.history === undefined) {
+      const spawn = await agent.hook("agentSpawn", {});
+      if (spawn.action === "block") throw new HookBlockedError("agentSpawn", spawn.output);
+      if (spawn.output) agent.hist.append({ role: "user", content: hookNote("agentSpawn", spawn.output) });
+    }
+    return agent;
   }
 
   /**
@@ -344,19 +356,74 @@ export class Agent {
     }
   }
 
+  /**
+   * Runs a turn, then the postTurn hook. A block makes the turn go on, its output as the next prompt — at
+   * most POST_TURN_BLOCKS times in a row; the payload says how many blocks came before.
+   */
   private async runOne(prompt: string): Promise<TurnOutcome> {
     const controller = new AbortController();
     this.running = controller;
     try {
-      return await runTurn(this.turnContext(), prompt, controller.signal);
+      let outcome = await runTurn(this.turnContext(), prompt, controller.signal);
+      for (let blocks = 0; this.rt.spec.hooks?.run && !controller.signal.aborted; blocks++) {
+        const post = await this.hook(
+          "postTurn",
+          {
+            status: outcome.status,
+            steps: outcome.steps,
+            reply: outcome.reply?.content ?? "",
+            block_count: blocks,
+            hook_active: blocks > 0,
+          },
+          controller.signal,
+        );
+        if (post.action !== "block") break;
+        if (blocks >= POST_TURN_BLOCKS) {
+          this.emit({
+            type: "info",
+            message: `the postTurn hook blocked ${blocks} times in a row; the turn ends anyway`,
+          });
+          break;
+        }
+        outcome = await runTurn(this.turnContext(), hookNote("postTurn", post.output), controller.signal);
+      }
+      return outcome;
     } finally {
       this.running = undefined;
     }
   }
 
+  /** The fields every hook payload carries. */
+  private hookPayload(event: string, extra: Record<string, unknown>): Record<string, unknown> {
+    return {
+      event,
+      session_id: this.sessionId,
+      agent_id: this.id,
+      agent: this.currentName,
+      profile: this.currentProfile,
+      cwd: this.cwd,
+      model: this.rt.backend.model,
+      ...extra,
+    };
+  }
+
+  /** Runs an event's hooks, reporting their warnings; no hooks means continue. */
+  private async hook(
+    event: HookEvent,
+    extra: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<HookResult> {
+    const run = this.rt.spec.hooks?.run;
+    if (!run) return CONTINUE;
+    const result = await run(event, this.hookPayload(event, extra), signal);
+    for (const warning of result.warnings) this.emit({ type: "info", message: `warning: ${warning}` });
+    return result;
+  }
+
   private turnContext(): TurnContext {
     const agent = this;
-    const { hooks, compactor, readPlanStep } = this.options;
+    const { compactor, readPlanStep } = this.options;
+    const hooks = this.rt.spec.hooks;
     return {
       runtime: () => agent.rt,
       refreshRuntime: async (signal) => {
@@ -378,8 +445,32 @@ export class Agent {
       takeInjections: () => this.injections.splice(0),
       persist: () => this.persist(),
       ...(readPlanStep && { readPlanStep }),
-      ...(hooks?.turnError && { turnError: (error: unknown) => hooks.turnError!(error, this) }),
+      hook: (event, extra, signal) => this.hook(event, extra, signal),
+      ...(hooks?.turnError && {
+        turnError: (error: unknown, signal: AbortSignal) =>
+          hooks.turnError!(this.hookPayload("turnError", errorFields(error)), signal),
+      }),
       ...(compactor && { compact: (signal: AbortSignal) => compactor(this, "overflow", signal) }),
     };
   }
+}
+
+/** At most this many postTurn blocks in a row keep a turn going. */
+const POST_TURN_BLOCKS = 3;
+
+function errorFields(error: unknown): Record<string, unknown> {
+  const e = error as {
+    name?: string;
+    message?: string;
+    status?: number;
+    provider?: string;
+    retryAfterMs?: number;
+  };
+  return {
+    error: e?.message ?? String(error),
+    error_type: e?.name,
+    status: e?.status,
+    provider: e?.provider,
+    retry_after_ms: e?.retryAfterMs,
+  };
 }

@@ -29,3 +29,14 @@ export class AgentBusyError extends Error {
     super(`cannot ${operation} while a turn runs`);
   }
 }
+
+/** A hook refused what was about to happen (it exited 2). */
+export class HookBlockedError extends Error {
+  override readonly name = "HookBlockedError";
+  constructor(
+    readonly event: string,
+    readonly reason: string,
+  ) {
+    super(`the ${event} hook blocked it: ${reason}`);
+  }
+}

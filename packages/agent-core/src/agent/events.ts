@@ -15,7 +15,9 @@ export type TurnStatus =
   /** A failure ended it: see `error`. */
   | "error"
   /** The turnError hook took a failure over and the turn stopped there. */
-  | "handled";
+  | "handled"
+  /** The preTurn hook refused the turn; `error` says why. */
+  | "blocked";
 
 export interface TurnOutcome {
   status: TurnStatus;

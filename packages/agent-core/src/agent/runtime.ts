@@ -1,4 +1,5 @@
 import type { Backend, GenerationParams, Tool } from "@ollie/backends";
+import type { AgentHooks } from "../hooks/agent-hooks.js";
 import type { ToolExecutor, ToolInfo } from "../tools/tool-executor.js";
 import { ToolSet } from "../tools/tool-set.js";
 
@@ -19,6 +20,8 @@ export interface RuntimeSpec {
   maxSteps?: number;
   /** The model compaction uses, when it differs from the backend's. */
   compactionModel?: string;
+  /** Lifecycle hooks (`shellHooks` from `@ollie/agent-core/config` runs shell commands). */
+  hooks?: AgentHooks;
 }
 
 /** A RuntimeSpec made ready: tools listed, schemas and preamble rendered. */

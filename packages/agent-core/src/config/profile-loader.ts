@@ -1,6 +1,7 @@
 import type { Backend } from "@ollie/backends";
 import type { ProfileLoader } from "../agent/agent.js";
 import type { RuntimeSpec } from "../agent/runtime.js";
+import { shellHooks } from "../hooks/shell-hooks.js";
 import type { ToolExecutor } from "../tools/tool-executor.js";
 import { type AgentConfig, generationParams, loadAgentConfig } from "./agent-config.js";
 import { type PromptEnvironment, resolvePrompt } from "./prompt-commands.js";
@@ -14,6 +15,8 @@ export interface ProfileSources {
   tools(config: AgentConfig, name: string): Promise<ToolExecutor>;
   /** Where prompt commands run; the agent's cwd is used when it has one. */
   prompt: Omit<PromptEnvironment, "cwd"> & { cwd?: string };
+  /** How long one hook command may run (default 60 s). */
+  hookTimeoutMs?: number;
 }
 
 /**
@@ -37,6 +40,13 @@ export function profileLoader(sources: ProfileSources): ProfileLoader {
       ...(config.userPrompts && { userPrompts: config.userPrompts }),
       ...(config.maxSteps !== undefined && { maxSteps: config.maxSteps }),
       ...(config.compactionModel !== undefined && { compactionModel: config.compactionModel }),
+      ...(config.hooks && {
+        hooks: shellHooks(config.hooks, {
+          cwd,
+          env: { ...(sources.prompt.env ?? process.env), OLLIE: sources.prompt.ollieDir },
+          ...(sources.hookTimeoutMs !== undefined && { timeoutMs: sources.hookTimeoutMs }),
+        }),
+      }),
     };
     return spec;
   };

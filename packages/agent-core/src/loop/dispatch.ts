@@ -27,6 +27,10 @@ export interface Dispatch {
   signal: AbortSignal;
   onStart(calls: readonly ToolCall[]): void;
   onResult(call: ToolCall, result: ToolResultMessage): void;
+  /** Before a call runs (the preTool hook): a reason to refuse it, or undefined to run it. */
+  beforeCall?(call: ToolCall, signal: AbortSignal): Promise<string | undefined>;
+  /** After a call ran (the postTool hook): the result the model will see. */
+  afterCall?(call: ToolCall, result: ToolResultMessage, signal: AbortSignal): Promise<ToolResultMessage>;
 }
 
 /**
@@ -60,6 +64,21 @@ export async function dispatchCalls(d: Dispatch): Promise<ToolResultMessage[]> {
 }
 
 async function runCall(d: Dispatch, call: ToolCall): Promise<ToolResultMessage> {
+  const refusal = d.beforeCall && !d.signal.aborted ? await d.beforeCall(call, d.signal) : undefined;
+  if (refusal !== undefined) {
+    return {
+      role: "tool",
+      toolCallId: call.id,
+      name: call.name,
+      content: `${call.name} was not run: ${refusal}`,
+      isError: true,
+    };
+  }
+  const result = await executeCall(d, call);
+  return d.afterCall && !d.signal.aborted ? d.afterCall(call, result, d.signal) : result;
+}
+
+async function executeCall(d: Dispatch, call: ToolCall): Promise<ToolResultMessage> {
   const result = (content: string, isError: boolean): ToolResultMessage => ({
     role: "tool",
     toolCallId: call.id,

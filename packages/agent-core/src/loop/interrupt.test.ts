@@ -25,9 +25,14 @@ describe("interrupting a turn", () => {
 
   it("during a slow tool fires the tool's signal and answers the call as interrupted", async () => {
     let toolSignal: AbortSignal | undefined;
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
     const slow = echoTool("build", {
       run: (_args, { signal }) => {
         toolSignal = signal;
+        started();
         return new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
       },
     });
@@ -35,7 +40,8 @@ describe("interrupting a turn", () => {
       tools: tools(slow),
     });
     const turn = agent.submit("Build it");
-    await untilState(agent, "calling: build");
+    await running;
+    expect(agent.state).toBe("calling: build");
     agent.interrupt("taking too long");
     expect((await turn).status).toBe("interrupted");
     expect(toolSignal?.aborted).toBe(true);

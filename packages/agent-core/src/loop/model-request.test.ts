@@ -137,15 +137,24 @@ describe("model requests over HTTP", () => {
     const seen: unknown[] = [];
     const { agent, events } = await httpAgent({
       hooks: {
-        turnError: async (error) => {
-          seen.push(error);
+        turnError: async (payload) => {
+          seen.push(payload);
           return true;
         },
       },
     });
     const outcome = await agent.submit("Hello");
     expect(outcome.status).toBe("handled");
-    expect(seen).toHaveLength(1);
+    expect(seen).toEqual([
+      expect.objectContaining({
+        event: "turnError",
+        error_type: "RateLimitError",
+        status: 429,
+        provider: "openai",
+        retry_after_ms: 30_000,
+        model: "gpt-5-mini",
+      }),
+    ]);
     expect(only(events, "limitretry")).toEqual([]);
   });
 

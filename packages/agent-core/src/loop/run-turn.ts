@@ -3,11 +3,17 @@ import type { AgentEvent, AgentState, TurnOutcome, TurnStatus } from "../agent/e
 import type { Runtime } from "../agent/runtime.js";
 import type { History } from "../history/history.js";
 import type { UsageMeter } from "../history/usage-meter.js";
+import type { HookEvent, HookResult } from "../hooks/agent-hooks.js";
 import { type DispatchOptions, dispatchCalls } from "./dispatch.js";
 import { isRateLimit, requestReply } from "./model-request.js";
 import type { RetryPolicy } from "./retry-policy.js";
 import { type SafetyLimits, SafetyMonitor } from "./safety.js";
 import { inferTaskState, renderTaskState, type TaskState } from "./task-state.js";
+
+/** A hook's output as a message in the context. */
+export function hookNote(event: string, output: string): string {
+  return `${NUDGE_PREFIX}${event} hook:\n${output}`;
+}
 
 /** What a turn reads and changes of its agent. */
 export interface TurnContext {
@@ -27,8 +33,10 @@ export interface TurnContext {
   /** Saves the session; never throws (a failure is reported as an event). */
   persist(): Promise<void>;
   readPlanStep?(): Promise<string | undefined>;
+  /** Runs an event's hooks (reporting their warnings). */
+  hook(event: HookEvent, extra: Record<string, unknown>, signal: AbortSignal): Promise<HookResult>;
   /** The turnError hook: true when it took the failure over. Called once per turn, at the first failure. */
-  turnError?(error: unknown): Promise<boolean>;
+  turnError?(error: unknown, signal: AbortSignal): Promise<boolean>;
   /** Shrinks the history after the provider said it does not fit; true when it did. */
   compact?(signal: AbortSignal): Promise<boolean>;
 }
@@ -71,8 +79,13 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
     t.emit({ type: "user", text, from });
   };
 
+  const pre = await t.hook("preTurn", { prompt }, signal);
+  if (pre.action === "block")
+    return finish("blocked", new Error(`the preTurn hook blocked the turn: ${pre.output}`));
   const userPrompts = t.runtime().userPrompts;
-  t.history.append({ role: "user", content: [...userPrompts, prompt].join("\n\n") });
+  const parts = [...userPrompts, prompt];
+  if (pre.output) parts.push(pre.output);
+  t.history.append({ role: "user", content: parts.join("\n\n") });
   t.emit({ type: "user", text: prompt, from: "user" });
   if (t.taskState.objective === "") t.taskState = { ...t.taskState, objective: prompt.slice(0, 500) };
 
@@ -102,7 +115,7 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
       onError: async (error) => {
         if (!firstError || !t.turnError) return false;
         firstError = false;
-        return t.turnError(error);
+        return t.turnError(error, signal);
       },
     });
 
@@ -149,6 +162,31 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
       signal,
       onStart: (group) => t.setState(`calling: ${group.map((c) => c.name).join(", ")}`),
       onResult: (call, result) => t.emit({ type: "tool", call, result }),
+      beforeCall: async (call, callSignal) => {
+        const pre = await t.hook(
+          "preTool",
+          { tool: call.name, call_id: call.id, args: call.arguments },
+          callSignal,
+        );
+        return pre.action === "block" ? pre.output : undefined;
+      },
+      afterCall: async (call, result, callSignal) => {
+        const post = await t.hook(
+          "postTool",
+          {
+            tool: call.name,
+            call_id: call.id,
+            args: call.arguments,
+            result: result.content,
+            is_error: result.isError === true,
+          },
+          callSignal,
+        );
+        if (post.action === "block") return { ...result, content: post.output };
+        return post.output
+          ? { ...result, content: `${result.content}\n\n${hookNote("postTool", post.output)}` }
+          : result;
+      },
     });
     t.history.append(...results);
     steps++;
