@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, echoTool, scriptedAgent, tools, untilState } from "../__fixtures__/agents.js";
+import { call, echoTool, scriptedAgent, tools } from "../__fixtures__/agents.js";
 import { INTERRUPTED_RESULT } from "../history/history.js";
 
 describe("interrupting a turn", () => {
