@@ -431,6 +431,7 @@ export class Agent {
       },
       history: this.hist,
       usage: this.meter,
+      cwd: this.cwd,
       get taskState() {
         return agent.task;
       },

@@ -27,6 +27,13 @@ export class History {
     for (const m of messages) this.list.push(m);
   }
 
+  /** Replaces the message at `index` (collapsing a tool result). */
+  set(index: number, message: Message): void {
+    if (index < 0 || index >= this.list.length)
+      throw new RangeError(`no message ${index} in a history of ${this.list.length}`);
+    this.list[index] = message;
+  }
+
   /** Replaces everything (compaction, agent switching). */
   replace(messages: readonly Message[]): void {
     this.list = [...messages];

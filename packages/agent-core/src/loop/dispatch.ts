@@ -2,6 +2,7 @@ import type { ToolCall, ToolResultMessage } from "@ollie/backends";
 import { INTERRUPTED_RESULT } from "../history/history.js";
 import type { ToolExecutor, ToolInfo } from "../tools/tool-executor.js";
 import { capOutput } from "./output-limit.js";
+import type { ReadCache } from "./read-cache.js";
 
 export interface DispatchOptions {
   /** Read-safe calls run at once, at most this many together. */
@@ -31,6 +32,8 @@ export interface Dispatch {
   beforeCall?(call: ToolCall, signal: AbortSignal): Promise<string | undefined>;
   /** After a call ran (the postTool hook): the result the model will see. */
   afterCall?(call: ToolCall, result: ToolResultMessage, signal: AbortSignal): Promise<ToolResultMessage>;
+  /** The turn's file-read cache. */
+  cache?: ReadCache;
 }
 
 /**
@@ -74,7 +77,10 @@ async function runCall(d: Dispatch, call: ToolCall): Promise<ToolResultMessage> 
       isError: true,
     };
   }
-  const result = await executeCall(d, call);
+  const info = d.tools.get(call.name);
+  const cached = await d.cache?.lookup(call, info);
+  const result = cached ?? (await executeCall(d, call));
+  if (!cached) await d.cache?.record(call, info, result);
   return d.afterCall && !d.signal.aborted ? d.afterCall(call, result, d.signal) : result;
 }
 

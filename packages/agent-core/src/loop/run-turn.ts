@@ -2,10 +2,12 @@ import { type AssistantMessage, ContextOverflowError, type Message } from "@olli
 import type { AgentEvent, AgentState, TurnOutcome, TurnStatus } from "../agent/events.js";
 import type { Runtime } from "../agent/runtime.js";
 import type { History } from "../history/history.js";
+import { collapseCold } from "../history/tiers.js";
 import type { UsageMeter } from "../history/usage-meter.js";
 import type { HookEvent, HookResult } from "../hooks/agent-hooks.js";
 import { type DispatchOptions, dispatchCalls } from "./dispatch.js";
 import { isRateLimit, requestReply } from "./model-request.js";
+import { ReadCache } from "./read-cache.js";
 import type { RetryPolicy } from "./retry-policy.js";
 import { type SafetyLimits, SafetyMonitor } from "./safety.js";
 import { inferTaskState, renderTaskState, type TaskState } from "./task-state.js";
@@ -22,6 +24,8 @@ export interface TurnContext {
   refreshRuntime(signal: AbortSignal): Promise<void>;
   readonly history: History;
   readonly usage: UsageMeter;
+  /** Where relative paths (read-cache files) are resolved; this process's cwd when unset. */
+  readonly cwd: string | undefined;
   taskState: TaskState;
   readonly retry: RetryPolicy;
   readonly safety: SafetyLimits;
@@ -59,6 +63,8 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
   let lastStep = false;
   let compacted = false;
   let firstError = true;
+  let coldFrom = 0;
+  const cache = new ReadCache(t.cwd ?? process.cwd());
   const finish = async (status: TurnStatus, error?: unknown): Promise<TurnOutcome> => {
     t.usage.endTurn();
     t.setState("idle");
@@ -140,6 +146,7 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
 
     reply = answer.message;
     t.history.append(reply);
+    coldFrom = collapseCold(t.history, runtime.toolInfo, coldFrom, t.history.length - 1);
     if (answer.usage) {
       const costUsd = t.usage.add(runtime.backend.model, answer.usage);
       t.emit({
@@ -162,6 +169,7 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
       signal,
       onStart: (group) => t.setState(`calling: ${group.map((c) => c.name).join(", ")}`),
       onResult: (call, result) => t.emit({ type: "tool", call, result }),
+      cache,
       beforeCall: async (call, callSignal) => {
         const pre = await t.hook(
           "preTool",

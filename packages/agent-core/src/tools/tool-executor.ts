@@ -9,8 +9,16 @@ export interface ToolInfo extends Tool {
   readSafe?: boolean;
   /** How long one call may run before it is stopped and reported to the model as an error. */
   timeoutMs?: number;
-  /** How its results age in the context: kept verbatim (hot), summarized (warm) or collapsed (cold). */
+  /**
+   * How its results age in the context: kept verbatim (hot, the default), summarized to a line at the next
+   * compaction (warm), or collapsed to a line once the model has read them (cold).
+   */
   tier?: "hot" | "warm" | "cold";
+  /**
+   * The tool reads one file, named by this argument: a repeated call in the same turn is answered from the
+   * turn's read cache while the file's mtime and size stay the same. Only for read-safe tools.
+   */
+  cache?: { pathArgument: string };
 }
 
 /** What a call produced. `isError` marks a failure the model should see as one. */
