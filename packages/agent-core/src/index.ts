@@ -1,6 +1,6 @@
 // The public face of @ollie/agent-core: every name exported here is part of the API.
 
-export { Agent, type AgentOptions, type Compactor, type ProfileLoader } from "./agent/agent.js";
+export { Agent, type AgentOptions, type ProfileLoader } from "./agent/agent.js";
 export {
   AgentBusyError,
   HookBlockedError,
@@ -11,13 +11,21 @@ export {
 export type { AgentEvent, AgentListener, AgentState, TurnOutcome, TurnStatus } from "./agent/events.js";
 export { DEFAULT_MAX_STEPS, type Runtime, type RuntimeSpec } from "./agent/runtime.js";
 export { Submission } from "./agent/submission.js";
+export {
+  type CompactionOptions,
+  type CompactionTrigger,
+  DEFAULT_COMPACTION,
+} from "./compaction/compaction-options.js";
+export { CompactionSummaryError } from "./compaction/summary.js";
+export type { ContextFigures } from "./context/context-meter.js";
+export { estimateTokens } from "./context/token-estimate.js";
 export { INTERRUPTED_RESULT } from "./history/history.js";
 export { emptyTotals, type UsageTotals } from "./history/usage-meter.js";
 export { type AgentHooks, CONTINUE, type HookEvent, type HookResult } from "./hooks/agent-hooks.js";
 export { DEFAULT_DISPATCH, type DispatchOptions, ToolTimeoutError } from "./loop/dispatch.js";
 export { StreamIdleError } from "./loop/model-request.js";
+export { NUDGE_PREFIX } from "./loop/nudge.js";
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./loop/retry-policy.js";
-export { NUDGE_PREFIX } from "./loop/run-turn.js";
 export { DEFAULT_SAFETY_LIMITS, type SafetyLimits } from "./loop/safety.js";
 export { emptyTaskState, renderTaskState, type TaskState } from "./loop/task-state.js";
 export type { PersistedSession } from "./persist/persisted-session.js";

@@ -99,7 +99,7 @@ describe("the queue", () => {
     ]);
     const first = agent.submit("first");
     const second = agent.submit("second");
-    await agent.waitChange("state", "idle");
+    await new Promise<void>((resolve) => agent.subscribe((e) => e.type === "assistant" && resolve()));
     agent.interrupt("stop");
     expect((await first).status).toBe("interrupted");
     expect(await second).toMatchObject({ status: "done", reply: { content: "next" } });

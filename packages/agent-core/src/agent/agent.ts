@@ -1,11 +1,15 @@
 import { randomUUID } from "node:crypto";
-import type { Message } from "@ollie/backends";
+import type { Message, Tool } from "@ollie/backends";
+import { type CompactionHost, compactAgent } from "../compaction/agent-compaction.js";
+import { type CompactionOptions, DEFAULT_COMPACTION } from "../compaction/compaction-options.js";
+import { type ContextFigures, ContextMeter } from "../context/context-meter.js";
 import { History } from "../history/history.js";
 import { emptyTotals, UsageMeter, type UsageTotals } from "../history/usage-meter.js";
 import { CONTINUE, type HookEvent, type HookResult } from "../hooks/agent-hooks.js";
 import { DEFAULT_DISPATCH, type DispatchOptions } from "../loop/dispatch.js";
+import { hookNote } from "../loop/nudge.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../loop/retry-policy.js";
-import { hookNote, runTurn, type TurnContext } from "../loop/run-turn.js";
+import { runTurn, type TurnContext } from "../loop/run-turn.js";
 import { DEFAULT_SAFETY_LIMITS, type SafetyLimits } from "../loop/safety.js";
 import { emptyTaskState, type TaskState } from "../loop/task-state.js";
 import type { PersistedSession } from "../persist/persisted-session.js";
@@ -22,9 +26,6 @@ import {
 import type { AgentEvent, AgentListener, AgentState, TurnOutcome } from "./events.js";
 import { buildRuntime, type Runtime, type RuntimeSpec, refreshRuntime } from "./runtime.js";
 import { Submission } from "./submission.js";
-
-/** Shrinks an agent's history (context management). Resolves true when the history now fits better. */
-export type Compactor = (agent: Agent, reason: "overflow", signal: AbortSignal) => Promise<boolean>;
 
 /** Loads a profile by name: the runtime it describes, made with a fresh tool executor. */
 export type ProfileLoader = (name: string, agent: Agent) => Promise<RuntimeSpec>;
@@ -57,7 +58,10 @@ export interface AgentOptions extends RuntimeSpec {
   readPlanStep?: () => Promise<string | undefined>;
   /** A listener subscribed from the start, so it also hears what happens while the agent is made. */
   onEvent?: AgentListener;
-  compactor?: Compactor;
+  /** How the history is compacted (thresholds, zones, snapshots); `auto: false` turns automatic compaction off. */
+  compaction?: Partial<CompactionOptions>;
+  /** The model's context window, when the backend's figure should not be used. */
+  contextLength?: number;
   /** What `switchProfile` loads profiles with. */
   profiles?: ProfileLoader;
 }
@@ -95,6 +99,9 @@ export class Agent {
   private readonly retry: RetryPolicy;
   private readonly safety: SafetyLimits;
   private readonly dispatch: DispatchOptions;
+  private readonly compaction: CompactionOptions;
+  private readonly meterOfContext = new ContextMeter();
+  private autoCompactions = 0;
 
   private constructor(
     runtime: Runtime,
@@ -113,6 +120,7 @@ export class Agent {
     this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.safety = { ...DEFAULT_SAFETY_LIMITS, ...options.safety };
     this.dispatch = { ...DEFAULT_DISPATCH, ...options.dispatch };
+    this.compaction = { ...DEFAULT_COMPACTION, ...options.compaction };
     if (options.onEvent) this.listeners.add(options.onEvent);
   }
 
@@ -289,9 +297,69 @@ export class Agent {
     };
   }
 
-  /** Replaces the history (compaction); the next request is built from the new one. */
+  /** Replaces the history; the next request is built from the new one. */
   replaceHistory(messages: readonly Message[]): void {
     this.hist.replace(messages);
+    this.meterOfContext.reset();
+  }
+
+  /** How full the context is: the next request's size against the model's window (`ctxsz`). */
+  async context(): Promise<ContextFigures> {
+    return this.measure(
+      this.rt.preamble
+        ? [{ role: "system", content: this.rt.preamble }, ...this.hist.messages]
+        : this.hist.messages,
+      this.rt.toolSchemas,
+    );
+  }
+
+  /**
+   * Compacts the history now (the `compact` command), whatever its size; refused while a turn runs.
+   * Resolves whether the history was replaced; a failure is an `error` event and the history stays.
+   */
+  async compact(signal: AbortSignal = new AbortController().signal): Promise<boolean> {
+    if (this.draining) throw new AgentBusyError("compact");
+    const done = await compactAgent(this.compactionHost(), "command", signal);
+    if (done.compacted) await this.persist();
+    return done.compacted;
+  }
+
+  private async contextLength(): Promise<number> {
+    if (this.options.contextLength !== undefined) return this.options.contextLength;
+    const said = await this.rt.backend.contextLength().catch(() => undefined);
+    return said ?? this.compaction.fallbackContextLength;
+  }
+
+  private async measure(messages: readonly Message[], tools: readonly Tool[]): Promise<ContextFigures> {
+    const { tokens, counted } = this.meterOfContext.measure(messages, tools);
+    const contextLength = await this.contextLength();
+    return { tokens, contextLength, fraction: tokens / contextLength, counted };
+  }
+
+  private compactionHost(): CompactionHost {
+    const agent = this;
+    return {
+      sessionId: this.sessionId,
+      history: this.hist,
+      get taskState() {
+        return agent.task;
+      },
+      set taskState(state: TaskState) {
+        agent.task = state;
+      },
+      get runtime() {
+        return agent.rt;
+      },
+      set runtime(runtime: Runtime) {
+        agent.rt = runtime;
+      },
+      retry: this.retry,
+      compaction: this.compaction,
+      meter: this.meterOfContext,
+      contextLength: () => this.contextLength(),
+      hook: (event, extra, signal) => this.hook(event, extra, signal),
+      emit: (event) => this.emit(event),
+    };
   }
 
   /** Interrupts the running turn, clears the queue, saves the session a last time and closes the tools. */
@@ -363,6 +431,8 @@ export class Agent {
   private async runOne(prompt: string): Promise<TurnOutcome> {
     const controller = new AbortController();
     this.running = controller;
+    // A prompt from the user: automatic compactions may start counting again.
+    this.autoCompactions = 0;
     try {
       let outcome = await runTurn(this.turnContext(), prompt, controller.signal);
       for (let blocks = 0; this.rt.spec.hooks?.run && !controller.signal.aborted; blocks++) {
@@ -422,7 +492,7 @@ export class Agent {
 
   private turnContext(): TurnContext {
     const agent = this;
-    const { compactor, readPlanStep } = this.options;
+    const { readPlanStep } = this.options;
     const hooks = this.rt.spec.hooks;
     return {
       runtime: () => agent.rt,
@@ -451,7 +521,16 @@ export class Agent {
         turnError: (error: unknown, signal: AbortSignal) =>
           hooks.turnError!(this.hookPayload("turnError", errorFields(error)), signal),
       }),
-      ...(compactor && { compact: (signal: AbortSignal) => compactor(this, "overflow", signal) }),
+      compaction: this.compaction,
+      compact: (trigger, signal) => compactAgent(this.compactionHost(), trigger, signal),
+      get autoCompactions() {
+        return agent.autoCompactions;
+      },
+      set autoCompactions(n: number) {
+        agent.autoCompactions = n;
+      },
+      measure: (messages, tools) => this.measure(messages, tools),
+      counted: (messages, inputTokens) => this.meterOfContext.record(messages, inputTokens),
     };
   }
 }

@@ -47,6 +47,15 @@ export type AgentEvent =
   /** A rate limit; the request is retried after `delayMs` (the provider's retry-after when it gave one). */
   | { type: "limitretry"; attempt: number; delayMs: number; message: string }
   | { type: "maxsteps"; steps: number }
+  /** The history was compacted (its old form is in `snapshot`, when snapshots are kept). */
+  | {
+      type: "compaction";
+      trigger: "threshold" | "overflow" | "command";
+      tokensBefore: number;
+      tokensAfter: number;
+      dropped: number;
+      snapshot?: string;
+    }
   | { type: "error"; message: string; error?: unknown }
   | { type: "info"; message: string }
   /** A turn ended. */

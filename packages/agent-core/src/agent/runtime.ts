@@ -18,8 +18,12 @@ export interface RuntimeSpec {
   params?: GenerationParams;
   /** Rounds of tool calls in one turn before the model is asked to finish (default 50). */
   maxSteps?: number;
-  /** The model compaction uses, when it differs from the backend's. */
+  /** The model compaction uses, when it differs from the backend's (the backend is switched for it). */
   compactionModel?: string;
+  /** A backend of its own for compaction summaries; takes precedence over `compactionModel`. */
+  compactionBackend?: Backend;
+  /** Resolves the system prompt again (re-runs its commands); called after each compaction. */
+  reloadPrompt?: () => Promise<string>;
   /** Lifecycle hooks (`shellHooks` from `@ollie/agent-core/config` runs shell commands). */
   hooks?: AgentHooks;
 }

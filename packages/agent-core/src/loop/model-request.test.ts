@@ -2,6 +2,7 @@ import {
   AnthropicBackend,
   AuthError,
   ContextOverflowError,
+  type Message,
   OpenAiBackend,
   ToolUnsupportedError,
 } from "@ollie/backends";
@@ -48,7 +49,8 @@ describe("model requests over HTTP", () => {
   });
 
   it("retry a stream cut in the middle of a tool call, and run the call once", async () => {
-    const before = server.requests.length;
+    const chats = () => server.requests.filter((r) => r.method === "POST").length;
+    const before = chats();
     server.enqueue(
       {
         toolCalls: [{ name: "read", arguments: { path: "src/index.ts", why: "to see the exports" } }],
@@ -63,7 +65,7 @@ describe("model requests over HTTP", () => {
     expect(outcome).toMatchObject({ status: "done", steps: 1 });
     expect(only(events, "retry")).toHaveLength(1);
     expect(only(events, "call").map((e) => e.call.arguments)).toEqual([{ path: "src/index.ts" }]);
-    expect(server.requests.length - before).toBe(3);
+    expect(chats() - before).toBe(3);
   });
 
   it("treat a stream that goes silent as dropped", async () => {
@@ -109,27 +111,35 @@ describe("model requests over HTTP", () => {
     }
   });
 
-  it("hand a context overflow to compaction once, or say that none is configured", async () => {
+  it("compact on a context overflow and retry once; with automatic compaction off, say so", async () => {
+    const earlier: Message[] = Array.from({ length: 12 }, (_, i) =>
+      i % 2 === 0
+        ? { role: "user", content: `question ${i}: ${"why is that so? ".repeat(30)}` }
+        : { role: "assistant", content: `answer ${i}: ${"because it is. ".repeat(30)}` },
+    );
     server.enqueue({ fault: { type: "context_overflow" } });
-    const bare = await httpAgent();
-    const failed = await bare.agent.submit("Hello");
+    const off = await httpAgent({ history: earlier, compaction: { auto: false } });
+    const failed = await off.agent.submit("Hello");
     expect(failed.error).toBeInstanceOf(ContextOverflowError);
-    expect(String(failed.error)).toContain("no compaction is configured");
+    expect(String(failed.error)).toContain("automatic compaction is off");
 
-    server.enqueue({ fault: { type: "context_overflow" } }, { text: "Fits now." });
-    let compactions = 0;
-    const compacting = await httpAgent({
-      compactor: async (agent) => {
-        compactions++;
-        agent.replaceHistory(agent.history.slice(-1));
-        return true;
-      },
-    });
-    expect(await compacting.agent.submit("Hello")).toMatchObject({
-      status: "done",
-      reply: { content: "Fits now." },
-    });
-    expect(compactions).toBe(1);
+    const summary = { objective: "answer questions", constraints: [], decisions: ["answered 0 to 10"] };
+    server.enqueue(
+      { fault: { type: "context_overflow" } },
+      { text: JSON.stringify(summary) },
+      { text: "Fits now." },
+    );
+    const on = await httpAgent({ history: earlier });
+    expect(await on.agent.submit("Hello")).toMatchObject({ status: "done", reply: { content: "Fits now." } });
+    expect(only(on.events, "compaction")).toEqual([
+      expect.objectContaining({ trigger: "overflow", dropped: 5 }),
+    ]);
+    const retried = server.lastRequest!.body as { messages: Array<{ role: string; content: string }> };
+    expect(retried.messages[0]!.role).toBe("system");
+    expect(retried.messages[1]!.content).toMatch(
+      /^\[ollie\] The conversation before this point was compacted\./,
+    );
+    expect(retried.messages.at(-1)).toEqual({ role: "user", content: "Hello" });
   });
 
   it("let the turnError hook take the first failure over", async () => {

@@ -73,6 +73,7 @@ export async function requestReply(r: ModelRequest): Promise<ModelReply> {
 }
 
 async function attemptOnce(r: ModelRequest, streamed: string[]): Promise<ModelReply> {
+  r.signal.throwIfAborted();
   const attempt = new AbortController();
   const stopAttempt = () => attempt.abort(r.signal.reason);
   r.signal.addEventListener("abort", stopAttempt, { once: true });

@@ -1,21 +1,23 @@
-import { type AssistantMessage, ContextOverflowError, type Message } from "@ollie/backends";
+import { type AssistantMessage, ContextOverflowError, type Message, type Tool } from "@ollie/backends";
 import type { AgentEvent, AgentState, TurnOutcome, TurnStatus } from "../agent/events.js";
 import type { Runtime } from "../agent/runtime.js";
+import {
+  type CompactionOptions,
+  type CompactionTrigger,
+  compactionDecision,
+} from "../compaction/compaction-options.js";
+import type { ContextFigures } from "../context/context-meter.js";
 import type { History } from "../history/history.js";
 import { collapseCold } from "../history/tiers.js";
 import type { UsageMeter } from "../history/usage-meter.js";
 import type { HookEvent, HookResult } from "../hooks/agent-hooks.js";
 import { type DispatchOptions, dispatchCalls } from "./dispatch.js";
 import { isRateLimit, requestReply } from "./model-request.js";
+import { hookNote, NUDGE_PREFIX } from "./nudge.js";
 import { ReadCache } from "./read-cache.js";
 import type { RetryPolicy } from "./retry-policy.js";
 import { type SafetyLimits, SafetyMonitor } from "./safety.js";
 import { inferTaskState, renderTaskState, type TaskState } from "./task-state.js";
-
-/** A hook's output as a message in the context. */
-export function hookNote(event: string, output: string): string {
-  return `${NUDGE_PREFIX}${event} hook:\n${output}`;
-}
 
 /** What a turn reads and changes of its agent. */
 export interface TurnContext {
@@ -41,12 +43,19 @@ export interface TurnContext {
   hook(event: HookEvent, extra: Record<string, unknown>, signal: AbortSignal): Promise<HookResult>;
   /** The turnError hook: true when it took the failure over. Called once per turn, at the first failure. */
   turnError?(error: unknown, signal: AbortSignal): Promise<boolean>;
-  /** Shrinks the history after the provider said it does not fit; true when it did. */
-  compact?(signal: AbortSignal): Promise<boolean>;
+  readonly compaction: CompactionOptions;
+  /** Compacts the history; never throws. */
+  compact(
+    trigger: CompactionTrigger,
+    signal: AbortSignal,
+  ): Promise<{ compacted: boolean; progress: boolean }>;
+  /** Automatic compactions since the last prompt from the user. */
+  autoCompactions: number;
+  /** The size of a request against the model's window. */
+  measure(messages: readonly Message[], tools: readonly Tool[]): Promise<ContextFigures>;
+  /** The provider counted a request over `messages` at `inputTokens`. */
+  counted(messages: readonly Message[], inputTokens: number): void;
 }
-
-/** The prefix of messages the loop itself adds, so the model (and a reader of the chat) can tell. */
-export const NUDGE_PREFIX = "[ollie] ";
 
 const describe = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
@@ -61,7 +70,7 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
   let steps = 0;
   let reply: AssistantMessage | undefined;
   let lastStep = false;
-  let compacted = false;
+  let overflowCompacted = false;
   let firstError = true;
   let coldFrom = 0;
   const cache = new ReadCache(t.cwd ?? process.cwd());
@@ -99,13 +108,27 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
     for (const text of t.takeInjections()) addUser(text, "inject");
     if (signal.aborted) return finish("interrupted");
     t.setState("thinking");
-    const runtime = t.runtime();
-    const messages: Message[] = runtime.preamble ? [{ role: "system", content: runtime.preamble }] : [];
-    for (const m of t.history.messages) messages.push(m);
+    let runtime = t.runtime();
+    let tools = lastStep ? [] : runtime.toolSchemas;
+    let messages = requestMessages(runtime.preamble, t.history.messages);
+    const figures = await t.measure(messages, tools);
+    const decision = compactionDecision(t.compaction, "threshold", {
+      fraction: figures.fraction,
+      autoInRow: t.autoCompactions,
+    });
+    if (decision === "compact") {
+      t.autoCompactions++;
+      const done = await t.compact("threshold", signal);
+      if (signal.aborted) return finish("interrupted");
+      if (done.compacted && !done.progress) t.autoCompactions = t.compaction.maxAutoInRow;
+      runtime = t.runtime();
+      tools = lastStep ? [] : runtime.toolSchemas;
+      messages = requestMessages(runtime.preamble, t.history.messages);
+    }
     const answer = await requestReply({
       backend: runtime.backend,
       messages,
-      tools: lastStep ? [] : runtime.toolSchemas,
+      tools,
       params: runtime.params,
       policy: t.retry,
       signal,
@@ -129,15 +152,27 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
       if (answer.partialText !== "") t.history.append({ role: "assistant", content: answer.partialText });
       if (signal.aborted) return finish("interrupted");
       if (answer.handled) return finish("handled", answer.error);
-      if (answer.error instanceof ContextOverflowError && !compacted) {
-        compacted = true;
-        if (t.compact && (await t.compact(signal))) continue;
+      if (answer.error instanceof ContextOverflowError) {
+        const verdict = overflowCompacted
+          ? "give up"
+          : compactionDecision(t.compaction, "overflow", { fraction: 1, autoInRow: t.autoCompactions });
+        overflowCompacted = true;
+        let why = "automatic compaction is off";
+        if (verdict === "compact") {
+          t.autoCompactions++;
+          const done = await t.compact("overflow", signal);
+          if (signal.aborted) return finish("interrupted");
+          if (done.compacted && done.progress) continue;
+          why = done.compacted ? "compaction saved too little" : "the compaction did not happen";
+        } else if (t.compaction.auto) {
+          why = `it was already compacted ${t.autoCompactions} times since the last prompt`;
+        }
         return finish(
           "error",
           new ContextOverflowError({
             provider: answer.error.provider,
             ...(answer.error.status !== undefined && { status: answer.error.status }),
-            providerMessage: `${answer.error.providerMessage} (the conversation does not fit the model's context window${t.compact ? " even after compaction" : ", and no compaction is configured"})`,
+            providerMessage: `${answer.error.providerMessage} (the conversation does not fit the model's context window, and ${why})`,
           }),
         );
       }
@@ -145,6 +180,7 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
     }
 
     reply = answer.message;
+    if (answer.usage) t.counted(messages, answer.usage.inputTokens);
     t.history.append(reply);
     coldFrom = collapseCold(t.history, runtime.toolInfo, coldFrom, t.history.length - 1);
     if (answer.usage) {
@@ -236,4 +272,10 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
       );
     }
   }
+}
+
+function requestMessages(preamble: string, history: readonly Message[]): Message[] {
+  const messages: Message[] = preamble ? [{ role: "system", content: preamble }] : [];
+  for (const m of history) messages.push(m);
+  return messages;
 }

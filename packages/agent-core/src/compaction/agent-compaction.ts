@@ -1,0 +1,110 @@
+import type { Backend } from "@ollie/backends";
+import type { AgentEvent } from "../agent/events.js";
+import { buildRuntime, type Runtime } from "../agent/runtime.js";
+import type { ContextMeter } from "../context/context-meter.js";
+import type { History } from "../history/history.js";
+import type { HookEvent, HookResult } from "../hooks/agent-hooks.js";
+import { hookNote } from "../loop/nudge.js";
+import type { RetryPolicy } from "../loop/retry-policy.js";
+import type { TaskState } from "../loop/task-state.js";
+import { compactHistory } from "./compact.js";
+import type { CompactionOptions, CompactionTrigger } from "./compaction-options.js";
+
+/** What compacting an agent reads and changes of it. */
+export interface CompactionHost {
+  readonly sessionId: string;
+  readonly history: History;
+  taskState: TaskState;
+  runtime: Runtime;
+  readonly retry: RetryPolicy;
+  readonly compaction: CompactionOptions;
+  readonly meter: ContextMeter;
+  contextLength(): Promise<number>;
+  hook(event: HookEvent, extra: Record<string, unknown>, signal: AbortSignal): Promise<HookResult>;
+  emit(event: AgentEvent): void;
+}
+
+/**
+ * Compacts an agent's history: the preCompact hook may refuse it (or add instructions for the summary); the
+ * summary comes from the profile's compaction backend or model; the system prompt's commands are run again
+ * (rules and context they bring must survive); the postCompact hook's output joins the context. Resolves
+ * whether the history was replaced and saved enough to count as progress. Never throws: a failure is an
+ * `error` event, and the old history stays.
+ */
+export async function compactAgent(
+  host: CompactionHost,
+  trigger: CompactionTrigger,
+  signal: AbortSignal,
+): Promise<{ compacted: boolean; progress: boolean }> {
+  const contextLength = await host.contextLength();
+  const pre = await host.hook("preCompact", { trigger, messages: host.history.length }, signal);
+  if (pre.action === "block") {
+    host.emit({ type: "info", message: `the preCompact hook prevented the compaction: ${pre.output}` });
+    return { compacted: false, progress: false };
+  }
+  const runtime = host.runtime;
+  const spec = runtime.spec;
+  const backend = spec.compactionBackend ?? runtime.backend;
+  const restoreModel = swapModel(backend, spec.compactionBackend ? undefined : spec.compactionModel);
+  try {
+    const result = await compactHistory({
+      messages: host.history.messages,
+      taskState: host.taskState,
+      tools: runtime.toolInfo,
+      toolSchemas: runtime.toolSchemas,
+      preamble: runtime.preamble,
+      backend,
+      options: host.compaction,
+      retry: host.retry,
+      sessionId: host.sessionId,
+      trigger,
+      contextLength,
+      extraInstructions: pre.output,
+      signal,
+    });
+    restoreModel();
+    host.history.replace(result.messages);
+    host.taskState = result.taskState;
+    host.meter.reset();
+    if (spec.reloadPrompt)
+      host.runtime = await buildRuntime({ ...spec, prompt: await spec.reloadPrompt() }, signal);
+    const post = await host.hook(
+      "postCompact",
+      {
+        trigger,
+        tokens_before: result.tokensBefore,
+        tokens_after: result.tokensAfter,
+        snapshot: result.snapshot,
+      },
+      signal,
+    );
+    if (post.action === "continue" && post.output)
+      host.history.append({ role: "user", content: hookNote("postCompact", post.output) });
+    host.emit({
+      type: "compaction",
+      trigger,
+      tokensBefore: result.tokensBefore,
+      tokensAfter: result.tokensAfter,
+      dropped: result.dropped.length,
+      ...(result.snapshot && { snapshot: result.snapshot }),
+    });
+    return { compacted: true, progress: result.progress };
+  } catch (error) {
+    restoreModel();
+    if (signal.aborted) return { compacted: false, progress: false };
+    host.emit({
+      type: "error",
+      message: `the compaction failed and the history was kept as it was: ${error instanceof Error ? error.message : String(error)}`,
+      error,
+    });
+    return { compacted: false, progress: false };
+  }
+}
+
+/** Points `backend` at `model` for the summary; returns what puts it back. */
+function swapModel(backend: Backend, model: string | undefined): () => void {
+  if (model === undefined || model === backend.model) return () => {};
+  const before = backend.model;
+  backend.setModel(model);
+  return () => backend.setModel(before);
+}
