@@ -156,15 +156,17 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
         const verdict = overflowCompacted
           ? "give up"
           : compactionDecision(t.compaction, "overflow", { fraction: 1, autoInRow: t.autoCompactions });
-        overflowCompacted = true;
         let why = "automatic compaction is off";
+        if (overflowCompacted && verdict === "give up" && t.compaction.auto)
+          why = "it still did not fit after compacting";
         if (verdict === "compact") {
+          overflowCompacted = true;
           t.autoCompactions++;
           const done = await t.compact("overflow", signal);
           if (signal.aborted) return finish("interrupted");
           if (done.compacted && done.progress) continue;
           why = done.compacted ? "compaction saved too little" : "the compaction did not happen";
-        } else if (t.compaction.auto) {
+        } else if (t.compaction.auto && t.autoCompactions >= t.compaction.maxAutoInRow) {
           why = `it was already compacted ${t.autoCompactions} times since the last prompt`;
         }
         return finish(
