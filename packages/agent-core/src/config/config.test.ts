@@ -88,6 +88,7 @@ describe("switching profile", () => {
     profile("reviewer", {
       prompt: ["echo You review code."],
       model: "reviewer-model",
+      compactionModel: "small-model",
       maxSteps: 5,
       temperature: 0.2,
     });
@@ -115,6 +116,8 @@ describe("switching profile", () => {
     expect(agent.runtime.backend.model).toBe("reviewer-model");
     expect(agent.runtime.preamble).toBe("You review code.\n\n\n## Tools\n\n- diff: diff things");
     expect(agent.runtime.maxSteps).toBe(5);
+    expect(agent.runtime.spec.compactionBackend?.model).toBe("small-model");
+    expect(await agent.runtime.spec.reloadPrompt?.()).toBe("You review code.\n");
     expect((await agent.submit("review this")).reply?.content).toBe("Looks good.");
   });
 

@@ -20,18 +20,22 @@ export interface ProfileSources {
 }
 
 /**
- * Loads a profile into a RuntimeSpec: the config read and checked, its prompt commands run, its backend made
- * (with the profile's model), and a fresh tool executor. What `Agent.switchProfile` calls.
+ * Loads a profile into a RuntimeSpec: the config read and checked, its prompt commands run (and run again
+ * after each compaction), its backend made with the profile's model (and another for its compaction model),
+ * its hooks as shell commands, and a fresh tool executor. What `Agent.switchProfile` calls.
  */
 export function profileLoader(sources: ProfileSources): ProfileLoader {
   return async (name, agent) => {
     const config = await loadAgentConfig(sources.agentsDir, name);
     const cwd = agent.cwd ?? sources.prompt.cwd ?? process.cwd();
-    const [prompt, backend] = await Promise.all([
-      resolvePrompt(config.prompt, { ...sources.prompt, cwd }),
+    const where = { ...sources.prompt, cwd };
+    const [prompt, backend, compactionBackend] = await Promise.all([
+      resolvePrompt(config.prompt, where),
       sources.backend(config.backend),
+      config.compactionModel ? sources.backend(config.backend) : undefined,
     ]);
     if (config.model) backend.setModel(config.model);
+    if (compactionBackend && config.compactionModel) compactionBackend.setModel(config.compactionModel);
     const spec: RuntimeSpec = {
       backend,
       tools: await sources.tools(config, name),
@@ -40,6 +44,9 @@ export function profileLoader(sources: ProfileSources): ProfileLoader {
       ...(config.userPrompts && { userPrompts: config.userPrompts }),
       ...(config.maxSteps !== undefined && { maxSteps: config.maxSteps }),
       ...(config.compactionModel !== undefined && { compactionModel: config.compactionModel }),
+      ...(compactionBackend && { compactionBackend }),
+      // Commands can bring rules and context that must survive a compaction: they run again after one.
+      ...(Array.isArray(config.prompt) && { reloadPrompt: () => resolvePrompt(config.prompt, where) }),
       ...(config.hooks && {
         hooks: shellHooks(config.hooks, {
           cwd,
