@@ -166,3 +166,37 @@ describe("hooks in a conversation", () => {
     ]);
   });
 });
+
+describe("hooks around compaction and failures", () => {
+  it("preCompact, postCompact and turnError get their payloads; turnError exit 0 takes the failure over", async () => {
+    writeFileSync(join(dir, "payloads.jsonl"), "");
+    const earlier = Array.from({ length: 12 }, (_, i) => ({
+      role: i % 2 ? ("assistant" as const) : ("user" as const),
+      content: `${i}: ${"words ".repeat(100)}`,
+    }));
+    const { agent, of } = await scriptedAgent(
+      [{ text: '{"objective":"talk","decisions":[]}' }, { fault: { type: "rate_limit", retryAfter: 60 } }],
+      {
+        history: earlier,
+        hooks: withHooks({
+          preCompact: hook("pre-compact"),
+          postCompact: hook("post-compact"),
+          turnError: hook("on-error"),
+        }),
+      },
+    );
+    expect(await agent.compact()).toBe(true);
+    expect((await agent.submit("go on")).status).toBe("handled");
+    expect(of("limitretry")).toEqual([]);
+    const [pre, post, error] = payloads();
+    expect(pre).toMatchObject({ event: "preCompact", trigger: "command", messages: 12 });
+    expect(post).toMatchObject({ event: "postCompact", trigger: "command" });
+    expect(post!.tokens_after as number).toBeLessThan(post!.tokens_before as number);
+    expect(error).toMatchObject({
+      event: "turnError",
+      error_type: "RateLimitError",
+      status: 429,
+      retry_after_ms: 60_000,
+    });
+  });
+});
