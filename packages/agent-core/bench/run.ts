@@ -1,9 +1,15 @@
+import { spawn } from "node:child_process";
 import { Agent as PiAgent } from "@mariozechner/pi-agent-core";
 import { type Message, OpenAiBackend } from "@ollie/backends";
 import { MockLlmServer, type MockReply, ScriptedBackend } from "@ollie/backends/testing";
 import { Type } from "typebox";
 import { request } from "undici";
+import { compactHistory } from "../src/compaction/compact.js";
+import { DEFAULT_COMPACTION } from "../src/compaction/compaction-options.js";
+import { COMPACTION_INSTRUCTIONS } from "../src/compaction/summary.js";
+import { runHook } from "../src/hooks/run-hook.js";
 import { Agent, ToolSet } from "../src/index.js";
+import { DEFAULT_RETRY_POLICY } from "../src/loop/retry-policy.js";
 
 /**
  * 1. Loop overhead per round of tool calls: a zero-latency scripted model and a no-op tool, 100 rounds,
@@ -12,6 +18,8 @@ import { Agent, ToolSet } from "../src/index.js";
  *    against the same two requests made with bare fetch (and undici.request), and against
  *    @mariozechner/pi-agent-core doing the same run on the same server.
  * 3. Memory per idle agent holding a 200-message history, against the messages alone.
+ * 4. Compacting a 500-message history, the (scripted, instant) model's time taken out.
+ * 5. Running a hook: a shell command with a JSON payload, against spawning the same shell bare.
  */
 
 const ROUNDS = 100;
@@ -192,4 +200,99 @@ console.log(`@ollie/agent-core benchmarks (node ${process.version})\n`);
     `3. an idle agent with a 200-message history: ${(perAgent / 1024).toFixed(1)} KiB beyond its messages (the messages themselves: ${(messagesOnly / 1024).toFixed(1)} KiB)${globalThis.gc ? "" : " — run with --expose-gc for exact figures"}`,
   );
   if (agents.length !== COUNT || plain.length !== COUNT) throw new Error("unreachable");
+}
+
+{
+  const messages: Message[] = [];
+  for (let i = 0; i < 125; i++) {
+    messages.push({ role: "user", content: `step ${i}: ${"please look at the next file. ".repeat(6)}` });
+    messages.push({
+      role: "assistant",
+      content: `Reading file ${i}.`,
+      toolCalls: [{ id: `c${i}`, name: "read", arguments: { path: `src/file-${i}.ts` } }],
+    });
+    messages.push({
+      role: "tool",
+      toolCallId: `c${i}`,
+      name: "read",
+      content: `export const x${i} = 1;\n`.repeat(40),
+    });
+    messages.push({ role: "assistant", content: `File ${i} exports x${i}.` });
+  }
+  const summary = JSON.stringify({
+    objective: "read the files",
+    constraints: [],
+    decisions: ["all files export one constant"],
+  });
+  const compactOnce = async () => {
+    const backend = new ScriptedBackend({ replies: [{ text: summary }] });
+    const start = now();
+    await compactHistory({
+      messages,
+      taskState: { objective: "", constraints: [] },
+      tools: new Map(),
+      toolSchemas: [],
+      preamble: "You read files.",
+      backend,
+      options: DEFAULT_COMPACTION,
+      retry: DEFAULT_RETRY_POLICY,
+      sessionId: "bench",
+      trigger: "command",
+      contextLength: 200_000,
+      extraInstructions: "",
+      signal: new AbortController().signal,
+    });
+    const total = now() - start;
+    // The model's part: the same request to the same scripted model, alone.
+    const request = backend.calls[0]!;
+    const again = new ScriptedBackend({ replies: [{ text: summary }] });
+    const modelStart = now();
+    for await (const _ of again.chatStream(request.messages, [], {})) {
+      // drain
+    }
+    return {
+      total,
+      model: now() - modelStart,
+      system: request.messages[0]!.content === COMPACTION_INSTRUCTIONS,
+    };
+  };
+  const runs = [];
+  for (let i = 0; i < 25; i++) runs.push(await compactOnce());
+  const ours = median(runs.slice(5).map((r) => r.total - r.model));
+  console.log(
+    `4. compacting a 500-message history, model time taken out: ${ours.toFixed(2)} ms (median of 20)`,
+  );
+}
+
+{
+  const payload = {
+    event: "preTool",
+    session_id: "1-abc",
+    agent: "bench",
+    tool: "shell",
+    args: { cmd: "ls" },
+  };
+  const bare = () =>
+    new Promise<number>((resolve) => {
+      const start = now();
+      const child = spawn("/bin/sh", ["-c", "cat >/dev/null"], { stdio: ["pipe", "ignore", "ignore"] });
+      child.on("exit", () => resolve(now() - start));
+      child.stdin.end(JSON.stringify(payload));
+    });
+  const hooked = async () => {
+    const start = now();
+    const run = await runHook("cat >/dev/null", payload, { cwd: process.cwd() });
+    if (run.outcome !== "ok") throw new Error(run.problem);
+    return now() - start;
+  };
+  const b: number[] = [];
+  const h: number[] = [];
+  for (let i = 0; i < 60; i++) {
+    b.push(await bare());
+    h.push(await hooked());
+  }
+  const [bm, hm] = [median(b.slice(10)), median(h.slice(10))];
+  console.log(
+    `5. a hook (sh -c, JSON on stdin, OLLIE_* variables, own process group): ${hm.toFixed(2)} ms; the same shell spawned bare ${bm.toFixed(2)} ms; overhead ${(hm - bm).toFixed(2)} ms (median of 50)`,
+  );
 }
