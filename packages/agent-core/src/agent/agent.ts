@@ -1,21 +1,17 @@
-import { randomUUID } from "node:crypto";
-import type { Message, Tool } from "@ollie/backends";
-import { type CompactionHost, compactAgent } from "../compaction/agent-compaction.js";
-import { type CompactionOptions, DEFAULT_COMPACTION } from "../compaction/compaction-options.js";
-import { type ContextFigures, ContextMeter } from "../context/context-meter.js";
+import type { Message } from "@ollie/backends";
+import type { CompactionOptions } from "../compaction/compaction-options.js";
+import type { ContextFigures } from "../context/context-meter.js";
 import { History } from "../history/history.js";
-import { emptyTotals, UsageMeter, type UsageTotals } from "../history/usage-meter.js";
-import { CONTINUE, type HookEvent, type HookResult } from "../hooks/agent-hooks.js";
-import { DEFAULT_DISPATCH, type DispatchOptions } from "../loop/dispatch.js";
+import { emptyTotals, type UsageTotals } from "../history/usage-meter.js";
+import type { DispatchOptions } from "../loop/dispatch.js";
 import { hookNote } from "../loop/nudge.js";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../loop/retry-policy.js";
-import { runTurn, type TurnContext } from "../loop/run-turn.js";
-import { DEFAULT_SAFETY_LIMITS, type SafetyLimits } from "../loop/safety.js";
+import type { RetryPolicy } from "../loop/retry-policy.js";
+import { runTurn } from "../loop/run-turn.js";
+import type { SafetyLimits } from "../loop/safety.js";
 import { emptyTaskState, type TaskState } from "../loop/task-state.js";
 import type { PersistedSession } from "../persist/persisted-session.js";
-import { newSessionId } from "../persist/session-id.js";
+import { AgentCore, type Watched } from "./agent-core.js";
 import { BoundedQueue } from "./bounded-queue.js";
-import { ChangeWatch } from "./change-watch.js";
 import {
   AgentBusyError,
   HookBlockedError,
@@ -23,8 +19,8 @@ import {
   QueueFullError,
   TurnInterruptedError,
 } from "./errors.js";
-import type { AgentEvent, AgentListener, AgentState, TurnOutcome } from "./events.js";
-import { buildRuntime, type Runtime, type RuntimeSpec, refreshRuntime } from "./runtime.js";
+import type { AgentListener, AgentState, TurnOutcome } from "./events.js";
+import { buildRuntime, type Runtime, type RuntimeSpec } from "./runtime.js";
 import { Submission } from "./submission.js";
 
 /** Loads a profile by name: the runtime it describes, made with a fresh tool executor. */
@@ -66,8 +62,6 @@ export interface AgentOptions extends RuntimeSpec {
   profiles?: ProfileLoader;
 }
 
-type Watched = { state: AgentState; name: string };
-
 /**
  * An agent: an identity, a conversation, and the runtime it answers with (backend, tools, preamble). Turns
  * run one at a time — prompts submitted meanwhile wait in a bounded queue, in order — and everything that
@@ -75,53 +69,18 @@ type Watched = { state: AgentState; name: string };
  * through a ToolExecutor, persistence through a callback.
  */
 export class Agent {
-  readonly id: string;
-  readonly sessionId: string;
-  readonly cwd: string | undefined;
-  private currentName: string;
-  private currentProfile: string | undefined;
-  private currentState: AgentState = "idle";
-  private rt: Runtime;
-  private readonly hist: History;
-  private readonly meter: UsageMeter;
-  private task: TaskState;
-  private readonly listeners = new Set<AgentListener>();
+  private readonly core: AgentCore;
   private readonly queue: BoundedQueue<{ prompt: string; settle: (o: TurnOutcome) => void }>;
-  private readonly injections: string[] = [];
   private running: AbortController | undefined;
   /** Settles when the queue has run dry; undefined while nothing runs. */
   private draining: Promise<void> | undefined;
-  private saving: Promise<void> = Promise.resolve();
-  private readonly watch = new ChangeWatch<Watched>(() => ({
-    state: this.currentState,
-    name: this.currentName,
-  }));
-  private readonly retry: RetryPolicy;
-  private readonly safety: SafetyLimits;
-  private readonly dispatch: DispatchOptions;
-  private readonly compaction: CompactionOptions;
-  private readonly meterOfContext = new ContextMeter();
-  private autoCompactions = 0;
 
   private constructor(
     runtime: Runtime,
     private readonly options: AgentOptions,
   ) {
-    this.rt = runtime;
-    this.id = options.id ?? randomUUID();
-    this.currentName = options.name ?? this.id;
-    this.currentProfile = options.profile;
-    this.cwd = options.cwd;
-    this.sessionId = options.sessionId ?? newSessionId();
-    this.hist = new History(options.history);
-    this.meter = new UsageMeter(options.usage);
-    this.task = options.taskState ?? emptyTaskState();
+    this.core = new AgentCore(runtime, options);
     this.queue = new BoundedQueue(options.maxQueue ?? 64);
-    this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-    this.safety = { ...DEFAULT_SAFETY_LIMITS, ...options.safety };
-    this.dispatch = { ...DEFAULT_DISPATCH, ...options.dispatch };
-    this.compaction = { ...DEFAULT_COMPACTION, ...options.compaction };
-    if (options.onEvent) this.listeners.add(options.onEvent);
   }
 
   /**
@@ -131,9 +90,10 @@ export class Agent {
   static async create(options: AgentOptions): Promise<Agent> {
     const agent = new Agent(await buildRuntime(options), options);
     if (options.history === undefined) {
-      const spawn = await agent.hook("agentSpawn", {});
+      const spawn = await agent.core.hook("agentSpawn", {});
       if (spawn.action === "block") throw new HookBlockedError("agentSpawn", spawn.output);
-      if (spawn.output) agent.hist.append({ role: "user", content: hookNote("agentSpawn", spawn.output) });
+      if (spawn.output)
+        agent.core.history.append({ role: "user", content: hookNote("agentSpawn", spawn.output) });
     }
     return agent;
   }
@@ -160,42 +120,51 @@ export class Agent {
     return agent;
   }
 
+  get id(): string {
+    return this.core.id;
+  }
+
+  get sessionId(): string {
+    return this.core.sessionId;
+  }
+
+  get cwd(): string | undefined {
+    return this.core.cwd;
+  }
+
   get name(): string {
-    return this.currentName;
+    return this.core.name;
   }
 
   set name(name: string) {
-    this.currentName = name;
-    this.watch.changed();
+    this.core.name = name;
+    this.core.watch.changed();
   }
 
   get profile(): string | undefined {
-    return this.currentProfile;
+    return this.core.profile;
   }
 
   get state(): AgentState {
-    return this.currentState;
+    return this.core.state;
   }
 
   get history(): readonly Message[] {
-    return this.hist.messages;
+    return this.core.history.messages;
   }
 
   get taskState(): TaskState {
-    return this.task;
+    return this.core.taskState;
   }
 
   get usage(): { turn: UsageTotals; session: UsageTotals; lastTurnCostUsd: number } {
-    return {
-      turn: { ...this.meter.turn },
-      session: { ...this.meter.session },
-      lastTurnCostUsd: this.meter.lastTurnCostUsd,
-    };
+    const meter = this.core.usage;
+    return { turn: { ...meter.turn }, session: { ...meter.session }, lastTurnCostUsd: meter.lastTurnCostUsd };
   }
 
   /** The runtime in use: backend, tools, rendered preamble, parameters. */
   get runtime(): Runtime {
-    return this.rt;
+    return this.core.runtime;
   }
 
   /** Prompts waiting behind the running turn, oldest first. */
@@ -205,8 +174,8 @@ export class Agent {
 
   /** Adds a listener; returns the function that removes it. */
   subscribe(listener: AgentListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    this.core.listeners.add(listener);
+    return () => this.core.listeners.delete(listener);
   }
 
   /**
@@ -231,8 +200,9 @@ export class Agent {
    */
   inject(text: string): { injected: true } | Submission {
     if (!this.running) return this.submit(text);
-    if (this.injections.length >= this.queue.capacity) throw new InjectionsFullError(this.queue.capacity);
-    this.injections.push(text);
+    const waiting = this.core.injections;
+    if (waiting.length >= this.queue.capacity) throw new InjectionsFullError(this.queue.capacity);
+    waiting.push(text);
     return { injected: true };
   }
 
@@ -260,7 +230,7 @@ export class Agent {
     current: Watched[K],
     signal?: AbortSignal,
   ): Promise<Watched[K]> {
-    return this.watch.wait(field, current, signal);
+    return this.core.watch.wait(field, current, signal);
   }
 
   /**
@@ -271,45 +241,36 @@ export class Agent {
     if (this.draining) throw new AgentBusyError("switch profile");
     if (!this.options.profiles) throw new Error("this agent has no profile loader");
     const next = await buildRuntime(await this.options.profiles(name, this));
-    const old = this.rt;
-    this.rt = next;
-    this.currentProfile = name;
-    this.hist.clear();
-    this.task = emptyTaskState();
-    this.emit({ type: "info", message: `switched to profile ${name}` });
+    const core = this.core;
+    const old = core.runtime;
+    core.runtime = next;
+    core.profile = name;
+    core.history.clear();
+    core.meter.reset();
+    core.taskState = emptyTaskState();
+    core.emit({ type: "info", message: `switched to profile ${name}` });
     if (old.tools !== next.tools) await old.tools.close?.();
     await this.persist();
   }
 
   /** The session as it would be saved now. */
   snapshot(): PersistedSession {
-    return {
-      version: 1,
-      id: this.sessionId,
-      agentId: this.id,
-      name: this.currentName,
-      ...(this.currentProfile !== undefined && { agent: this.currentProfile }),
-      ...(this.cwd !== undefined && { cwd: this.cwd }),
-      messages: [...this.hist.messages],
-      taskState: { ...this.task, constraints: [...this.task.constraints] },
-      usage: { ...this.meter.session },
-      savedAt: new Date().toISOString(),
-    };
+    return this.core.snapshot();
   }
 
   /** Replaces the history; the next request is built from the new one. */
   replaceHistory(messages: readonly Message[]): void {
-    this.hist.replace(messages);
-    this.meterOfContext.reset();
+    this.core.history.replace(messages);
+    this.core.meter.reset();
   }
 
   /** How full the context is: the next request's size against the model's window (`ctxsz`). */
   async context(): Promise<ContextFigures> {
-    return this.measure(
-      this.rt.preamble
-        ? [{ role: "system", content: this.rt.preamble }, ...this.hist.messages]
-        : this.hist.messages,
-      this.rt.toolSchemas,
+    const { preamble, toolSchemas } = this.core.runtime;
+    const history = this.core.history.messages;
+    return this.core.measure(
+      preamble ? [{ role: "system", content: preamble }, ...history] : history,
+      toolSchemas,
     );
   }
 
@@ -319,47 +280,9 @@ export class Agent {
    */
   async compact(signal: AbortSignal = new AbortController().signal): Promise<boolean> {
     if (this.draining) throw new AgentBusyError("compact");
-    const done = await compactAgent(this.compactionHost(), "command", signal);
+    const done = await this.core.compact("command", signal);
     if (done.compacted) await this.persist();
     return done.compacted;
-  }
-
-  private async contextLength(): Promise<number> {
-    if (this.options.contextLength !== undefined) return this.options.contextLength;
-    const said = await this.rt.backend.contextLength().catch(() => undefined);
-    return said ?? this.compaction.fallbackContextLength;
-  }
-
-  private async measure(messages: readonly Message[], tools: readonly Tool[]): Promise<ContextFigures> {
-    const { tokens, counted } = this.meterOfContext.measure(messages, tools);
-    const contextLength = await this.contextLength();
-    return { tokens, contextLength, fraction: tokens / contextLength, counted };
-  }
-
-  private compactionHost(): CompactionHost {
-    const agent = this;
-    return {
-      sessionId: this.sessionId,
-      history: this.hist,
-      get taskState() {
-        return agent.task;
-      },
-      set taskState(state: TaskState) {
-        agent.task = state;
-      },
-      get runtime() {
-        return agent.rt;
-      },
-      set runtime(runtime: Runtime) {
-        agent.rt = runtime;
-      },
-      retry: this.retry,
-      compaction: this.compaction,
-      meter: this.meterOfContext,
-      contextLength: () => this.contextLength(),
-      hook: (event, extra, signal) => this.hook(event, extra, signal),
-      emit: (event) => this.emit(event),
-    };
   }
 
   /** Interrupts the running turn, clears the queue, saves the session a last time and closes the tools. */
@@ -368,40 +291,12 @@ export class Agent {
     this.interrupt("closed");
     await this.draining;
     await this.persist();
-    await this.rt.tools.close?.();
+    await this.core.runtime.tools.close?.();
   }
 
   /** Saves now (one save at a time); a failure becomes an `error` event. */
   persist(): Promise<void> {
-    const save = this.options.persist;
-    if (!save) return Promise.resolve();
-    this.saving = this.saving.then(() =>
-      save(this.snapshot()).catch((error: unknown) => {
-        this.emit({
-          type: "error",
-          message: `the session could not be saved: ${(error as Error).message}`,
-          error,
-        });
-      }),
-    );
-    return this.saving;
-  }
-
-  private emit(event: AgentEvent): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(event);
-      } catch {
-        // A listener's failure is its own; the agent carries on.
-      }
-    }
-  }
-
-  private setState(state: AgentState): void {
-    if (state === this.currentState) return;
-    this.currentState = state;
-    this.emit({ type: "state", state });
-    this.watch.changed();
+    return this.core.persist();
   }
 
   /** Runs the queued prompts in order, until none is left. */
@@ -411,8 +306,8 @@ export class Agent {
     try {
       for (;;) {
         // Text injected too late for the turn it was meant for is not lost: it runs as the next turn.
-        if (this.injections.length > 0) {
-          await this.runOne(this.injections.splice(0).join("\n\n"));
+        if (this.core.injections.length > 0) {
+          await this.runOne(this.core.takeInjections().join("\n\n"));
           continue;
         }
         const next = this.queue.shift();
@@ -430,13 +325,14 @@ export class Agent {
    */
   private async runOne(prompt: string): Promise<TurnOutcome> {
     const controller = new AbortController();
+    const core = this.core;
     this.running = controller;
     // A prompt from the user: automatic compactions may start counting again.
-    this.autoCompactions = 0;
+    core.autoCompactions = 0;
     try {
-      let outcome = await runTurn(this.turnContext(), prompt, controller.signal);
-      for (let blocks = 0; this.rt.spec.hooks?.run && !controller.signal.aborted; blocks++) {
-        const post = await this.hook(
+      let outcome = await runTurn(core, prompt, controller.signal);
+      for (let blocks = 0; core.runtime.spec.hooks?.run && !controller.signal.aborted; blocks++) {
+        const post = await core.hook(
           "postTurn",
           {
             status: outcome.status,
@@ -449,108 +345,20 @@ export class Agent {
         );
         if (post.action !== "block") break;
         if (blocks >= POST_TURN_BLOCKS) {
-          this.emit({
+          core.emit({
             type: "info",
             message: `the postTurn hook blocked ${blocks} times in a row; the turn ends anyway`,
           });
           break;
         }
-        outcome = await runTurn(this.turnContext(), hookNote("postTurn", post.output), controller.signal);
+        outcome = await runTurn(core, hookNote("postTurn", post.output), controller.signal);
       }
       return outcome;
     } finally {
       this.running = undefined;
     }
   }
-
-  /** The fields every hook payload carries. */
-  private hookPayload(event: string, extra: Record<string, unknown>): Record<string, unknown> {
-    return {
-      event,
-      session_id: this.sessionId,
-      agent_id: this.id,
-      agent: this.currentName,
-      profile: this.currentProfile,
-      cwd: this.cwd,
-      model: this.rt.backend.model,
-      ...extra,
-    };
-  }
-
-  /** Runs an event's hooks, reporting their warnings; no hooks means continue. */
-  private async hook(
-    event: HookEvent,
-    extra: Record<string, unknown>,
-    signal?: AbortSignal,
-  ): Promise<HookResult> {
-    const run = this.rt.spec.hooks?.run;
-    if (!run) return CONTINUE;
-    const result = await run(event, this.hookPayload(event, extra), signal);
-    for (const warning of result.warnings) this.emit({ type: "info", message: `warning: ${warning}` });
-    return result;
-  }
-
-  private turnContext(): TurnContext {
-    const agent = this;
-    const { readPlanStep } = this.options;
-    const hooks = this.rt.spec.hooks;
-    return {
-      runtime: () => agent.rt,
-      refreshRuntime: async (signal) => {
-        agent.rt = await refreshRuntime(agent.rt, signal);
-      },
-      history: this.hist,
-      usage: this.meter,
-      cwd: this.cwd,
-      get taskState() {
-        return agent.task;
-      },
-      set taskState(state: TaskState) {
-        agent.task = state;
-      },
-      retry: this.retry,
-      safety: this.safety,
-      dispatch: this.dispatch,
-      emit: (event) => this.emit(event),
-      setState: (state) => this.setState(state),
-      takeInjections: () => this.injections.splice(0),
-      persist: () => this.persist(),
-      ...(readPlanStep && { readPlanStep }),
-      hook: (event, extra, signal) => this.hook(event, extra, signal),
-      ...(hooks?.turnError && {
-        turnError: (error: unknown, signal: AbortSignal) =>
-          hooks.turnError!(this.hookPayload("turnError", errorFields(error)), signal),
-      }),
-      compaction: this.compaction,
-      compact: (trigger, signal) => compactAgent(this.compactionHost(), trigger, signal),
-      get autoCompactions() {
-        return agent.autoCompactions;
-      },
-      set autoCompactions(n: number) {
-        agent.autoCompactions = n;
-      },
-      measure: (messages, tools) => this.measure(messages, tools),
-      counted: (messages, inputTokens) => this.meterOfContext.record(messages, inputTokens),
-    };
-  }
 }
 
 /** At most this many postTurn blocks in a row keep a turn going. */
 const POST_TURN_BLOCKS = 3;
-
-function errorFields(error: unknown): Record<string, unknown> {
-  const e = error as {
-    name?: string;
-    message?: string;
-    status?: number;
-    provider?: string;
-    retryAfterMs?: number;
-  };
-  return {
-    error: e?.message ?? String(error),
-    error_type: e?.name,
-    status: e?.status,
-    provider: e?.provider,
-    retry_after_ms: e?.retryAfterMs,
-  };
-}

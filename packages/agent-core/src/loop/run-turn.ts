@@ -21,7 +21,7 @@ import { inferTaskState, renderTaskState, type TaskState } from "./task-state.js
 
 /** What a turn reads and changes of its agent. */
 export interface TurnContext {
-  runtime(): Runtime;
+  readonly runtime: Runtime;
   /** Looks for a changed tool set after a round of calls, and rebuilds the runtime if it changed. */
   refreshRuntime(signal: AbortSignal): Promise<void>;
   readonly history: History;
@@ -38,11 +38,11 @@ export interface TurnContext {
   takeInjections(): string[];
   /** Saves the session; never throws (a failure is reported as an event). */
   persist(): Promise<void>;
-  readPlanStep?(): Promise<string | undefined>;
+  readPlanStep(): Promise<string | undefined>;
   /** Runs an event's hooks (reporting their warnings). */
   hook(event: HookEvent, extra: Record<string, unknown>, signal: AbortSignal): Promise<HookResult>;
   /** The turnError hook: true when it took the failure over. Called once per turn, at the first failure. */
-  turnError?(error: unknown, signal: AbortSignal): Promise<boolean>;
+  turnError(error: unknown, signal: AbortSignal): Promise<boolean>;
   readonly compaction: CompactionOptions;
   /** Compacts the history; never throws. */
   compact(
@@ -97,7 +97,7 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
   const pre = await t.hook("preTurn", { prompt }, signal);
   if (pre.action === "block")
     return finish("blocked", new Error(`the preTurn hook blocked the turn: ${pre.output}`));
-  const userPrompts = t.runtime().userPrompts;
+  const userPrompts = t.runtime.userPrompts;
   const parts = [...userPrompts, prompt];
   if (pre.output) parts.push(pre.output);
   t.history.append({ role: "user", content: parts.join("\n\n") });
@@ -108,7 +108,7 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
     for (const text of t.takeInjections()) addUser(text, "inject");
     if (signal.aborted) return finish("interrupted");
     t.setState("thinking");
-    let runtime = t.runtime();
+    let runtime = t.runtime;
     let tools = lastStep ? [] : runtime.toolSchemas;
     let messages = requestMessages(runtime.preamble, t.history.messages);
     const figures = await t.measure(messages, tools);
@@ -121,7 +121,7 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
       const done = await t.compact("threshold", signal);
       if (signal.aborted) return finish("interrupted");
       if (done.compacted && !done.progress) t.autoCompactions = t.compaction.maxAutoInRow;
-      runtime = t.runtime();
+      runtime = t.runtime;
       tools = lastStep ? [] : runtime.toolSchemas;
       messages = requestMessages(runtime.preamble, t.history.messages);
     }
@@ -142,7 +142,7 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
           message: describe(error),
         }),
       onError: async (error) => {
-        if (!firstError || !t.turnError) return false;
+        if (!firstError) return false;
         firstError = false;
         return t.turnError(error, signal);
       },
@@ -239,7 +239,7 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
     if (signal.aborted) return finish("interrupted");
 
     const last = calls.at(-1)!;
-    const planFileStep = await t.readPlanStep?.().catch(() => undefined);
+    const planFileStep = await t.readPlanStep().catch(() => undefined);
     t.taskState = inferTaskState(t.taskState, {
       text: reply.content,
       lastCall: last,

@@ -1,0 +1,201 @@
+import { randomUUID } from "node:crypto";
+import type { Message, Tool } from "@ollie/backends";
+import { type CompactionHost, compactAgent } from "../compaction/agent-compaction.js";
+import {
+  type CompactionOptions,
+  type CompactionTrigger,
+  DEFAULT_COMPACTION,
+} from "../compaction/compaction-options.js";
+import { type ContextFigures, ContextMeter } from "../context/context-meter.js";
+import { History } from "../history/history.js";
+import { UsageMeter } from "../history/usage-meter.js";
+import { CONTINUE, type HookEvent, type HookResult } from "../hooks/agent-hooks.js";
+import { DEFAULT_DISPATCH, type DispatchOptions } from "../loop/dispatch.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../loop/retry-policy.js";
+import type { TurnContext } from "../loop/run-turn.js";
+import { DEFAULT_SAFETY_LIMITS, type SafetyLimits } from "../loop/safety.js";
+import { emptyTaskState, type TaskState } from "../loop/task-state.js";
+import type { PersistedSession } from "../persist/persisted-session.js";
+import { newSessionId } from "../persist/session-id.js";
+import type { AgentOptions } from "./agent.js";
+import { ChangeWatch } from "./change-watch.js";
+import type { AgentEvent, AgentListener, AgentState } from "./events.js";
+import { type Runtime, refreshRuntime } from "./runtime.js";
+
+export type Watched = { state: AgentState; name: string };
+
+/**
+ * An agent's state and the services its turns and compactions use — what `runTurn` and `compactAgent` see
+ * of it. Internal: `Agent` is the public face, and adds the queue and the turn lifecycle.
+ */
+export class AgentCore implements TurnContext, CompactionHost {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly cwd: string | undefined;
+  name: string;
+  profile: string | undefined;
+  state: AgentState = "idle";
+  runtime: Runtime;
+  readonly history: History;
+  readonly usage: UsageMeter;
+  taskState: TaskState;
+  readonly retry: RetryPolicy;
+  readonly safety: SafetyLimits;
+  readonly dispatch: DispatchOptions;
+  readonly compaction: CompactionOptions;
+  readonly meter = new ContextMeter();
+  autoCompactions = 0;
+  readonly listeners = new Set<AgentListener>();
+  readonly injections: string[] = [];
+  readonly watch = new ChangeWatch<Watched>(() => ({ state: this.state, name: this.name }));
+  private saving: Promise<void> = Promise.resolve();
+
+  constructor(
+    runtime: Runtime,
+    private readonly options: AgentOptions,
+  ) {
+    this.runtime = runtime;
+    this.id = options.id ?? randomUUID();
+    this.name = options.name ?? this.id;
+    this.profile = options.profile;
+    this.cwd = options.cwd;
+    this.sessionId = options.sessionId ?? newSessionId();
+    this.history = new History(options.history);
+    this.usage = new UsageMeter(options.usage);
+    this.taskState = options.taskState ?? emptyTaskState();
+    this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
+    this.safety = { ...DEFAULT_SAFETY_LIMITS, ...options.safety };
+    this.dispatch = { ...DEFAULT_DISPATCH, ...options.dispatch };
+    this.compaction = { ...DEFAULT_COMPACTION, ...options.compaction };
+    if (options.onEvent) this.listeners.add(options.onEvent);
+  }
+
+  emit(event: AgentEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A listener's failure is its own; the agent carries on.
+      }
+    }
+  }
+
+  setState(state: AgentState): void {
+    if (state === this.state) return;
+    this.state = state;
+    this.emit({ type: "state", state });
+    this.watch.changed();
+  }
+
+  takeInjections(): string[] {
+    return this.injections.splice(0);
+  }
+
+  async refreshRuntime(signal: AbortSignal): Promise<void> {
+    this.runtime = await refreshRuntime(this.runtime, signal);
+  }
+
+  async readPlanStep(): Promise<string | undefined> {
+    return this.options.readPlanStep?.();
+  }
+
+  /** The session as it would be saved now. */
+  snapshot(): PersistedSession {
+    return {
+      version: 1,
+      id: this.sessionId,
+      agentId: this.id,
+      name: this.name,
+      ...(this.profile !== undefined && { agent: this.profile }),
+      ...(this.cwd !== undefined && { cwd: this.cwd }),
+      messages: [...this.history.messages],
+      taskState: { ...this.taskState, constraints: [...this.taskState.constraints] },
+      usage: { ...this.usage.session },
+      savedAt: new Date().toISOString(),
+    };
+  }
+
+  /** Saves now (one save at a time); a failure becomes an `error` event. */
+  persist(): Promise<void> {
+    const save = this.options.persist;
+    if (!save) return Promise.resolve();
+    this.saving = this.saving.then(() =>
+      save(this.snapshot()).catch((error: unknown) => {
+        this.emit({
+          type: "error",
+          message: `the session could not be saved: ${(error as Error).message}`,
+          error,
+        });
+      }),
+    );
+    return this.saving;
+  }
+
+  /** The fields every hook payload carries. */
+  hookPayload(event: string, extra: Record<string, unknown>): Record<string, unknown> {
+    return {
+      event,
+      session_id: this.sessionId,
+      agent_id: this.id,
+      agent: this.name,
+      profile: this.profile,
+      cwd: this.cwd,
+      model: this.runtime.backend.model,
+      ...extra,
+    };
+  }
+
+  /** Runs an event's hooks, reporting their warnings; no hooks means continue. */
+  async hook(event: HookEvent, extra: Record<string, unknown>, signal?: AbortSignal): Promise<HookResult> {
+    const run = this.runtime.spec.hooks?.run;
+    if (!run) return CONTINUE;
+    const result = await run(event, this.hookPayload(event, extra), signal);
+    for (const warning of result.warnings) this.emit({ type: "info", message: `warning: ${warning}` });
+    return result;
+  }
+
+  async turnError(error: unknown, signal: AbortSignal): Promise<boolean> {
+    const hook = this.runtime.spec.hooks?.turnError;
+    return hook ? hook(this.hookPayload("turnError", errorFields(error)), signal) : false;
+  }
+
+  compact(
+    trigger: CompactionTrigger,
+    signal: AbortSignal,
+  ): Promise<{ compacted: boolean; progress: boolean }> {
+    return compactAgent(this, trigger, signal);
+  }
+
+  counted(messages: readonly Message[], inputTokens: number): void {
+    this.meter.record(messages, inputTokens);
+  }
+
+  async contextLength(): Promise<number> {
+    if (this.options.contextLength !== undefined) return this.options.contextLength;
+    const said = await this.runtime.backend.contextLength().catch(() => undefined);
+    return said ?? this.compaction.fallbackContextLength;
+  }
+
+  async measure(messages: readonly Message[], tools: readonly Tool[]): Promise<ContextFigures> {
+    const { tokens, counted } = this.meter.measure(messages, tools);
+    const contextLength = await this.contextLength();
+    return { tokens, contextLength, fraction: tokens / contextLength, counted };
+  }
+}
+
+function errorFields(error: unknown): Record<string, unknown> {
+  const e = error as {
+    name?: string;
+    message?: string;
+    status?: number;
+    provider?: string;
+    retryAfterMs?: number;
+  };
+  return {
+    error: e?.message ?? String(error),
+    error_type: e?.name,
+    status: e?.status,
+    provider: e?.provider,
+    retry_after_ms: e?.retryAfterMs,
+  };
+}
