@@ -200,3 +200,37 @@ describe("hooks around compaction and failures", () => {
     });
   });
 });
+
+describe("a hook that exits with another status", () => {
+  it("is a warning at every event, and the conversation goes on", async () => {
+    const odd = hook("odd", "echo 'something is off' >&2; exit 1");
+    const events = [
+      "agentSpawn",
+      "preTurn",
+      "preTool",
+      "postTool",
+      "postTurn",
+      "preCompact",
+      "postCompact",
+    ] as const;
+    const earlier = Array.from({ length: 12 }, (_, i) => ({
+      role: i % 2 ? ("assistant" as const) : ("user" as const),
+      content: `${i}: ${"words ".repeat(100)}`,
+    }));
+    const { agent, of } = await scriptedAgent(
+      [call("read"), { text: "done" }, { text: '{"objective":"talk","decisions":[]}' }],
+      {
+        history: earlier,
+        tools: tools(echoTool("read")),
+        hooks: withHooks(Object.fromEntries(events.map((e) => [e, odd]))),
+      },
+    );
+    expect((await agent.submit("go")).status).toBe("done");
+    expect(await agent.compact()).toBe(true);
+    const warned = of("info").map(
+      (e) => /^warning: (\w+) hook '.*odd' exited with status 1: something is off$/.exec(e.message)?.[1],
+    );
+    // agentSpawn does not run for a restored history; every other event warned and went on.
+    expect(warned).toEqual(["preTurn", "preTool", "postTool", "postTurn", "preCompact", "postCompact"]);
+  });
+});
