@@ -1,0 +1,128 @@
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { ToolCatalog } from "./tool-catalog.js";
+
+const root = mkdtempSync(join(tmpdir(), "toolsrv-catalog-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function tool(dir: string, name: string, body: string, mode = 0o755) {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, name);
+  writeFileSync(file, body);
+  chmodSync(file, mode);
+  return file;
+}
+
+const header = (name: string, extra = "") =>
+  `#!/bin/sh\n# ollie:tool ${name}\n# ollie:description Does ${name} things.\n${extra}echo ok\n`;
+
+describe("the tool catalog", () => {
+  it("reads headers: compact params, parallel read, tier, timeout and cache", async () => {
+    const dir = join(root, "good");
+    tool(
+      dir,
+      "file_read",
+      header(
+        "file_read",
+        [
+          "# ollie:param path string required  The file to read",
+          "# ollie:param lines integer[]  Which lines",
+          "# ollie:parallel read",
+          "# ollie:tier cold",
+          "# ollie:timeout 30",
+          "# ollie:cache path",
+          "",
+        ].join("\n"),
+      ),
+    );
+    tool(
+      dir,
+      "py_tool",
+      `#!/usr/bin/env python3\n# ollie:tool py_tool\n# ollie:description In Python.\n# ollie:schema {"type": "object",\n# ollie:schema  "properties": {"x": {"type": "number"}}}\nprint(1)\n`,
+    );
+    const catalog = new ToolCatalog([dir]);
+    const tools = await catalog.tools();
+    expect(tools.get("file_read")?.meta).toEqual({
+      name: "file_read",
+      description: "Does file_read things.",
+      parameters: {
+        type: "object",
+        properties: {
+          path: { type: "string", description: "The file to read" },
+          lines: { type: "array", items: { type: "integer" }, description: "Which lines" },
+        },
+        required: ["path"],
+      },
+      parallelRead: true,
+      tier: "cold",
+      timeoutMs: 30_000,
+      cacheArgument: "path",
+    });
+    expect(tools.get("py_tool")?.meta).toMatchObject({
+      parameters: { type: "object", properties: { x: { type: "number" } } },
+      parallelRead: false,
+      tier: "hot",
+      timeoutMs: 120_000,
+    });
+    expect(await catalog.broken()).toEqual([]);
+  });
+
+  it("reads a compiled tool's sidecar", async () => {
+    const dir = join(root, "sidecar");
+    const file = tool(dir, "fastgrep", "\u007fELF binary");
+    writeFileSync(
+      `${file}.meta.json`,
+      JSON.stringify({ name: "fastgrep", description: "Greps fast.", parallel: "read" }),
+    );
+    expect((await new ToolCatalog([dir]).get("fastgrep"))?.meta.parallelRead).toBe(true);
+  });
+
+  it("reports broken tools with file and reason, skips them, and skips files that are not tools", async () => {
+    const dir = join(root, "broken");
+    tool(dir, "bad_name", header("Bad-Name"));
+    tool(dir, "no_description", "#!/bin/sh\n# ollie:tool no_description\necho\n");
+    tool(dir, "bad_param", header("bad_param", "# ollie:param x sometype  what\n"));
+    tool(dir, "bad_field", header("bad_field", "# ollie:colour blue\n"));
+    tool(dir, "bad_schema", header("bad_schema", "# ollie:schema {not json\n"));
+    const sidecar = tool(dir, "bad_sidecar", "binary");
+    writeFileSync(`${sidecar}.meta.json`, "{");
+    tool(dir, "not_a_tool", "#!/bin/sh\necho plain script\n");
+    tool(dir, "not_executable", header("not_executable"), 0o644);
+    tool(dir, "fine", header("fine"));
+    const catalog = new ToolCatalog([dir]);
+    expect([...(await catalog.tools()).keys()]).toEqual(["fine"]);
+    const reasons = Object.fromEntries(
+      (await catalog.broken()).map((b) => [b.file.slice(dir.length + 1), b.reason]),
+    );
+    expect(reasons).toEqual({
+      bad_name: "name: a tool name is lower case letters, digits and _, up to 64",
+      no_description: "description: Invalid input: expected string, received undefined",
+      bad_param: "header line 4: 'sometype' is not a JSON Schema type",
+      bad_field: "header line 4: unknown field 'ollie:colour'",
+      bad_schema: expect.stringMatching(/^header line 0: ollie:schema is not JSON/),
+      bad_sidecar: expect.stringMatching(/bad_sidecar\.meta\.json: not JSON/),
+    });
+  });
+
+  it("lets an earlier directory win a name, and notices changes", async () => {
+    const first = join(root, "first");
+    const second = join(root, "second");
+    tool(first, "shell", header("shell"));
+    tool(second, "shell", header("shell"));
+    const catalog = ToolCatalog.fromSearchPath(`${first}:${second}:/no/such/dir`);
+    expect((await catalog.get("shell"))?.file).toBe(join(first, "shell"));
+    expect((await catalog.broken()).map((b) => b.reason)).toEqual([
+      `another tool named 'shell' comes first: ${join(first, "shell")}`,
+    ]);
+
+    const added = tool(second, "grep", header("grep"));
+    expect((await catalog.get("grep"))?.meta.description).toBe("Does grep things.");
+    writeFileSync(added, header("grep").replace("Does grep things.", "Searches text."));
+    utimesSync(added, new Date(), new Date(Date.now() + 5000));
+    expect((await catalog.get("grep"))?.meta.description).toBe("Searches text.");
+    rmSync(added);
+    expect(await catalog.get("grep")).toBeUndefined();
+  });
+});

@@ -1,0 +1,134 @@
+import { open, readdir, readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import { HeaderError, parseHeader } from "../metadata/header.js";
+import { type BrokenTool, checkMeta, type ToolMeta } from "../metadata/tool-meta.js";
+
+/** A tool found on the tools path. */
+export interface CatalogEntry {
+  meta: ToolMeta;
+  /** The executable. */
+  file: string;
+}
+
+interface Seen {
+  mtimeMs: number;
+  size: number;
+  result: { meta: ToolMeta } | { problem: string } | undefined;
+}
+
+/** The suffix of a compiled tool's metadata file: `grep-fast` is described by `grep-fast.meta.json`. */
+export const SIDECAR = ".meta.json";
+const HEADER_BYTES = 16 * 1024;
+
+/**
+ * The tools on a search path (`OLLIE_TOOLS_PATH`, `:`-separated): executables that describe themselves in a
+ * header comment, or in a sidecar `.meta.json`. Discovery is lazy and follows changes: every look checks the
+ * directories and files for changed mtimes and sizes and re-reads only those. A tool whose metadata is
+ * broken is reported with its file and reason, never fatal; a name found twice keeps its first place on
+ * the path.
+ */
+export class ToolCatalog {
+  private readonly seen = new Map<string, Seen>();
+  private entries = new Map<string, CatalogEntry>();
+  private brokenTools: BrokenTool[] = [];
+
+  constructor(readonly path: readonly string[]) {}
+
+  static fromSearchPath(searchPath: string): ToolCatalog {
+    return new ToolCatalog(searchPath.split(":").filter((d) => d !== ""));
+  }
+
+  /** The tools, by name, as they are now. */
+  async tools(): Promise<ReadonlyMap<string, CatalogEntry>> {
+    await this.scan();
+    return this.entries;
+  }
+
+  async get(name: string): Promise<CatalogEntry | undefined> {
+    return (await this.tools()).get(name);
+  }
+
+  /** The files that look like tools but cannot be used, and why. */
+  async broken(): Promise<readonly BrokenTool[]> {
+    await this.scan();
+    return this.brokenTools;
+  }
+
+  private async scan(): Promise<void> {
+    const entries = new Map<string, CatalogEntry>();
+    const broken: BrokenTool[] = [];
+    const present = new Set<string>();
+    for (const dir of this.path) {
+      const names = await readdir(dir).catch(() => [] as string[]);
+      for (const name of names.sort()) {
+        if (name.endsWith(SIDECAR) || name.startsWith(".")) continue;
+        const file = join(dir, name);
+        present.add(file);
+        const result = await this.describe(file);
+        if (!result) continue;
+        if ("problem" in result) {
+          broken.push({ file, reason: result.problem });
+          continue;
+        }
+        const earlier = entries.get(result.meta.name);
+        if (earlier) {
+          broken.push({
+            file,
+            reason: `another tool named '${result.meta.name}' comes first: ${earlier.file}`,
+          });
+          continue;
+        }
+        entries.set(result.meta.name, { meta: result.meta, file });
+      }
+    }
+    for (const file of this.seen.keys()) if (!present.has(file)) this.seen.delete(file);
+    this.entries = entries;
+    this.brokenTools = broken;
+  }
+
+  /** The file's metadata, re-read only when it (or its sidecar) changed; undefined if it is no tool. */
+  private async describe(file: string): Promise<Seen["result"]> {
+    const [info, sidecar] = await Promise.all([
+      stat(file).catch(() => undefined),
+      stat(file + SIDECAR).catch(() => undefined),
+    ]);
+    if (!info?.isFile() || (info.mode & 0o111) === 0) return undefined;
+    const mtimeMs = Math.max(info.mtimeMs, sidecar?.mtimeMs ?? 0);
+    const size = info.size + (sidecar?.size ?? 0);
+    const known = this.seen.get(file);
+    if (known && known.mtimeMs === mtimeMs && known.size === size) return known.result;
+    const result = await readMeta(file, sidecar !== undefined);
+    this.seen.set(file, { mtimeMs, size, result });
+    return result;
+  }
+}
+
+async function readMeta(file: string, hasSidecar: boolean): Promise<Seen["result"]> {
+  try {
+    if (hasSidecar) {
+      let json: unknown;
+      try {
+        json = JSON.parse(await readFile(file + SIDECAR, "utf8"));
+      } catch (error) {
+        return { problem: `${file + SIDECAR}: not JSON: ${(error as Error).message}` };
+      }
+      return checkMeta(json);
+    }
+    const raw = parseHeader(await readHead(file));
+    return raw === undefined ? undefined : checkMeta(raw);
+  } catch (error) {
+    if (error instanceof HeaderError) return { problem: `header ${error.message}` };
+    return { problem: (error as Error).message };
+  }
+}
+
+async function readHead(file: string): Promise<string> {
+  const handle = await open(file, "r");
+  try {
+    const buf = Buffer.alloc(HEADER_BYTES);
+    const { bytesRead } = await handle.read(buf, 0, HEADER_BYTES, 0);
+    return buf.subarray(0, bytesRead).toString("utf8");
+  } finally {
+    await handle.close();
+  }
+}

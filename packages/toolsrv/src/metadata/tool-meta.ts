@@ -1,0 +1,67 @@
+import { z } from "zod";
+
+/** What a tool says about itself, checked. */
+export interface ToolMeta {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments object. */
+  parameters: Record<string, unknown>;
+  /** Safe to run alongside other read-only calls (`parallel read`). */
+  parallelRead: boolean;
+  /** How its results age in an agent's context. */
+  tier: "hot" | "warm" | "cold";
+  /** How long one call may run before its process group is killed. */
+  timeoutMs: number;
+  /** The argument naming the one file the tool reads (for the agent's read cache). */
+  cacheArgument?: string;
+}
+
+export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
+
+/** The metadata as a header or sidecar gives it, before defaults. */
+export const rawMetaSchema = z.strictObject({
+  name: z
+    .string()
+    .regex(/^[a-z][a-z0-9_]{0,63}$/, "a tool name is lower case letters, digits and _, up to 64"),
+  description: z.string().min(1, "a tool needs a description"),
+  parameters: z.looseObject({ type: z.literal("object") }).optional(),
+  parallel: z.enum(["read", "none"]).optional(),
+  tier: z.enum(["hot", "warm", "cold"]).optional(),
+  timeout: z
+    .number()
+    .positive()
+    .max(24 * 3600)
+    .optional(),
+  cache: z.string().min(1).optional(),
+});
+
+export type RawMeta = z.infer<typeof rawMetaSchema>;
+
+/** A tool that could not be used, and why. */
+export interface BrokenTool {
+  file: string;
+  reason: string;
+}
+
+/** Checks raw metadata; a message naming the field on failure. */
+export function checkMeta(raw: unknown): { meta: ToolMeta } | { problem: string } {
+  const parsed = rawMetaSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.code === "unrecognized_keys" ? issue.keys.join(", ") : issue.path.join(".");
+    return {
+      problem: `${where ? `${where}: ` : ""}${issue.code === "unrecognized_keys" ? "unknown field" : issue.message}`,
+    };
+  }
+  const r = parsed.data;
+  const meta: ToolMeta = {
+    name: r.name,
+    description: r.description,
+    parameters: r.parameters ?? { type: "object", properties: {} },
+    parallelRead: r.parallel === "read",
+    tier: r.tier ?? "hot",
+    timeoutMs: r.timeout === undefined ? DEFAULT_TOOL_TIMEOUT_MS : r.timeout * 1000,
+  };
+  if (r.cache !== undefined) meta.cacheArgument = r.cache;
+  return { meta };
+}
