@@ -1,0 +1,151 @@
+import { dirname } from "node:path";
+import { type SandboxPolicy, sandboxCommand, withLayer } from "@ollie/sandbox";
+import { LogStream } from "@ollie/virtfs";
+import { execa } from "execa";
+import type { CatalogEntry } from "../catalog/tool-catalog.js";
+import { OutputBuffer } from "./output-buffer.js";
+
+/** A call of a tool: its arguments, and where and with what environment it runs. */
+export interface ToolRequest {
+  args: Record<string, unknown>;
+  cwd: string;
+  /** The session's environment; the process gets this, not toolsrv's own. */
+  env: Record<string, string>;
+}
+
+/** How a run ended. */
+export interface ToolOutcome {
+  /** The exit status, or null when a signal ended it. */
+  exitCode: number | null;
+  signal: string | null;
+  /** Standard output, within the output limit (see `bytes` and `truncated`). */
+  output: string;
+  /** The end of standard error, for diagnostics. */
+  stderr: string;
+  bytes: number;
+  truncated: boolean;
+  timedOut: boolean;
+  cancelled: boolean;
+  durationMs: number;
+  /** The sandbox launcher refused (policy, exec denied, not found), as it said. */
+  launcherError?: string;
+}
+
+export interface RunOptions {
+  policy: SandboxPolicy;
+  /** Output kept for the result (default 1 MiB). */
+  maxOutputBytes?: number;
+  signal?: AbortSignal;
+}
+
+/** A tool process, running or finished. */
+export interface ToolRun {
+  readonly tool: string;
+  readonly pid: number | undefined;
+  readonly startedAt: Date;
+  /** Everything the process writes to stdout, for readers who follow it (bounded retention). */
+  readonly stream: LogStream;
+  readonly done: Promise<ToolOutcome>;
+  /** Kills the whole process group. */
+  kill(): void;
+}
+
+const STDERR_LIMIT = 16 * 1024;
+const LAUNCHER_EXITS = new Set([125, 126, 127]);
+
+/** Where the running Node lives, so tools written for it can run under the sandbox. */
+const NODE_PREFIX = dirname(dirname(process.execPath));
+
+/** `OLLIE_ARG_<NAME>` for each top-level scalar argument. */
+export function argumentEnv(args: Record<string, unknown>): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(args)) {
+    if (value === null || typeof value === "object" || value === undefined) continue;
+    env[`OLLIE_ARG_${key.replace(/[^A-Za-z0-9]/g, "_").toUpperCase()}`] = String(value);
+  }
+  return env;
+}
+
+/**
+ * Starts a tool under the sandbox: the arguments as JSON on stdin (and scalars as OLLIE_ARG_*), in the
+ * request's directory with the session's environment, in a process group of its own. The policy gains
+ * read-and-execute on the tool's directory and on Node's installation — nothing else. The group is killed
+ * at the tool's timeout, when `signal` aborts, by `kill`, and when the tool exits (so nothing it started
+ * lingers). Standard output streams into `stream` and a bounded buffer; a non-zero exit is the caller's
+ * to report.
+ */
+export async function startTool(
+  entry: CatalogEntry,
+  request: ToolRequest,
+  options: RunOptions,
+): Promise<ToolRun> {
+  const policy = withLayer(
+    options.policy,
+    { filesystem: { rox: [dirname(entry.file), NODE_PREFIX] } },
+    `tool ${entry.meta.name}`,
+  );
+  const env = { ...request.env, ...argumentEnv(request.args), OLLIE_TOOL: entry.meta.name };
+  const prepared = await sandboxCommand(entry.file, [], { policy, cwd: request.cwd, env });
+  options.signal?.throwIfAborted();
+  const startedAt = new Date();
+  const child = execa(prepared.file, prepared.args, {
+    cwd: prepared.cwd,
+    env: prepared.env,
+    extendEnv: false,
+    detached: true,
+    reject: false,
+    buffer: false,
+    input: `${JSON.stringify(request.args)}\n`,
+  });
+  const stream = new LogStream({ retain: options.maxOutputBytes ?? 1024 * 1024 });
+  const output = new OutputBuffer(options.maxOutputBytes ?? 1024 * 1024);
+  const stderr = new OutputBuffer(STDERR_LIMIT);
+  child.stdout?.on("data", (chunk: Buffer) => {
+    output.push(chunk);
+    stream.append(chunk);
+  });
+  child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
+  let timedOut = false;
+  let cancelled = false;
+  const killGroup = () => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // The group is already gone.
+    }
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup();
+  }, entry.meta.timeoutMs);
+  const onAbort = () => {
+    cancelled = true;
+    killGroup();
+  };
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  const done = (async (): Promise<ToolOutcome> => {
+    const result = await child;
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onAbort);
+    killGroup();
+    stream.close();
+    const errText = stderr.text();
+    const outcome: ToolOutcome = {
+      exitCode: result.exitCode ?? null,
+      signal: result.signal ?? null,
+      output: output.text(),
+      stderr: errText,
+      bytes: output.total,
+      truncated: output.truncated,
+      timedOut,
+      cancelled,
+      durationMs: Date.now() - startedAt.getTime(),
+    };
+    if (result.exitCode !== undefined && LAUNCHER_EXITS.has(result.exitCode)) {
+      const said = errText.split("\n").find((l) => l.startsWith("ollie-sandbox:"));
+      if (said) outcome.launcherError = said;
+    }
+    return outcome;
+  })();
+  return { tool: entry.meta.name, pid: child.pid, startedAt, stream, done, kill: onAbort };
+}
