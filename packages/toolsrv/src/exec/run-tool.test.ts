@@ -56,9 +56,7 @@ describe("running a tool", () => {
   });
 
   it("caps the output it keeps, saying how much there was", async () => {
-    const outcome = await run(
-      entry("chatty", "head -c 100000 /dev/zero | tr '\\000' x; echo; echo THE END"),
-    );
+    const outcome = await run(entry("chatty", "head -c 100000 /dev/zero | tr '\\000' x; echo; echo THE END"));
     expect(outcome.bytes).toBe(100_009);
     expect(outcome.truncated).toBe(true);
     expect(outcome.output).toMatch(

@@ -1,0 +1,93 @@
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { NinepClient } from "@ollie/ninep";
+import { ToolsrvConn, type ToolsrvConnOptions } from "@ollie/toolsrv/client";
+import { execa, type ResultPromise } from "execa";
+
+export const BIN = fileURLToPath(new URL("../bin/toolsrv.js", import.meta.url));
+export const BUNDLED = fileURLToPath(new URL("../tools", import.meta.url));
+
+/** A scratch area: a tools directory, a working directory, a config home. */
+export function scratch(prefix: string) {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  const dirs = { root, tools: join(root, "tools"), work: join(root, "work"), config: join(root, "config") };
+  for (const d of [dirs.tools, dirs.work, join(dirs.config, "ollie")]) mkdirSync(d, { recursive: true });
+  return {
+    ...dirs,
+    /** Writes an executable tool script. */
+    tool(name: string, body: string) {
+      const file = join(dirs.tools, name);
+      writeFileSync(file, body);
+      chmodSync(file, 0o755);
+      return file;
+    },
+    remove: () => rmSync(root, { recursive: true, force: true }),
+  };
+}
+
+/** A shell tool with a header. */
+export const shTool = (name: string, header: string, body: string) =>
+  `#!/bin/sh\n# ollie:tool ${name}\n# ollie:description ${name} for tests.\n${header}${body}\n`;
+
+export interface Daemon {
+  address: string;
+  child: ResultPromise;
+  stderr: () => string;
+  conn(uname: string, options?: Partial<ToolsrvConnOptions>): Promise<ToolsrvConn>;
+  /** A raw 9P session as `uname`. */
+  attach(uname: string): Promise<{ fsys: Awaited<ReturnType<NinepClient["attach"]>>; close(): void }>;
+  stop(): Promise<void>;
+}
+
+/** Starts the real toolsrv command on a Unix socket and waits until it serves. */
+export async function startDaemon(s: ReturnType<typeof scratch>, args: string[] = []): Promise<Daemon> {
+  const address = `unix!${join(s.root, "toolsrv.sock")}`;
+  const child = execa(
+    process.execPath,
+    [BIN, "-a", address, "--tools-path", `${s.tools}:${BUNDLED}`, "--owner", "glenda", ...args],
+    {
+      env: {
+        HOME: s.root,
+        XDG_CONFIG_HOME: s.config,
+        PATH: process.env.PATH,
+        OLLIE_MEMORY_PATH: join(s.root, "memory"),
+      },
+      extendEnv: false,
+      reject: false,
+    },
+  );
+  let said = "";
+  child.stderr!.on("data", (chunk: Buffer) => {
+    said += chunk.toString();
+  });
+  await new Promise<void>((resolve, reject) => {
+    const check = () => said.includes("serving") && resolve();
+    child.stderr!.on("data", check);
+    child.then(() => reject(new Error(`toolsrv exited: ${said}`)));
+  });
+  return {
+    address,
+    child,
+    stderr: () => said,
+    conn: (uname, options = {}) => ToolsrvConn.dial({ address, uname, cwd: s.work, ...options }),
+    attach: async (uname) => {
+      const client = await NinepClient.dial(address);
+      return { fsys: await client.attach({ uname }), close: () => client.close() };
+    },
+    stop: async () => {
+      child.kill("SIGTERM");
+      await child;
+    },
+  };
+}
+
+/** Whether a process is gone (or a zombie nobody reaped). */
+export function gone(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.startsWith("Z") ?? true;
+  } catch {
+    return true;
+  }
+}

@@ -1,0 +1,145 @@
+import { type Authenticator, type Fsys, NinepClient, ORDWR } from "@ollie/ninep";
+import type { ToolMeta } from "../metadata/tool-meta.js";
+import type { CallResult } from "../server/tool-service.js";
+
+/** A tool as an agent's loop sees it (the shape of @ollie/agent-core's ToolInfo). */
+export interface ToolDescription {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+  readSafe?: boolean;
+  timeoutMs?: number;
+  tier?: "hot" | "warm" | "cold";
+  cache?: { pathArgument: string };
+}
+
+export interface ToolsrvConnOptions {
+  /** toolsrv's address, e.g. `unix!/run/user/1000/ns/toolsrv`. */
+  address: string;
+  /** The agent principal: its loaded tools are its own. */
+  uname: string;
+  /** The tools to start from (the profile's autoLoad); toolsrv's default set when absent. */
+  autoLoad?: readonly string[];
+  /** Where the agent's tools run. */
+  cwd: string;
+  /** The session environment tools get (they never see toolsrv's own). */
+  env?: Record<string, string>;
+  authenticator?: Authenticator;
+}
+
+/** Slack over a tool's own timeout, so toolsrv's kill (with its clearer message) comes first. */
+const TIMEOUT_SLACK_MS = 5000;
+
+/**
+ * An agent's connection to toolsrv: lists its loaded tools, reads its revision, and makes calls through the
+ * `call` file. When a call's signal aborts, the call's fid is clunked, and toolsrv kills the tool's process
+ * group. Implements @ollie/agent-core's ToolExecutor.
+ */
+export class ToolsrvConn {
+  private constructor(
+    private readonly client: NinepClient,
+    private readonly fsys: Fsys,
+    private readonly options: ToolsrvConnOptions,
+  ) {}
+
+  static async dial(options: ToolsrvConnOptions, signal?: AbortSignal): Promise<ToolsrvConn> {
+    const client = await NinepClient.dial(options.address, signal ? { signal } : {});
+    try {
+      const fsys = await client.attach({
+        uname: options.uname,
+        ...(options.authenticator && { authenticator: options.authenticator }),
+      });
+      const conn = new ToolsrvConn(client, fsys, options);
+      if (options.autoLoad) await fsys.writeFile("ctl", `reset ${options.autoLoad.join(" ")}\n`);
+      return conn;
+    } catch (error) {
+      client.close();
+      throw error;
+    }
+  }
+
+  async list(signal?: AbortSignal): Promise<ToolDescription[]> {
+    const metas = JSON.parse((await this.fsys.readFile("loaded", signal)).toString("utf8")) as ToolMeta[];
+    return metas.map(describe);
+  }
+
+  async revision(signal?: AbortSignal): Promise<number> {
+    return Number((await this.fsys.readFile("rev", signal)).toString("utf8").trim());
+  }
+
+  /** Loads tools for this agent (what tool_load does). */
+  async load(names: readonly string[]): Promise<void> {
+    await this.fsys.writeFile("ctl", `load ${names.join(" ")}\n`);
+  }
+
+  async call(
+    name: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<{ output: string; isError?: boolean }> {
+    const result = await this.callRaw({ tool: name, args }, signal);
+    return { output: modelText(name, result), ...(result.isError && { isError: true }) };
+  }
+
+  /** Makes a call and returns toolsrv's whole answer (exit status, stderr, sizes, process id). */
+  async callRaw(
+    request: { tool: string; args: Record<string, unknown>; detach?: boolean },
+    signal: AbortSignal,
+  ): Promise<CallResult> {
+    signal.throwIfAborted();
+    const file = await this.fsys.open("call", ORDWR, signal);
+    let closed = false;
+    const clunk = () => {
+      if (closed) return;
+      closed = true;
+      void file.close().catch(() => {});
+    };
+    signal.addEventListener("abort", clunk, { once: true });
+    try {
+      const body = { ...request, cwd: this.options.cwd, env: this.options.env ?? {} };
+      await file.write(JSON.stringify(body));
+      const answer = await file.readAll();
+      return JSON.parse(answer.toString("utf8")) as CallResult;
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      throw error;
+    } finally {
+      signal.removeEventListener("abort", clunk);
+      if (!closed) {
+        closed = true;
+        await file.close().catch(() => {});
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.fsys.close().catch(() => {});
+    this.client.close();
+  }
+}
+
+function describe(m: ToolMeta): ToolDescription {
+  return {
+    name: m.name,
+    description: m.description,
+    parameters: m.parameters,
+    readSafe: m.parallelRead,
+    timeoutMs: m.timeoutMs + TIMEOUT_SLACK_MS,
+    tier: m.tier,
+    ...(m.cacheArgument !== undefined && { cache: { pathArgument: m.cacheArgument } }),
+  };
+}
+
+/** What the model reads of a result: the output, and for a failure, why — status, timeout, stderr. */
+function modelText(name: string, r: CallResult): string {
+  if (!r.isError || r.exitCode === undefined) return r.output;
+  const why = r.timedOut
+    ? `${name} was stopped: it ran past its timeout`
+    : r.cancelled
+      ? `${name} was cancelled`
+      : r.exitCode === null
+        ? `${name} was killed by ${r.signal}`
+        : `${name} exited with status ${r.exitCode}`;
+  const stderr = r.stderr?.trim() ? `\n${r.stderr.trim()}` : "";
+  return `${r.output}${r.output && !r.output.endsWith("\n") ? "\n" : ""}[${why}]${stderr}`;
+}

@@ -1,0 +1,64 @@
+import type { FileHandlers } from "@ollie/virtfs";
+import type { CallResult, ToolService } from "../server/tool-service.js";
+
+interface CallState {
+  request: Buffer[];
+  /** Aborted when the fid is clunked: the call's process group is killed. */
+  cancel: AbortController;
+  result?: Promise<Buffer>;
+}
+
+/**
+ * The `call` file: write one JSON call (in as many writes as it takes), then read its JSON result on the
+ * same fid — the first read starts the call and waits for it. Clunking the fid before the result is read
+ * cancels the call and kills its processes. One call per open.
+ */
+export function callFile(service: ToolService): FileHandlers<CallState> {
+  return {
+    open: () => ({ request: [], cancel: new AbortController() }),
+    write({ state, data }) {
+      if (state.result) throw new Error("this fid has made its call: open call again for another");
+      state.request.push(Buffer.from(data));
+      return data.length;
+    },
+    async read({ state, uname, offset, count, signal }) {
+      state.result ??= start(service, uname, state);
+      const result = await abortable(state.result, signal);
+      return result.subarray(offset, offset + count);
+    },
+    close({ state }) {
+      state.cancel.abort(new Error("the call's fid was clunked"));
+    },
+  };
+}
+
+async function start(service: ToolService, uname: string, state: CallState): Promise<Buffer> {
+  let request: unknown;
+  let result: CallResult;
+  try {
+    request = JSON.parse(Buffer.concat(state.request).toString("utf8"));
+    result = await service.call(uname, request, state.cancel.signal);
+  } catch (error) {
+    result = { output: `bad call request: ${(error as Error).message}`, isError: true };
+  }
+  return Buffer.from(`${JSON.stringify(result)}\n`);
+}
+
+/** Waits for `promise`, or rejects with the signal's reason (a flushed read), leaving the call running. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(e);
+      },
+    );
+  });
+}

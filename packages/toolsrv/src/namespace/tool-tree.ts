@@ -1,0 +1,137 @@
+import { NinepError } from "@ollie/ninep";
+import {
+  buildTree,
+  ctl,
+  dir,
+  each,
+  type FileHandlers,
+  file,
+  log,
+  text,
+  type VirtualTree,
+  wait,
+} from "@ollie/virtfs";
+import type { ProcEntry } from "../server/proc-table.js";
+import type { ToolService } from "../server/tool-service.js";
+import { callFile } from "./call-file.js";
+
+export interface ToolTreeOptions {
+  /** The uname that owns the tree (the human running toolsrv). */
+  owner: string;
+  /** More top-level nodes (the bypass broker's). */
+  extra?: Parameters<typeof dir>[1];
+}
+
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+/**
+ * toolsrv's namespace (see NAMESPACE.md). The per-agent files — loaded, rev, revwait, ctl, call — act on
+ * the loaded set of whoever attached: each agent principal sees its own.
+ */
+export function toolTree(service: ToolService, options: ToolTreeOptions): VirtualTree {
+  const { catalog, agents, procs } = service;
+  return buildTree(
+    dir("/", [
+      file(
+        "tools",
+        text(async () => json([...(await catalog.tools()).values()].map((t) => t.meta))),
+      ),
+      file(
+        "broken",
+        text(async () => (await catalog.broken()).map((b) => `${b.file}: ${b.reason}\n`).join("")),
+      ),
+      file(
+        "loaded",
+        text(async ({ uname }) => json(await service.loaded(uname))),
+      ),
+      file(
+        "rev",
+        text(({ uname }) => `${agents.of(uname).revision.get()}\n`),
+      ),
+      file("revwait", revisionWait(service)),
+      file(
+        "ctl",
+        ctl({
+          load: async (names, { uname }) => {
+            const tools = await catalog.tools();
+            const unknown = names.filter((n) => !tools.has(n));
+            if (unknown.length > 0) throw new NinepError(`no tool named ${unknown.join(", ")}`);
+            agents.of(uname).load(names);
+          },
+          unload: (names, { uname }) => {
+            agents.of(uname).unload(names);
+          },
+          reset: (names, { uname }) => agents.of(uname).reset(names),
+          reload: async () => {
+            await catalog.tools();
+            agents.bumpAll();
+          },
+        }),
+        0o666,
+      ),
+      file("call", callFile(service), 0o666),
+      each(
+        "proc",
+        () => procs.list(),
+        (p: ProcEntry) => procDir(p),
+      ),
+      ...(options.extra ?? []),
+    ]),
+    { owner: options.owner },
+  );
+}
+
+function procDir(p: ProcEntry) {
+  return dir(String(p.id), [
+    file(
+      "status",
+      text(() => `${p.status.get()}\n`),
+    ),
+    file("statuswait", wait(p.status)),
+    file("output", log(p.run.stream)),
+    file(
+      "info",
+      text(() =>
+        json({
+          id: p.id,
+          tool: p.run.tool,
+          agent: p.uname,
+          pid: p.run.pid,
+          args: p.args,
+          cwd: p.cwd,
+          detached: p.detached,
+          started: p.run.startedAt.toISOString(),
+          status: p.status.get(),
+        }),
+      ),
+    ),
+    file(
+      "ctl",
+      ctl({
+        kill: (_args, { uname }) => {
+          if (uname !== p.uname) throw new NinepError(`process ${p.id} belongs to ${p.uname}`);
+          p.run.kill();
+        },
+      }),
+      0o666,
+    ),
+  ]);
+}
+
+interface RevisionWait {
+  last: number;
+}
+
+/** Blocks until the attaching agent's revision differs from the one this fid saw last. */
+function revisionWait(service: ToolService): FileHandlers<RevisionWait> {
+  return {
+    open: ({ uname }) => ({ last: service.agents.of(uname).revision.get() }),
+    async read({ state, uname, offset, signal }) {
+      if (offset > 0) return "";
+      const revision = service.agents.of(uname).revision;
+      while (revision.get() === state.last) await revision.changed(signal);
+      state.last = revision.get();
+      return `${state.last}\n`;
+    },
+  };
+}

@@ -1,0 +1,66 @@
+import { WatchedValue } from "@ollie/virtfs";
+import type { ToolOutcome, ToolRun } from "../exec/run-tool.js";
+
+/** A tool process the namespace shows under proc/. */
+export interface ProcEntry {
+  readonly id: number;
+  readonly uname: string;
+  readonly args: Record<string, unknown>;
+  readonly cwd: string;
+  readonly detached: boolean;
+  readonly run: ToolRun;
+  /** `running`, `exited N`, `killed by SIGNAL`, `timed out`, `cancelled`, or `refused: …`. */
+  readonly status: WatchedValue<string>;
+  outcome?: ToolOutcome;
+}
+
+export function describeOutcome(o: ToolOutcome): string {
+  if (o.launcherError) return `refused: ${o.launcherError}`;
+  if (o.timedOut) return "timed out";
+  if (o.cancelled) return "cancelled";
+  if (o.exitCode === null) return `killed by ${o.signal}`;
+  return `exited ${o.exitCode}`;
+}
+
+/**
+ * The running tool processes, and the last `keepFinished` that ended (so a detached process's output can
+ * still be read after it is done).
+ */
+export class ProcTable {
+  private readonly procs = new Map<number, ProcEntry>();
+  private nextId = 1;
+
+  constructor(private readonly keepFinished = 64) {}
+
+  add(entry: Omit<ProcEntry, "id" | "status">): ProcEntry {
+    const proc: ProcEntry = { ...entry, id: this.nextId++, status: new WatchedValue("running") };
+    this.procs.set(proc.id, proc);
+    void proc.run.done.then((outcome) => {
+      proc.outcome = outcome;
+      proc.status.set(describeOutcome(outcome));
+      this.prune();
+    });
+    return proc;
+  }
+
+  get(id: number): ProcEntry | undefined {
+    return this.procs.get(id);
+  }
+
+  list(): ProcEntry[] {
+    return [...this.procs.values()];
+  }
+
+  /** Kills every process still running (shutdown). */
+  killAll(): Promise<unknown> {
+    const running = this.list().filter((p) => !p.outcome);
+    for (const p of running) p.run.kill();
+    return Promise.all(running.map((p) => p.run.done));
+  }
+
+  private prune(): void {
+    const finished = this.list().filter((p) => p.outcome);
+    for (const p of finished.slice(0, Math.max(0, finished.length - this.keepFinished)))
+      this.procs.delete(p.id);
+  }
+}

@@ -1,0 +1,157 @@
+import type { SandboxPolicy } from "@ollie/sandbox";
+import { z } from "zod";
+import type { ToolCatalog } from "../catalog/tool-catalog.js";
+import { startTool, type ToolOutcome } from "../exec/run-tool.js";
+import type { ToolMeta } from "../metadata/tool-meta.js";
+import type { AgentToolSets } from "./agent-tools.js";
+import { BUILTINS, isBuiltin } from "./builtins.js";
+import type { ProcTable } from "./proc-table.js";
+
+/** A call as written to the `call` file. */
+export const callRequestSchema = z.strictObject({
+  tool: z.string().min(1),
+  args: z.record(z.string(), z.unknown()).default({}),
+  cwd: z.string().startsWith("/", "cwd must be an absolute path"),
+  env: z.record(z.string(), z.string()).default({}),
+  /** Start it and answer at once; its output is read from proc/ID/output. */
+  detach: z.boolean().optional(),
+});
+
+export type CallRequest = z.input<typeof callRequestSchema>;
+
+/** What the `call` file answers. */
+export interface CallResult {
+  /** Standard output (or, for an error toolsrv itself reports, what went wrong). */
+  output: string;
+  isError: boolean;
+  exitCode?: number | null;
+  signal?: string | null;
+  stderr?: string;
+  bytes?: number;
+  truncated?: boolean;
+  timedOut?: boolean;
+  cancelled?: boolean;
+  durationMs?: number;
+  /** The process's id under proc/. */
+  proc?: number;
+  detached?: boolean;
+}
+
+export interface ToolServiceOptions {
+  policy: SandboxPolicy;
+  maxOutputBytes?: number;
+  /** Variables every tool gets unless the call's session environment sets them (PATH, OLLIE_MEMORY_PATH…). */
+  baseEnv?: Record<string, string>;
+}
+
+const failure = (output: string): CallResult => ({ output, isError: true });
+
+/** Runs calls for agents: checks the tool is loaded, answers builtins, starts the rest under the sandbox. */
+export class ToolService {
+  constructor(
+    readonly catalog: ToolCatalog,
+    readonly agents: AgentToolSets,
+    readonly procs: ProcTable,
+    private readonly options: ToolServiceOptions,
+  ) {}
+
+  /** An agent's tools: the builtins, then the loaded tools that exist, by name. */
+  async loaded(uname: string): Promise<ToolMeta[]> {
+    const tools = await this.catalog.tools();
+    const names = [...this.agents.of(uname).loaded].sort();
+    return [...BUILTINS, ...names.flatMap((n) => tools.get(n)?.meta ?? [])];
+  }
+
+  async call(uname: string, raw: unknown, signal: AbortSignal): Promise<CallResult> {
+    const parsed = callRequestSchema.safeParse(raw);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      return failure(`bad call request: ${issue.path.join(".") || "the request"}: ${issue.message}`);
+    }
+    const request = parsed.data;
+    if (isBuiltin(request.tool)) return this.builtin(uname, request.tool, request.args);
+    const agent = this.agents.of(uname);
+    if (!agent.loaded.has(request.tool)) {
+      return failure(`${request.tool} is not loaded: load it with tool_load (tool_list shows what exists)`);
+    }
+    const entry = await this.catalog.get(request.tool);
+    if (!entry) return failure(`${request.tool} is no longer on the tools path`);
+    let run: Awaited<ReturnType<typeof startTool>>;
+    try {
+      run = await startTool(
+        entry,
+        {
+          args: request.args,
+          cwd: request.cwd,
+          env: { ...this.options.baseEnv, ...request.env, OLLIE_UNAME: uname },
+        },
+        {
+          policy: this.options.policy,
+          ...(this.options.maxOutputBytes && { maxOutputBytes: this.options.maxOutputBytes }),
+          ...(!request.detach && { signal }),
+        },
+      );
+    } catch (error) {
+      return failure(`${request.tool} could not start: ${(error as Error).message}`);
+    }
+    const proc = this.procs.add({
+      uname,
+      args: request.args,
+      cwd: request.cwd,
+      detached: request.detach === true,
+      run,
+    });
+    if (request.detach)
+      return {
+        output: `started in the background as process ${proc.id}`,
+        isError: false,
+        proc: proc.id,
+        detached: true,
+      };
+    return { ...resultOf(await run.done), proc: proc.id };
+  }
+
+  private async builtin(uname: string, tool: string, args: Record<string, unknown>): Promise<CallResult> {
+    const agent = this.agents.of(uname);
+    const tools = await this.catalog.tools();
+    if (tool === "tool_list") {
+      const rest = [...tools.values()].filter((t) => !agent.loaded.has(t.meta.name));
+      const lines = rest.map((t) => `${t.meta.name} — ${t.meta.description.split("\n", 1)[0]}`);
+      return {
+        output: lines.length > 0 ? `${lines.join("\n")}\n` : "every tool is loaded\n",
+        isError: false,
+      };
+    }
+    const names = Array.isArray(args.names)
+      ? args.names.map(String)
+      : typeof args.name === "string"
+        ? [args.name]
+        : [];
+    if (names.length === 0) return failure("tool_load needs names: the tools to load");
+    const unknown = names.filter((n) => !tools.has(n));
+    if (unknown.length > 0)
+      return failure(`no tool named ${unknown.join(", ")} (tool_list shows what exists)`);
+    const added = agent.load(names);
+    return {
+      output: added.length > 0 ? `loaded ${added.join(", ")}\n` : `already loaded: ${names.join(", ")}\n`,
+      isError: false,
+    };
+  }
+}
+
+/** A finished run as a call result: a non-zero exit, a signal, a timeout or a refusal is an error. */
+export function resultOf(o: ToolOutcome): CallResult {
+  const isError = o.exitCode !== 0 || o.timedOut || o.cancelled || o.launcherError !== undefined;
+  return {
+    output: o.output,
+    isError,
+    exitCode: o.exitCode,
+    signal: o.signal,
+    stderr: o.stderr,
+    bytes: o.bytes,
+    truncated: o.truncated,
+    timedOut: o.timedOut,
+    cancelled: o.cancelled,
+    durationMs: o.durationMs,
+  };
+}
