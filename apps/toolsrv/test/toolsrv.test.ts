@@ -8,7 +8,8 @@ const s = scratch("toolsrv-daemon-");
 let daemon: Daemon;
 
 beforeAll(async () => {
-  for (const f of ["/var/tmp/ollie-bypass-test", "/var/tmp/ollie-escape-test.txt"]) rmSync(f, { force: true });
+  for (const f of ["/var/tmp/ollie-bypass-test", "/var/tmp/ollie-escape-test.txt"])
+    rmSync(f, { force: true });
   s.tool(
     "echo_json",
     shTool(
