@@ -11,16 +11,19 @@ export async function* walkFiles(root: string, limit = 100_000): AsyncGenerator<
   while (stack.length > 0) {
     const dir = stack.pop()!;
     const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
-    entries.sort((a, b) => (a.name < b.name ? 1 : -1));
+    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const subdirs: string[] = [];
     for (const e of entries) {
       const full = join(dir, e.name);
       if (e.isDirectory()) {
-        if (!SKIP.has(e.name)) stack.push(full);
+        if (!SKIP.has(e.name)) subdirs.push(full);
       } else if (e.isFile()) {
         yield relative(root, full);
         if (++seen >= limit) return;
       }
     }
+    // Pushed last first, so the directories are visited in order.
+    for (let i = subdirs.length - 1; i >= 0; i--) stack.push(subdirs[i]!);
   }
 }
 
