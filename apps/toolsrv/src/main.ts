@@ -3,7 +3,7 @@ import { homedir, userInfo } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { formatAddress, NinepServer, parseAddress, serviceAddress } from "@ollie/ninep";
+import { formatAddress, NinepServer, parseAddress, serveUntilSignal, serviceAddress } from "@ollie/ninep";
 import { resolvePolicy } from "@ollie/sandbox";
 import { createToolServer, loadBypassPolicy } from "@ollie/toolsrv";
 
@@ -70,21 +70,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     ...(values.D && { trace: (line: string) => process.stderr.write(`${line}\n`) }),
     onError: (error) => log(error.message),
   });
-  let stop = () => {};
-  const stopped = new Promise<void>((resolve) => {
-    stop = resolve;
-  });
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
-  try {
-    const address = values.a ? parseAddress(values.a) : serviceAddress("toolsrv", env);
-    const listener = await server.listen(address);
+  const address = values.a ? parseAddress(values.a) : serviceAddress("toolsrv", env);
+  await serveUntilSignal(server, address, (listener) => {
     log(`serving ${toolsPath.length} tool directories on ${formatAddress(listener.boundAddress)}`);
-    await stopped;
-  } finally {
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
-  }
+  });
   await tools.close();
   await server.close();
   return 0;

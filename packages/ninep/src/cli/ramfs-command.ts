@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { Ramfs } from "../ramfs/ramfs.js";
+import { serveUntilSignal } from "../server/serve-until-signal.js";
 import { NinepServer } from "../server/server.js";
 import { formatAddress, parseAddress, serviceAddress } from "../transport/address.js";
 import type { Io } from "./commands.js";
@@ -19,22 +20,9 @@ export async function ramfsCommand(
     ...(trace && { trace: (line: string) => io.stderr.write(`${line}\n`) }),
     onError: (err) => io.stderr.write(`ninep ramfs: ${err.message}\n`),
   });
-  // The handlers are in place before the server is announced: whoever waits for the announcement may
-  // signal at once.
-  let stop = () => {};
-  const stopped = new Promise<void>((resolve) => {
-    stop = resolve;
-  });
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
-  try {
-    const listener = await server.listen(address);
+  await serveUntilSignal(server, address, (listener) => {
     io.stderr.write(`ninep ramfs: serving on ${formatAddress(listener.boundAddress)}\n`);
-    await stopped;
-  } finally {
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
-  }
+  });
   await server.close();
   return 0;
 }
