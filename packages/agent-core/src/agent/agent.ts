@@ -23,8 +23,14 @@ import type { AgentListener, AgentState, TurnOutcome } from "./events.js";
 import { buildRuntime, type Runtime, type RuntimeSpec } from "./runtime.js";
 import { Submission } from "./submission.js";
 
-/** Loads a profile by name: the runtime it describes, made with a fresh tool executor. */
-export type ProfileLoader = (name: string, agent: Agent) => Promise<RuntimeSpec>;
+/**
+ * Loads a profile by name: the runtime it describes, made with a fresh tool executor, for an agent working
+ * in `context.cwd` (an Agent fits).
+ */
+export type ProfileLoader = (
+  name: string,
+  context: { readonly cwd: string | undefined },
+) => Promise<RuntimeSpec>;
 
 export interface AgentOptions extends RuntimeSpec {
   /** Immutable identity (a 9P uname later); random by default. */
@@ -251,6 +257,14 @@ export class Agent {
     core.emit({ type: "info", message: `switched to profile ${name}` });
     if (old.tools !== next.tools) await old.tools.close?.();
     await this.persist();
+  }
+
+  /**
+   * Rebuilds the runtime with some of its spec changed — another backend, prompt, parameters, tools. A
+   * running turn picks it up at its next request; the history stays.
+   */
+  async updateRuntime(changes: Partial<RuntimeSpec>): Promise<void> {
+    this.core.runtime = await buildRuntime({ ...this.core.runtime.spec, ...changes });
   }
 
   /** The session as it would be saved now. */

@@ -1,3 +1,4 @@
+import { ScriptedBackend } from "@ollie/backends/testing";
 import { describe, expect, it } from "vitest";
 import { call, echoTool, scriptedAgent } from "../__fixtures__/agents.js";
 import { ToolSet } from "../tools/tool-set.js";
@@ -28,5 +29,18 @@ describe("the runtime", () => {
       "You have 2 tools.",
       "You have 2 tools.",
     ]);
+  });
+});
+
+describe("updating the runtime", () => {
+  it("takes a new prompt and backend for the next request and keeps the history", async () => {
+    const { agent, backend } = await scriptedAgent([{ text: "one" }], { prompt: "first" });
+    await agent.submit("a");
+    const next = new ScriptedBackend({ replies: [{ text: "two" }] });
+    await agent.updateRuntime({ prompt: "second", backend: next });
+    await agent.submit("b");
+    expect(backend.calls).toHaveLength(1);
+    expect(next.calls[0]!.messages[0]).toEqual({ role: "system", content: "second" });
+    expect(next.calls[0]!.messages.slice(1).map((m) => m.content)).toEqual(["a", "one", "b"]);
   });
 });

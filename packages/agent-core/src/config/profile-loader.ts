@@ -25,9 +25,9 @@ export interface ProfileSources {
  * its hooks as shell commands, and a fresh tool executor. What `Agent.switchProfile` calls.
  */
 export function profileLoader(sources: ProfileSources): ProfileLoader {
-  return async (name, agent) => {
+  return async (name, context) => {
     const config = await loadAgentConfig(sources.agentsDir, name);
-    const cwd = agent.cwd ?? sources.prompt.cwd ?? process.cwd();
+    const cwd = context.cwd ?? sources.prompt.cwd ?? process.cwd();
     const where = { ...sources.prompt, cwd };
     const [prompt, backend, compactionBackend] = await Promise.all([
       resolvePrompt(config.prompt, where),

@@ -1,0 +1,39 @@
+import { mkdir } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { namespaceDir } from "@ollie/ninep";
+
+/** Where Ollie keeps things, from the XDG variables. */
+export interface OlliePaths {
+  /** `$XDG_CONFIG_HOME/ollie`: backends.conf, agents/, prompts/, tools/, skills/, sandbox.yaml. */
+  config: string;
+  /** `$XDG_DATA_HOME/ollie/sessions`: one JSON file per session. */
+  sessions: string;
+  /** Where corrupt session files are moved. */
+  corrupt: string;
+  /** The 9P namespace directory (`$NAMESPACE`, plan9port's default otherwise). */
+  namespace: string;
+  /** What ships with the app: default profiles, prompts, skills, backends.conf. */
+  defaults: string;
+}
+
+export const DEFAULTS = fileURLToPath(new URL("../defaults", import.meta.url));
+
+export function olliePaths(env: NodeJS.ProcessEnv = process.env): OlliePaths {
+  const home = env.HOME || homedir();
+  const config = join(env.XDG_CONFIG_HOME || join(home, ".config"), "ollie");
+  const data = join(env.XDG_DATA_HOME || join(home, ".local", "share"), "ollie");
+  return {
+    config,
+    sessions: join(data, "sessions"),
+    corrupt: join(data, "sessions", "corrupt"),
+    namespace: namespaceDir(env),
+    defaults: DEFAULTS,
+  };
+}
+
+/** Creates the directories Ollie writes to (private to the user). */
+export async function ensureDirs(paths: OlliePaths): Promise<void> {
+  for (const dir of [paths.config, paths.sessions, paths.corrupt]) await mkdir(dir, { recursive: true, mode: 0o700 });
+}
