@@ -35,5 +35,6 @@ export function olliePaths(env: NodeJS.ProcessEnv = process.env): OlliePaths {
 
 /** Creates the directories Ollie writes to (private to the user). */
 export async function ensureDirs(paths: OlliePaths): Promise<void> {
-  for (const dir of [paths.config, paths.sessions, paths.corrupt]) await mkdir(dir, { recursive: true, mode: 0o700 });
+  for (const dir of [paths.config, paths.sessions, paths.corrupt])
+    await mkdir(dir, { recursive: true, mode: 0o700 });
 }

@@ -16,6 +16,7 @@ const USAGE = `usage: toolsrv [-a ADDR] [--tools-path DIRS] [--sandbox NAME] [--
   --bypass FILE      the bypass policy (default: $XDG_CONFIG_HOME/ollie/bypass.yaml; none allows nothing)
   --owner UNAME      who may approve bypass requests (default: the user running toolsrv)
   --default-tools N  the tools an agent starts with, comma-separated (default: client_9p)
+  --exit-with-stdin  stop when standard input closes (a parent that starts toolsrv, and may die, passes this)
   -D                 trace 9P messages to stderr
 `;
 
@@ -70,6 +71,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     ...(values.D && { trace: (line: string) => process.stderr.write(`${line}\n`) }),
     onError: (error) => log(error.message),
   });
+  if (values["exit-with-stdin"]) {
+    process.stdin.resume();
+    process.stdin.once("end", () => process.kill(process.pid, "SIGTERM"));
+  }
   const address = values.a ? parseAddress(values.a) : serviceAddress("toolsrv", env);
   await serveUntilSignal(server, address, (listener) => {
     log(`serving ${toolsPath.length} tool directories on ${formatAddress(listener.boundAddress)}`);
@@ -90,6 +95,7 @@ function parse(argv: string[]) {
       owner: { type: "string" },
       "default-tools": { type: "string" },
       D: { type: "boolean" },
+      "exit-with-stdin": { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   }).values;

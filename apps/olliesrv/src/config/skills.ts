@@ -13,7 +13,10 @@ export interface Skill {
  * The skills in `dirs` (the user's first: a user skill hides a shipped one of the same name): Markdown files
  * with a front matter of `name:` and `description:`. A file without them is reported and skipped.
  */
-export async function loadSkills(dirs: readonly string[], log: (line: string) => void): Promise<Map<string, Skill>> {
+export async function loadSkills(
+  dirs: readonly string[],
+  log: (line: string) => void,
+): Promise<Map<string, Skill>> {
   const skills = new Map<string, Skill>();
   for (const dir of dirs) {
     const names = await readdir(dir).catch(() => [] as string[]);

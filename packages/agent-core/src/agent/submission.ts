@@ -2,7 +2,8 @@ import type { TurnOutcome } from "./events.js";
 
 /**
  * A submitted prompt: `position` is how many turns run before it (0: it runs now); awaiting it gives the
- * turn's outcome. Its promise never rejects — failures are outcomes.
+ * turn's outcome. Its promise never rejects — failures are outcomes. Being awaitable, it is also waited for
+ * when an async function returns it: return `position` (or wrap it) to answer before the turn ends.
  */
 export class Submission implements PromiseLike<TurnOutcome> {
   constructor(

@@ -74,9 +74,9 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
   let firstError = true;
   let coldFrom = 0;
   const cache = new ReadCache(t.cwd ?? process.cwd());
+  // The outcome is reported before the state goes back to idle: whoever sees idle sees a finished turn.
   const finish = async (status: TurnStatus, error?: unknown): Promise<TurnOutcome> => {
     t.usage.endTurn();
-    t.setState("idle");
     await t.persist();
     const outcome: TurnOutcome = {
       status,
@@ -87,6 +87,7 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
     };
     if (status === "error") t.emit({ type: "error", message: describe(error), error });
     t.emit({ type: "turn", outcome });
+    t.setState("idle");
     return outcome;
   };
   const addUser = (text: string, from: "user" | "inject" | "ollie") => {

@@ -1,0 +1,88 @@
+import { userInfo } from "node:os";
+import { join } from "node:path";
+import { type Fsys, NinepClient, ORDWR } from "@ollie/ninep";
+import { olliePaths } from "../paths.js";
+
+/** The daemon's default address: `$NAMESPACE/ollie`. */
+export function defaultAddress(env: NodeJS.ProcessEnv = process.env): string {
+  return `unix!${join(olliePaths(env).namespace, "ollie")}`;
+}
+
+/** A 9P session with olliesrv, and the file operations the `ollie` command is made of. */
+export class SessionClient {
+  private constructor(
+    private readonly client: NinepClient,
+    readonly fsys: Fsys,
+  ) {}
+
+  static async connect(address: string, uname = userInfo().username): Promise<SessionClient> {
+    const client = await NinepClient.dial(address).catch((e: unknown) => {
+      throw new Error(`cannot reach olliesrv at ${address} (${(e as Error).message}); is it running?`);
+    });
+    return new SessionClient(client, await client.attach({ uname }));
+  }
+
+  async read(path: string): Promise<string> {
+    return (await this.fsys.readFile(path)).toString("utf8");
+  }
+
+  async write(path: string, text: string): Promise<void> {
+    await this.fsys.writeFile(path, text);
+  }
+
+  /** Creates a session from a spec; returns its id. */
+  async create(spec: string): Promise<string> {
+    const f = await this.fsys.open("session/new", ORDWR);
+    try {
+      await f.write(spec);
+      return (await f.read(0)).toString("utf8").trim();
+    } finally {
+      await f.close();
+    }
+  }
+
+  /**
+   * Submits a prompt and streams the chat of the turn to `out` as it arrives, returning how the turn ended
+   * (the agent's `outcome` file) once the agent has finished it.
+   */
+  async ask(
+    session: string,
+    prompt: string,
+    out: (text: string) => void,
+    signal?: AbortSignal,
+  ): Promise<string> {
+    const agent = `session/${session}/agent/main`;
+    const turnwait = await this.fsys.open(`${agent}/turnwait`);
+    const tail = await this.fsys.open(`${agent}/tail`);
+    const start = Number((await this.read(`${agent}/offset`)).trim());
+    try {
+      await this.write(`${agent}/prompt`, prompt);
+      let finished = false;
+      const turnEnded = turnwait.read(0, 64, signal).then(() => {
+        finished = true;
+      });
+      let offset = start;
+      let end = Number.POSITIVE_INFINITY;
+      let pending: Promise<Buffer> | undefined;
+      for (;;) {
+        if (finished && end === Number.POSITIVE_INFINITY)
+          end = Number((await this.read(`${agent}/offset`)).trim());
+        if (offset >= end) break;
+        pending ??= tail.read(offset, 65536, signal);
+        const chunk = await (finished ? pending : Promise.race([pending, turnEnded.then(() => undefined)]));
+        if (chunk === undefined) continue;
+        pending = undefined;
+        out(chunk.toString("utf8"));
+        offset += chunk.length;
+      }
+      return (await this.read(`${agent}/outcome`)).trim();
+    } finally {
+      await turnwait.close().catch(() => {});
+      await tail.close().catch(() => {});
+    }
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}

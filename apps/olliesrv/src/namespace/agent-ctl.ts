@@ -1,0 +1,100 @@
+import { NinepError } from "@ollie/ninep";
+import { ctl } from "@ollie/virtfs";
+import type { AgentSlot } from "../session/agent-slot.js";
+import type { Session } from "../session/session.js";
+import type { Sessions } from "../session/sessions.js";
+
+const fail = (message: string): never => {
+  throw new NinepError(message);
+};
+
+const idle = (slot: AgentSlot, what: string) => {
+  if (slot.agent && slot.agent.state !== "idle") fail(`cannot ${what} while a turn runs: stop it first`);
+};
+
+/** What an agent's ctl and cfg files can do to it. Each throws an error saying why when it cannot. */
+export function agentOperations(sessions: Sessions, session: Session, slot: AgentSlot) {
+  const env = sessions.environment;
+  return {
+    stop: () => {
+      if (!slot.agent?.interrupt("stopped from ctl")) fail("nothing is running");
+    },
+    compact: async () => {
+      const agent = await slot.activate();
+      if (!(await agent.compact())) fail("the history was not compacted (see chat for why)");
+    },
+    model: async (model: string) => {
+      slot.model = model || fail("model needs a name: model NAME");
+      slot.agent?.runtime.backend.setModel(model);
+      await session.save();
+    },
+    backend: async (name: string) => {
+      if (!name) fail("backend needs a backends.conf profile: backend NAME");
+      const backend = await env.backends.fresh(name).catch((e: unknown) => fail((e as Error).message));
+      slot.backend = name;
+      slot.model = undefined;
+      await slot.agent?.updateRuntime({ backend });
+      await session.save();
+    },
+    agent: async (profile: string) => {
+      if (!profile) fail("agent needs a profile: agent NAME");
+      idle(slot, "switch profile");
+      await slot.reset(profile);
+      await session.save();
+    },
+    clear: async () => {
+      idle(slot, "clear the history");
+      await slot.reset(slot.profile);
+      await session.save();
+    },
+    cd: async (dir: string) => {
+      await session
+        .changeDirectory(dir || fail("cd needs a directory"))
+        .catch((e: unknown) => fail((e as Error).message));
+    },
+    queue: async (prompt: string) => {
+      await slot.submit(prompt || fail("queue needs a prompt"));
+    },
+    inject: async (text: string) => {
+      const agent = await slot.activate();
+      agent.inject(text || fail("inject needs text"));
+    },
+    rename: async (name: string) => {
+      session.name = name || fail("rename needs a name");
+      await session.save();
+    },
+    kill: () => sessions.kill(session.id),
+    skill: async (op: string, name: string) => {
+      if (op !== "load" && op !== "unload") fail("skill load NAME or skill unload NAME");
+      const skill = env.skills().get(name) ?? fail(`no skill '${name}' (the skills file lists them)`);
+      slot.skills =
+        op === "load"
+          ? [...new Set([...slot.skills, skill.name])]
+          : slot.skills.filter((s) => s !== skill.name);
+      await slot.refreshPrompt();
+      await session.save();
+    },
+  };
+}
+
+/**
+ * An agent's ctl: the slash commands of an interactive session, one per line as `command args`. A bad
+ * command is refused with an error saying why.
+ */
+export function agentCtl(sessions: Sessions, session: Session, slot: AgentSlot) {
+  const op = agentOperations(sessions, session, slot);
+  return ctl({
+    stop: () => op.stop(),
+    compact: () => op.compact(),
+    model: (_a, c) => op.model(c.rest.trim()),
+    backend: (_a, c) => op.backend(c.rest.trim()),
+    agent: (_a, c) => op.agent(c.rest.trim()),
+    clear: () => op.clear(),
+    cd: (_a, c) => op.cd(c.rest.trim()),
+    queue: (_a, c) => op.queue(c.rest.trim()),
+    inject: (_a, c) => op.inject(c.rest.trim()),
+    rename: (_a, c) => op.rename(c.rest.trim()),
+    kill: () => op.kill(),
+    skill: ([action = "", name = ""]) => op.skill(action, name),
+  });
+}

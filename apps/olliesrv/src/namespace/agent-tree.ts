@@ -1,0 +1,149 @@
+import { NinepError } from "@ollie/ninep";
+import { dir, file, log, text, wait } from "@ollie/virtfs";
+import type { AgentSlot } from "../session/agent-slot.js";
+import type { Session } from "../session/session.js";
+import type { Sessions } from "../session/sessions.js";
+import { agentCtl, agentOperations } from "./agent-ctl.js";
+
+const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
+
+/** `session/{id}/agent/{name}/`: one agent's files. See NAMESPACE.md. */
+export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot) {
+  const cost = (usd: number) => `$${usd.toFixed(4)}`;
+  return dir(slot.name, [
+    file(
+      "cfg",
+      text(
+        () =>
+          [
+            `name=${slot.name}`,
+            `uname=${slot.uname}`,
+            `profile=${slot.profile}`,
+            `backend=${slot.backend ?? ""}`,
+            `model=${slot.agent?.runtime.backend.model ?? slot.model ?? ""}`,
+            `cwd=${session.cwd}`,
+            `skills=${slot.skills.join(",")}`,
+            `state=${slot.state.get()}`,
+          ].join("\n") + "\n",
+        {
+          write: async (body) => {
+            const op = agentOperations(sessions, session, slot);
+            for (const line of body.split("\n").filter((l) => l.trim() !== "")) {
+              const m = /^\s*(model|backend|profile)\s*=\s*(.+?)\s*$/.exec(line);
+              if (!m)
+                throw new NinepError(`cfg takes model=, backend= and profile= lines, not '${line.trim()}'`);
+              await (m[1] === "profile"
+                ? op.agent(m[2]!)
+                : m[1] === "model"
+                  ? op.model(m[2]!)
+                  : op.backend(m[2]!));
+            }
+          },
+        },
+      ),
+      0o664,
+    ),
+    file("ctl", agentCtl(sessions, session, slot), 0o664),
+    file(
+      "state",
+      text(() => `${slot.state.get()}\n`),
+    ),
+    file("statewait", wait(slot.state)),
+    file(
+      "turns",
+      text(() => `${slot.turns.get()}\n`),
+    ),
+    file("turnwait", wait(slot.turns)),
+    file(
+      "outcome",
+      text(() => (slot.lastOutcome ? `${slot.lastOutcome}\n` : "")),
+    ),
+    file(
+      "prompt",
+      text(undefined, {
+        write: async (body) => {
+          const prompt = body.trim();
+          if (prompt === "") throw new NinepError("the prompt is empty");
+          await slot.submit(prompt).catch((e: unknown) => {
+            throw new NinepError((e as Error).message);
+          });
+        },
+      }),
+      0o662,
+    ),
+    file(
+      "prompt.prev",
+      text(() => (slot.lastPrompt ? `${slot.lastPrompt}\n` : "")),
+    ),
+    file(
+      "chat",
+      text(() =>
+        slot.chat.stream.read(slot.chat.stream.start, slot.chat.stream.end - slot.chat.stream.start),
+      ),
+    ),
+    file(
+      "offset",
+      text(() => `${slot.chat.stream.end}\n`),
+    ),
+    file("tail", log(slot.chat.stream, { from: "end" })),
+    file(
+      "context",
+      text(async () => json((await slot.activate()).history)),
+    ),
+    file(
+      "systemprompt",
+      text(async () => (await slot.activate()).runtime.preamble),
+    ),
+    file(
+      "usage",
+      text(() => {
+        const u = slot.agent?.usage;
+        return json(u ? { turn: u.turn, session: u.session } : { session: slot.savedUsage() });
+      }),
+    ),
+    file(
+      "cost",
+      text(() => {
+        const u = slot.agent?.usage;
+        return `${cost(u?.session.costUsd ?? slot.savedUsage()?.costUsd ?? 0)} session\n${cost(u?.lastTurnCostUsd ?? 0)} last turn\n`;
+      }),
+    ),
+    file(
+      "ctxsz",
+      text(async () => {
+        const c = await (await slot.activate()).context();
+        return `${c.tokens}/${c.contextLength} ${(c.fraction * 100).toFixed(1)}%\n`;
+      }),
+    ),
+    file(
+      "models",
+      text(async () => {
+        const models = await (await slot.activate()).runtime.backend.models();
+        return models.map((m) => `${m.id}${m.contextLength ? `\t${m.contextLength}` : ""}\n`).join("");
+      }),
+    ),
+    file(
+      "tools",
+      text(async () => {
+        const tools = (await slot.activate()).runtime.toolSchemas;
+        return tools.map((t) => `${t.name}\t${t.description.split("\n", 1)[0]}\n`).join("");
+      }),
+    ),
+    file(
+      "toolsrv.loaded",
+      text(async () => json((await slot.activate()).runtime.toolSchemas.map((t) => t.name))),
+    ),
+    file(
+      "toolsrv.rev",
+      text(async () => `${(await slot.activate()).runtime.toolRevision}\n`),
+    ),
+    file(
+      "skills",
+      text(() =>
+        [...sessions.environment.skills().values()]
+          .map((s) => `${slot.skills.includes(s.name) ? "*" : " "} ${s.name}\t${s.description}\n`)
+          .join(""),
+      ),
+    ),
+  ]);
+}

@@ -1,0 +1,220 @@
+import {
+  Agent,
+  type AgentEvent,
+  type AgentOptions,
+  type PersistedSession,
+  type Submission,
+} from "@ollie/agent-core";
+import { profileLoader } from "@ollie/agent-core/config";
+import { BackendError, type BackendPool } from "@ollie/backends";
+import { ToolsrvConn } from "@ollie/toolsrv/client";
+import { WatchedValue } from "@ollie/virtfs";
+import { findIn } from "../config/profiles.js";
+import type { Skill } from "../config/skills.js";
+import { ChatLog } from "./chat-log.js";
+import type { SavedAgent } from "./session-file.js";
+
+/** What the daemon gives every agent it makes. */
+export interface AgentEnvironment {
+  backends: BackendPool;
+  /** Where profiles are looked for: the user's agents/ first, then the shipped ones. */
+  agentDirs: readonly string[];
+  skills(): ReadonlyMap<string, Skill>;
+  toolsrvAddress: string;
+  /** $OLLIE and the environment prompt commands and hooks run with. */
+  prompt: { ollieDir: string; env: NodeJS.ProcessEnv };
+  /** Where compaction snapshots go. */
+  snapshotDir: string;
+  /** backends.conf, for telling people where to configure a backend. */
+  backendsConf: string;
+}
+
+/** What a slot needs of its session. */
+export interface SlotSession {
+  readonly id: string;
+  readonly cwd: string;
+  readonly env: Record<string, string>;
+  save(): Promise<void>;
+  planStep(): string | undefined;
+}
+
+/**
+ * One agent of a session: its profile and choices, its chat, its state — and, once it is needed, the live
+ * Agent with its backend and its toolsrv connection. A restored session starts paused: nothing connects
+ * until the agent is prompted (or asked about its tools or models).
+ */
+export class AgentSlot {
+  readonly chat = new ChatLog();
+  readonly state = new WatchedValue<string>("idle");
+  /** Turns finished so far; a read of `turnwait` returns when it moves. */
+  readonly turns = new WatchedValue(0);
+  /** How the last turn ended: `done`, `interrupted`, `maxsteps`, `blocked`, `handled` or `error: …`. */
+  lastOutcome = "";
+  agent: Agent | undefined;
+  lastPrompt: string;
+  skills: string[];
+  private activating: Promise<Agent> | undefined;
+  /** The profile's prompt, before skills. */
+  private basePrompt = "";
+  private saved: PersistedSession | undefined;
+
+  constructor(
+    private readonly session: SlotSession,
+    private readonly env: AgentEnvironment,
+    readonly name: string,
+    public profile: string,
+    public backend?: string,
+    public model?: string,
+    saved?: SavedAgent,
+  ) {
+    this.saved = saved?.session;
+    this.lastPrompt = saved?.lastPrompt ?? "";
+    this.skills = saved?.skills ?? [];
+    if (this.saved) this.chat.replay(this.saved.messages);
+  }
+
+  /** The agent's principal: how it is known to toolsrv (and, later, to the namespace). */
+  get uname(): string {
+    return `${this.session.id}.${this.name}`;
+  }
+
+  /** The live agent, made (or restored) on first use. */
+  activate(): Promise<Agent> {
+    this.activating ??= this.make().catch((error: unknown) => {
+      this.activating = undefined;
+      throw error;
+    });
+    return this.activating;
+  }
+
+  /**
+   * Submits a prompt, connecting the agent first if it is paused; resolves with its place in the queue (0:
+   * running now) as soon as it is queued, not when the turn ends.
+   */
+  async submit(prompt: string): Promise<number> {
+    const agent = await this.activate();
+    this.lastPrompt = prompt;
+    return agent.submit(prompt).position;
+  }
+
+  /** Closes the live agent (its toolsrv connection); the slot keeps what it needs to come back. */
+  async close(): Promise<void> {
+    const agent = this.agent;
+    if (!agent) return;
+    await agent.close();
+    this.saved = agent.snapshot();
+    this.agent = undefined;
+    this.activating = undefined;
+  }
+
+  /** Starts over with `profile`: the live agent is closed, the history dropped; the next use makes a new one. */
+  async reset(profile: string): Promise<void> {
+    await this.close();
+    this.profile = profile;
+    this.saved = undefined;
+    this.chat.note(`· now running profile ${profile}, with a fresh history`);
+  }
+
+  /** Moves a paused or live agent to another directory: its tool connection is remade there. */
+  async moveTo(cwd: string): Promise<void> {
+    await this.close();
+    if (this.saved) this.saved = { ...this.saved, cwd };
+  }
+
+  /** Renders the system prompt again after the loaded skills changed (a live agent takes it at once). */
+  async refreshPrompt(): Promise<void> {
+    const agent = this.agent;
+    if (!agent) return;
+    await agent.updateRuntime({ prompt: this.withSkills(this.basePrompt) });
+  }
+
+  /** The slot as it is saved. */
+  toSaved(): SavedAgent {
+    const session = this.agent?.snapshot() ?? this.saved;
+    if (!session) throw new Error(`agent ${this.name} has nothing to save yet`);
+    return {
+      name: this.name,
+      profile: this.profile,
+      ...(this.backend !== undefined && { backend: this.backend }),
+      ...(this.model !== undefined && { model: this.model }),
+      ...(this.skills.length > 0 && { skills: this.skills }),
+      ...(this.lastPrompt && { lastPrompt: this.lastPrompt }),
+      session,
+    };
+  }
+
+  /** The session's usage as last saved (for a paused agent). */
+  savedUsage() {
+    return this.saved?.usage;
+  }
+
+  /** Whether there is anything to save (a slot never activated and never saved has no history). */
+  get hasState(): boolean {
+    return this.agent !== undefined || this.saved !== undefined;
+  }
+
+  /** The system prompt with the loaded skills' text after it. */
+  withSkills(prompt: string): string {
+    const skills = this.skills.flatMap((n) => this.env.skills().get(n) ?? []);
+    if (skills.length === 0) return prompt;
+    return `${prompt}\n\n${skills.map((s) => `## Skill: ${s.name}\n\n${s.text}`).join("\n\n")}`;
+  }
+
+  private async make(): Promise<Agent> {
+    const dir = await findIn(this.env.agentDirs, `${this.profile}.json`);
+    if (!dir)
+      throw new Error(`no agent profile '${this.profile}' (looked in ${this.env.agentDirs.join(", ")})`);
+    const load = profileLoader({
+      agentsDir: dir,
+      backend: (name) => this.env.backends.fresh(this.backend ?? name),
+      tools: (config) =>
+        ToolsrvConn.dial({
+          address: this.env.toolsrvAddress,
+          uname: this.uname,
+          autoLoad: config.autoLoad ?? ["client_9p"],
+          cwd: this.session.cwd,
+          env: this.session.env,
+        }),
+      prompt: this.env.prompt,
+    });
+    const spec = await load(this.profile, { cwd: this.session.cwd });
+    if (this.model) spec.backend.setModel(this.model);
+    const base = typeof spec.prompt === "string" ? spec.prompt : "";
+    this.basePrompt = base;
+    const options: AgentOptions = {
+      ...spec,
+      prompt: this.withSkills(base),
+      name: this.name,
+      profile: this.profile,
+      cwd: this.session.cwd,
+      sessionId: this.session.id,
+      persist: () => this.session.save(),
+      readPlanStep: async () => this.session.planStep(),
+      onEvent: (e) => this.onEvent(e),
+      compaction: { snapshotDir: this.env.snapshotDir },
+    };
+    const agent = this.saved
+      ? await Agent.restore(this.saved, options)
+      : await Agent.create({ ...options, id: this.uname });
+    this.agent = agent;
+    return agent;
+  }
+
+  private onEvent(e: AgentEvent): void {
+    this.chat.event(e);
+    if (e.type === "state") this.state.set(e.state);
+    if (e.type === "turn") {
+      const o = e.outcome;
+      this.lastOutcome =
+        o.status === "error"
+          ? `error: ${o.error instanceof Error ? o.error.message : String(o.error)}`
+          : o.status;
+      this.turns.set(this.turns.get() + 1);
+    }
+    if (e.type === "error" && e.error instanceof BackendError && e.error.status === undefined) {
+      this.chat.note(
+        `! the backend '${e.error.provider}' did not answer. Configure one in ${this.env.backendsConf} (see its comments), then prompt again.`,
+      );
+    }
+  }
+}

@@ -1,0 +1,101 @@
+import type { AgentEvent } from "@ollie/agent-core";
+import type { Message } from "@ollie/backends";
+import { LogStream } from "@ollie/virtfs";
+
+/**
+ * The conversation as people read it, one stream per agent. Prompts start with `» `, the model's text
+ * follows as it streams, tool calls are `→ name {args}` and their results `← name: first line (n lines)`,
+ * the loop's own notes start with `· `, failures with `! ` and retries with `~ `. The same text comes from
+ * a restored history as from the live events.
+ */
+export class ChatLog {
+  readonly stream = new LogStream({ retain: 8 * 1024 * 1024 });
+  private atLineStart = true;
+  private blankBefore = true;
+
+  /** Writes a restored conversation. */
+  replay(messages: readonly Message[]): void {
+    for (const m of messages) {
+      if (m.role === "user")
+        this.block(m.content.startsWith("[ollie] ") ? `· ${m.content.slice(8)}` : `» ${m.content}`);
+      else if (m.role === "assistant") {
+        if (m.content) this.text(m.content);
+        for (const c of m.toolCalls ?? []) this.line(callLine(c.name, c.arguments));
+      } else if (m.role === "tool") this.line(resultLine(m.name, m.content, m.isError === true));
+    }
+    this.endTurn();
+  }
+
+  /** Follows a live agent. */
+  event(e: AgentEvent): void {
+    switch (e.type) {
+      case "user":
+        this.block(
+          e.from === "ollie" ? `· ${e.text}` : e.from === "inject" ? `» (injected) ${e.text}` : `» ${e.text}`,
+        );
+        break;
+      case "assistant":
+        this.text(e.delta);
+        break;
+      case "call":
+        this.line(callLine(e.call.name, e.call.arguments));
+        break;
+      case "tool":
+        this.line(resultLine(e.call.name, e.result.content, e.result.isError === true));
+        break;
+      case "retry":
+      case "limitretry":
+        this.line(`~ retrying in ${(e.delayMs / 1000).toFixed(1)} s: ${e.message}`);
+        break;
+      case "compaction":
+        this.line(`~ compacted: ${e.tokensBefore} → ${e.tokensAfter} tokens`);
+        break;
+      case "error":
+        this.line(`! ${e.message}`);
+        break;
+      case "turn":
+        this.endTurn();
+        break;
+    }
+  }
+
+  /** A line of the daemon's own. */
+  note(t: string): void {
+    this.line(t);
+  }
+
+  private text(t: string): void {
+    if (t === "") return;
+    this.stream.append(t);
+    this.atLineStart = t.endsWith("\n");
+    this.blankBefore = t.endsWith("\n\n");
+  }
+
+  private line(t: string): void {
+    if (!this.atLineStart) this.text("\n");
+    this.text(`${t}\n`);
+  }
+
+  /** A paragraph of its own. */
+  private block(t: string): void {
+    if (!this.atLineStart) this.text("\n");
+    if (!this.blankBefore) this.text("\n");
+    this.text(`${t}\n\n`);
+  }
+
+  private endTurn(): void {
+    if (!this.atLineStart) this.text("\n");
+    if (!this.blankBefore) this.text("\n");
+  }
+}
+
+function callLine(name: string, args: Record<string, unknown>): string {
+  const json = JSON.stringify(args);
+  return `→ ${name} ${json.length > 300 ? `${json.slice(0, 299)}…` : json}`;
+}
+
+function resultLine(name: string, content: string, isError: boolean): string {
+  const lines = content.split("\n").filter((l) => l.trim() !== "");
+  const first = (lines[0] ?? "").slice(0, 200);
+  return `← ${name}${isError ? " failed" : ""}: ${first}${lines.length > 1 ? ` (${lines.length} lines)` : ""}`;
+}

@@ -1,0 +1,105 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
+import { basename, join } from "node:path";
+import type { PersistedSession } from "@ollie/agent-core";
+import { z } from "zod";
+
+/** One agent of a session as it is saved. */
+export interface SavedAgent {
+  name: string;
+  profile: string;
+  backend?: string;
+  model?: string;
+  skills?: string[];
+  lastPrompt?: string;
+  session: PersistedSession;
+}
+
+/** A session as it is saved: `$XDG_DATA_HOME/ollie/sessions/{id}.json`. */
+export interface SessionFile {
+  version: 1;
+  id: string;
+  name: string;
+  cwd: string;
+  env: Record<string, string>;
+  plan: string;
+  created: string;
+  paused: boolean;
+  agents: SavedAgent[];
+}
+
+const schema = z.object({
+  version: z.literal(1),
+  id: z.string().min(1),
+  name: z.string(),
+  cwd: z.string(),
+  env: z.record(z.string(), z.string()),
+  plan: z.string(),
+  created: z.string(),
+  paused: z.boolean(),
+  agents: z.array(
+    z.object({
+      name: z.string().min(1),
+      profile: z.string().min(1),
+      backend: z.string().optional(),
+      model: z.string().optional(),
+      skills: z.array(z.string()).optional(),
+      lastPrompt: z.string().optional(),
+      session: z.object({ id: z.string(), messages: z.array(z.unknown()) }).passthrough(),
+    }),
+  ),
+});
+
+/** Writes a session file atomically: a temporary file, flushed, renamed over the old one. */
+export async function writeSessionFile(dir: string, session: SessionFile): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, `${session.id}.json`);
+  const temp = `${file}.${randomBytes(4).toString("hex")}.tmp`;
+  try {
+    const handle = await open(temp, "w", 0o600);
+    try {
+      await handle.writeFile(`${JSON.stringify(session)}\n`);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, file);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * Reads every session file in `dir`, concurrently. A file that does not parse or check is moved to
+ * `corruptDir` (never deleted) and reported; the rest come back.
+ */
+export async function readSessionFiles(
+  dir: string,
+  corruptDir: string,
+  log: (line: string) => void,
+): Promise<SessionFile[]> {
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith(".json"));
+  const read = await Promise.all(
+    names.map(async (name) => {
+      const file = join(dir, name);
+      try {
+        const parsed = schema.safeParse(JSON.parse(await readFile(file, "utf8")));
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0]!;
+          throw new Error(`${issue.path.join(".") || "(top)"}: ${issue.message}`);
+        }
+        return parsed.data as unknown as SessionFile;
+      } catch (error) {
+        await mkdir(corruptDir, { recursive: true, mode: 0o700 });
+        const aside = join(corruptDir, `${basename(name, ".json")}.${Date.now()}.json`);
+        await rename(file, aside).catch(() => {});
+        log(`session file ${file} is unreadable (${(error as Error).message}); moved it to ${aside}`);
+        return undefined;
+      }
+    }),
+  );
+  return read.filter((s): s is SessionFile => s !== undefined);
+}
+
+export const removeSessionFile = (dir: string, id: string) => rm(join(dir, `${id}.json`), { force: true });

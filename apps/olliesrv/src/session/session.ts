@@ -1,0 +1,116 @@
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { newSessionId } from "@ollie/agent-core";
+import { type AgentEnvironment, AgentSlot } from "./agent-slot.js";
+import { removeSessionFile, type SessionFile, writeSessionFile } from "./session-file.js";
+
+/** What a session is created with (what is written to session/new). */
+export interface SessionSpec {
+  /** The agent profile (default: default). */
+  agent?: string;
+  cwd?: string;
+  /** The backends.conf profile (default: the profile's, else backends.conf's default). */
+  backend?: string;
+  model?: string;
+  name?: string;
+}
+
+/**
+ * A session: a working directory, an environment, a plan, and its agents (one, `main`, to begin with).
+ * Saving writes the whole session file, one save at a time.
+ */
+export class Session {
+  readonly agents = new Map<string, AgentSlot>();
+  name: string;
+  cwd: string;
+  env: Record<string, string>;
+  plan: string;
+  readonly created: string;
+  private saving: Promise<void> = Promise.resolve();
+  private killed = false;
+
+  constructor(
+    readonly id: string,
+    private readonly dir: string,
+    private readonly environment: AgentEnvironment,
+    file?: SessionFile,
+    spec: SessionSpec = {},
+  ) {
+    this.name = file?.name ?? spec.name ?? id;
+    this.cwd = file?.cwd ?? spec.cwd ?? process.cwd();
+    this.env = file?.env ?? {};
+    this.plan = file?.plan ?? "";
+    this.created = file?.created ?? new Date().toISOString();
+    if (file) {
+      for (const a of file.agents) {
+        this.agents.set(a.name, new AgentSlot(this, environment, a.name, a.profile, a.backend, a.model, a));
+      }
+    } else {
+      this.agents.set(
+        "main",
+        new AgentSlot(this, environment, "main", spec.agent ?? "default", spec.backend, spec.model),
+      );
+    }
+  }
+
+  static create(dir: string, environment: AgentEnvironment, spec: SessionSpec): Session {
+    return new Session(newSessionId(), dir, environment, undefined, spec);
+  }
+
+  /** The next unchecked `- [ ]` item of the plan. */
+  planStep(): string | undefined {
+    return /^\s*[-*]\s+\[ \]\s+(.+)$/m.exec(this.plan)?.[1]?.trim();
+  }
+
+  /** Moves the session to another directory; its agents' tools run there from their next call. */
+  async changeDirectory(dir: string): Promise<void> {
+    const target = resolve(this.cwd, dir);
+    const info = await stat(target).catch(() => undefined);
+    if (!info?.isDirectory()) throw new Error(`${target} is not a directory`);
+    for (const slot of this.agents.values()) {
+      if (slot.agent && slot.agent.state !== "idle")
+        throw new Error("cannot change directory while a turn runs");
+    }
+    this.cwd = target;
+    for (const slot of this.agents.values()) await slot.moveTo(target);
+    await this.save();
+  }
+
+  toFile(): SessionFile {
+    return {
+      version: 1,
+      id: this.id,
+      name: this.name,
+      cwd: this.cwd,
+      env: this.env,
+      plan: this.plan,
+      created: this.created,
+      paused: [...this.agents.values()].every((a) => a.agent === undefined),
+      agents: [...this.agents.values()].filter((a) => a.hasState).map((a) => a.toSaved()),
+    };
+  }
+
+  /** Saves the session file (atomically; one save at a time; a killed session is not saved again). */
+  save(): Promise<void> {
+    this.saving = this.saving.then(async () => {
+      if (!this.killed) await writeSessionFile(this.dir, this.toFile());
+    });
+    return this.saving;
+  }
+
+  /** Stops every agent's turn and closes their connections, saving first. */
+  async close(): Promise<void> {
+    for (const slot of this.agents.values()) slot.agent?.interrupt("the daemon is stopping");
+    await Promise.all([...this.agents.values()].map((s) => s.close()));
+    await this.save();
+  }
+
+  /** Ends the session: its agents are stopped and closed, and its file removed. */
+  async kill(): Promise<void> {
+    for (const slot of this.agents.values()) slot.agent?.interrupt("the session was killed");
+    await Promise.all([...this.agents.values()].map((s) => s.close()));
+    this.killed = true;
+    await this.saving;
+    await removeSessionFile(this.dir, this.id);
+  }
+}

@@ -1,0 +1,53 @@
+import { spawn } from "node:child_process";
+import { createRequire } from "node:module";
+
+/** A toolsrv this daemon started, and how to stop it. */
+export interface ToolsrvProcess {
+  address: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the toolsrv that ships with Ollie at `address` and waits until it serves; its log lines are passed
+ * on. It gets the daemon's environment (so it finds the same configuration) plus `extraEnv`.
+ */
+export function startToolsrv(
+  address: string,
+  extraEnv: Record<string, string>,
+  log: (line: string) => void,
+): Promise<ToolsrvProcess> {
+  const bin = createRequire(import.meta.url).resolve("toolsrv/bin/toolsrv.js");
+  // Its stdin is a pipe from this process: if this process dies, even by SIGKILL, toolsrv sees the end and stops.
+  const child = spawn(process.execPath, [bin, "-a", address, "--exit-with-stdin"], {
+    env: { ...process.env, ...extraEnv },
+    stdio: ["pipe", "ignore", "pipe"],
+  });
+  log(`started toolsrv pid ${child.pid}`);
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return new Promise((resolve, reject) => {
+    let pending = "";
+    let ready = false;
+    child.stderr.on("data", (chunk: Buffer) => {
+      pending += chunk.toString();
+      const lines = pending.split("\n");
+      pending = lines.pop()!;
+      for (const line of lines) {
+        log(line);
+        if (!ready && line.includes("serving")) {
+          ready = true;
+          resolve({
+            address,
+            stop: async () => {
+              child.kill("SIGTERM");
+              await exited;
+            },
+          });
+        }
+      }
+    });
+    child.once("exit", (code) => {
+      if (!ready) reject(new Error(`toolsrv exited (status ${code}) before it served; see the lines above`));
+    });
+    child.once("error", reject);
+  });
+}

@@ -1,0 +1,143 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { MockLlmServer } from "@ollie/backends/testing";
+import { type Fsys, NinepClient, ORDWR } from "@ollie/ninep";
+import { execa, type ResultPromise } from "execa";
+
+export const OLLIESRV = fileURLToPath(new URL("../bin/olliesrv.js", import.meta.url));
+export const OLLIE = fileURLToPath(new URL("../bin/ollie.js", import.meta.url));
+
+export interface Ollie {
+  root: string;
+  work: string;
+  address: string;
+  mock: MockLlmServer;
+  env: Record<string, string>;
+  child: ResultPromise;
+  log: () => string;
+  fsys: Fsys;
+  /** Creates a session from a spec and returns its id. */
+  create(spec: string): Promise<string>;
+  /** Reads a file's whole text. */
+  read(path: string): Promise<string>;
+  /** Starts the daemon again (after stop or kill), same directories. */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+  /** kill -9, as a crash would. */
+  crash(): Promise<void>;
+  remove(): Promise<void>;
+}
+
+/** The real olliesrv (which starts the real toolsrv) on Unix sockets, with a mock provider as its backend. */
+export async function startOllie(prefix = "olliesrv-"): Promise<Ollie> {
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  const work = join(root, "work");
+  const config = join(root, "config", "ollie");
+  mkdirSync(work, { recursive: true });
+  mkdirSync(config, { recursive: true });
+  const mock = await MockLlmServer.start();
+  writeFileSync(
+    join(config, "backends.conf"),
+    `default = mock\n[mock]\ntype = openai\nurl = ${mock.baseUrl("openai")}\nmodel = mock-model\n[other]\ntype = openai\nurl = ${mock.baseUrl("openai")}\nmodel = other-model\n`,
+  );
+  const ns = join(root, "ns");
+  const address = `unix!${join(ns, "ollie")}`;
+  const env = {
+    HOME: root,
+    XDG_CONFIG_HOME: join(root, "config"),
+    XDG_DATA_HOME: join(root, "data"),
+    NAMESPACE: ns,
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+  };
+  let said = "";
+  let child!: ResultPromise;
+  let client!: NinepClient;
+  const o: Ollie = {
+    root,
+    work,
+    address,
+    mock,
+    env,
+    get child() {
+      return child;
+    },
+    log: () => said,
+    get fsys() {
+      return fsys;
+    },
+    create: async (spec) => {
+      const f = await fsys.open("session/new", ORDWR);
+      await f.write(spec);
+      const id = (await f.read(0)).toString().trim();
+      await f.close();
+      return id;
+    },
+    read: async (path) => (await fsys.readFile(path)).toString(),
+    restart: async () => {
+      child = execa(process.execPath, [OLLIESRV, "-a", address], { env, extendEnv: false, reject: false });
+      child.stderr!.on("data", (c: Buffer) => {
+        said += c.toString();
+      });
+      await new Promise<void>((resolve, reject) => {
+        const check = () => said.includes("restored") && resolve();
+        child.stderr!.on("data", check);
+        child.then(() => reject(new Error(`olliesrv exited:\n${said}`)));
+      });
+      client = await NinepClient.dial(address);
+      fsys = await client.attach({ uname: userInfo().username });
+    },
+    stop: async () => {
+      client.close();
+      child.kill("SIGTERM");
+      await child;
+    },
+    crash: async () => {
+      client.close();
+      child.kill("SIGKILL");
+      await child;
+      // Its toolsrv sees its stdin close and stops; wait for its socket to go.
+      const socket = join(ns, "toolsrv");
+      for (let i = 0; i < 250 && existsSync(socket); i++) await new Promise((r) => setTimeout(r, 20));
+    },
+    remove: async () => {
+      await mock.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+  let fsys!: Fsys;
+  await o.restart();
+  return o;
+}
+
+/**
+ * Watches an agent's state from now: `until(want)` reads `statewait` until the state is `want` and returns
+ * every state seen on the way. Open it before the write that starts the turn, so no change is missed.
+ */
+export async function watchStates(o: Ollie, agent: string) {
+  const f = await o.fsys.open(`${agent}/statewait`);
+  return {
+    async until(want: string): Promise<string[]> {
+      const seen: string[] = [];
+      try {
+        for (;;) {
+          const now = (await f.read(0)).toString().trim();
+          seen.push(now);
+          if (now === want) return seen;
+        }
+      } finally {
+        await f.close();
+      }
+    },
+  };
+}
+
+/** Writes a prompt and waits for the turn it starts to end; returns the states seen. */
+export async function prompt(o: Ollie, agent: string, text: string): Promise<string[]> {
+  const states = await watchStates(o, agent);
+  await o.fsys.writeFile(`${agent}/prompt`, text);
+  return states.until("idle");
+}
+
+export const readText = (file: string) => readFileSync(file, "utf8");
