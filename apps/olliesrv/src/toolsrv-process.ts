@@ -1,5 +1,5 @@
-import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
+import { execa } from "execa";
 
 /** A toolsrv this daemon started, and how to stop it. */
 export interface ToolsrvProcess {
@@ -9,7 +9,8 @@ export interface ToolsrvProcess {
 
 /**
  * Starts the toolsrv that ships with Ollie at `address` and waits until it serves; its log lines are passed
- * on. It gets the daemon's environment (so it finds the same configuration) plus `extraEnv`.
+ * on. It gets the daemon's environment (so it finds the same configuration) plus `extraEnv`. Its stdin is a
+ * pipe from this process: if the daemon dies, even by SIGKILL, toolsrv sees the end and stops.
  */
 export function startToolsrv(
   address: string,
@@ -17,17 +18,19 @@ export function startToolsrv(
   log: (line: string) => void,
 ): Promise<ToolsrvProcess> {
   const bin = createRequire(import.meta.url).resolve("toolsrv/bin/toolsrv.js");
-  // Its stdin is a pipe from this process: if this process dies, even by SIGKILL, toolsrv sees the end and stops.
-  const child = spawn(process.execPath, [bin, "-a", address, "--exit-with-stdin"], {
+  const child = execa(process.execPath, [bin, "-a", address, "--exit-with-stdin"], {
     env: { ...process.env, ...extraEnv },
-    stdio: ["pipe", "ignore", "pipe"],
+    extendEnv: false,
+    stdin: "pipe",
+    stdout: "ignore",
+    buffer: false,
+    reject: false,
   });
   log(`started toolsrv pid ${child.pid}`);
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   return new Promise((resolve, reject) => {
     let pending = "";
     let ready = false;
-    child.stderr.on("data", (chunk: Buffer) => {
+    child.stderr?.on("data", (chunk: Buffer) => {
       pending += chunk.toString();
       const lines = pending.split("\n");
       pending = lines.pop()!;
@@ -39,15 +42,15 @@ export function startToolsrv(
             address,
             stop: async () => {
               child.kill("SIGTERM");
-              await exited;
+              await child;
             },
           });
         }
       }
     });
-    child.once("exit", (code) => {
-      if (!ready) reject(new Error(`toolsrv exited (status ${code}) before it served; see the lines above`));
+    void child.then((result) => {
+      if (!ready)
+        reject(new Error(`toolsrv exited (status ${result.exitCode}) before it served; see the lines above`));
     });
-    child.once("error", reject);
   });
 }

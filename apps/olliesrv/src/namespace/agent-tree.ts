@@ -15,7 +15,7 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot)
       "cfg",
       text(
         () =>
-          [
+          `${[
             `name=${slot.name}`,
             `uname=${slot.uname}`,
             `profile=${slot.profile}`,
@@ -24,7 +24,7 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot)
             `cwd=${session.cwd}`,
             `skills=${slot.skills.join(",")}`,
             `state=${slot.state.get()}`,
-          ].join("\n") + "\n",
+          ].join("\n")}\n`,
         {
           write: async (body) => {
             const op = agentOperations(sessions, session, slot);

@@ -1,10 +1,4 @@
-import {
-  Agent,
-  type AgentEvent,
-  type AgentOptions,
-  type PersistedSession,
-  type Submission,
-} from "@ollie/agent-core";
+import { Agent, type AgentEvent, type AgentOptions, type PersistedSession } from "@ollie/agent-core";
 import { profileLoader } from "@ollie/agent-core/config";
 import { BackendError, type BackendPool } from "@ollie/backends";
 import { ToolsrvConn } from "@ollie/toolsrv/client";

@@ -32,7 +32,7 @@ export class Session {
   constructor(
     readonly id: string,
     private readonly dir: string,
-    private readonly environment: AgentEnvironment,
+    environment: AgentEnvironment,
     file?: SessionFile,
     spec: SessionSpec = {},
   ) {
