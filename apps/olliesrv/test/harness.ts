@@ -80,8 +80,9 @@ export async function startOllie(prefix = "olliesrv-"): Promise<Ollie> {
       child.stderr!.on("data", (c: Buffer) => {
         said += c.toString();
       });
+      const from = said.length;
       await new Promise<void>((resolve, reject) => {
-        const check = () => said.includes("restored") && resolve();
+        const check = () => said.slice(from).includes("restored") && resolve();
         child.stderr!.on("data", check);
         child.then(() => reject(new Error(`olliesrv exited:\n${said}`)));
       });

@@ -1,0 +1,55 @@
+import { readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Ollie, prompt, startOllie } from "./harness.js";
+
+let o: Ollie;
+beforeAll(async () => {
+  o = await startOllie("olliesrv-restart-");
+});
+afterAll(async () => {
+  await o.stop();
+  await o.remove();
+});
+
+describe("restarting olliesrv", () => {
+  it("after kill -9, brings a session back with every completed round; a corrupt file is moved aside", async () => {
+    const id = await o.create(`agent=coding cwd=${o.work} name=survivor`);
+    const agent = `session/${id}/agent/main`;
+    o.mock.enqueue(
+      { toolCalls: [{ name: "file_write", arguments: { path: "one.txt", content: "1" } }] },
+      { text: "Wrote one.txt." },
+    );
+    await prompt(o, agent, "Write one.txt");
+    const before = await o.read(`${agent}/chat`);
+    const dataDir = join(o.root, "data", "ollie", "sessions");
+    writeFileSync(join(dataDir, "1796000000000000000-bad000.json"), "{ this is not JSON");
+
+    await o.crash();
+    await o.restart();
+
+    expect(o.log()).toMatch(
+      /session file .*1796000000000000000-bad000\.json is unreadable \(.*\); moved it to .*corrupt/,
+    );
+    expect(
+      readdirSync(join(dataDir, "corrupt")).some((f) => f.startsWith("1796000000000000000-bad000.")),
+    ).toBe(true);
+    expect(await o.read("session/idx")).toContain(`${id}\tsurvivor\tidle\t${o.work}\n`);
+    expect(await o.read(`${agent}/chat`)).toBe(before);
+    const history = JSON.parse(await o.read(`${agent}/context`)) as Array<{ role: string }>;
+    expect(history.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+
+    o.mock.enqueue({ text: "Still here." });
+    await prompt(o, agent, "Are you there?");
+    expect(await o.read(`${agent}/outcome`)).toBe("done\n");
+    const request = o.mock.lastRequest!.body as { messages: Array<{ role: string }> };
+    expect(request.messages.map((m) => m.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "user",
+    ]);
+  });
+});
