@@ -54,5 +54,7 @@ export async function shell(client: SessionClient, given?: string): Promise<numb
     }
     rl.prompt();
   }
+  // The terminal is done with: let go of it, so nothing keeps the process alive.
+  process.stdin.destroy();
   return 0;
 }

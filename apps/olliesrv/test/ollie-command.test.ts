@@ -1,0 +1,103 @@
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OLLIE, type Ollie, startOllie } from "./harness.js";
+
+let o: Ollie;
+beforeAll(async () => {
+  o = await startOllie("olliesrv-cli-");
+});
+afterAll(async () => {
+  await o.stop();
+  await o.remove();
+});
+
+const ollie = (...args: string[]) =>
+  execa(process.execPath, [OLLIE, "-a", o.address, ...args], {
+    cwd: o.work,
+    env: o.env,
+    extendEnv: false,
+    reject: false,
+  });
+
+describe("the ollie command", () => {
+  it("creates a session, asks with the reply streamed, lists and reports", async () => {
+    const created = await ollie("new", "--name", "cli");
+    expect(created.exitCode).toBe(0);
+    const id = created.stdout.trim();
+    o.mock.enqueue({ text: "The answer is forty-two.", chunkSize: 3, delayMs: 20 });
+    const chunks: string[] = [];
+    const asking = ollie("ask", id, "What", "is", "the", "answer?");
+    asking.stdout!.on("data", (c: Buffer) => chunks.push(c.toString()));
+    const asked = await asking;
+    expect(asked.exitCode).toBe(0);
+    expect(asked.stdout).toBe("» What is the answer?\n\nThe answer is forty-two.\n");
+    expect(chunks.length).toBeGreaterThan(2);
+
+    expect((await ollie("ls")).stdout).toContain(`${id}\tcli\tidle\t${o.work}`);
+    const status = (await ollie("status", id)).stdout;
+    expect(status).toMatch(
+      new RegExp(`^${id}\\tidle\\tmock-model\\t\\d+ in / \\d+ out\\t\\$0\\.0000 session$`),
+    );
+    expect((await ollie("chat", id)).stdout).toContain("The answer is forty-two.");
+  });
+
+  it("asks in a new session by default, and fails with the reason when the turn fails", async () => {
+    o.mock.enqueue({ fault: { type: "auth" } });
+    const failed = await ollie("ask", "hello");
+    expect(failed.exitCode).toBe(1);
+    expect(failed.stderr).toMatch(
+      /^ollie: the turn ended: error: mock 401: .* \(session \d{19}-[0-9a-f]{6}\)$/,
+    );
+    expect((await ollie("bogus")).exitCode).toBe(2);
+    const unreachable = await execa(process.execPath, [OLLIE, "-a", `${o.address}.nowhere`, "ls"], {
+      reject: false,
+    });
+    expect(unreachable.exitCode).toBe(1);
+    expect(unreachable.stderr).toMatch(/cannot reach olliesrv at .*; is it running\?/);
+  });
+
+  it("sh: a conversation at a terminal, where Ctrl-C stops the running turn", async () => {
+    const id = (await ollie("new")).stdout.trim();
+    o.mock.enqueue(
+      { text: "Hi there!" },
+      { text: "a very long story ".repeat(20), chunkSize: 4, delayMs: 100 },
+      { text: "Short now." },
+    );
+    const tty = execa(
+      "script",
+      ["-qfec", `${process.execPath} ${OLLIE} -a '${o.address}' sh ${id}`, "/dev/null"],
+      {
+        cwd: o.work,
+        env: { ...o.env, TERM: "dumb" },
+        extendEnv: false,
+        reject: false,
+        stdin: "pipe",
+      },
+    );
+    let screen = "";
+    tty.stdout!.on("data", (c: Buffer) => {
+      screen += c.toString();
+    });
+    const until = async (text: string, from = 0) => {
+      for (let i = 0; i < 500 && !screen.slice(from).includes(text); i++)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(screen.slice(from), `the screen so far:\n${screen}`).toContain(text);
+      return screen.indexOf(text, from) + text.length;
+    };
+    await until("» ");
+    tty.stdin!.write("hello\r");
+    let at = await until("Hi there!");
+    tty.stdin!.write("tell me a long story\r");
+    at = await until("a very long", at);
+    tty.stdin!.write("\u0003");
+    at = await until("[stopping]", at);
+    await until("[interrupted]", at);
+    tty.stdin!.write("/model tiny-model\r");
+    tty.stdin!.write("and now?\r");
+    await until("Short now.", at);
+    expect(o.mock.lastRequest?.model).toBe("tiny-model");
+    tty.stdin!.write("\u0004");
+    expect((await tty).exitCode).toBe(0);
+    expect((await o.read(`session/${id}/agent/main/outcome`)).trim()).toBe("done");
+  });
+});
