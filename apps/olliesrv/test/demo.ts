@@ -35,7 +35,7 @@ try {
   process.stdout.write(`(the turn ended: ${outcome})\n\n$ cat ${join(o.work, "greeting.txt")}\n`);
   process.stdout.write(readFileSync(join(o.work, "greeting.txt"), "utf8"));
   process.stdout.write(
-    `\n$ ollie status ${session}\n${await client.read(`session/${session}/agent/main/cost`)}`,
+    `\n$ ninep read ollie/session/${session}/agent/main/cost\n${await client.read(`session/${session}/agent/main/cost`)}`,
   );
   client.close();
 } finally {

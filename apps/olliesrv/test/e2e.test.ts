@@ -84,6 +84,43 @@ describe("olliesrv over 9P", () => {
     expect(await o.read(`${agent}/outcome`)).toBe("done\n");
   });
 
+  it("streams replies to programs through fifo.in and fifo.out, and lists and kills tool processes", async () => {
+    const id = await o.create(`agent=coding cwd=${o.work}`);
+    const agent = `session/${id}/agent/main`;
+    const out = await o.fsys.open(`${agent}/fifo.out`);
+    o.mock.enqueue({ text: "Hello, program.", chunkSize: 5 });
+    await o.fsys.writeFile(`${agent}/fifo.in`, "hi\n");
+    let got = "";
+    for (let offset = 0; !got.endsWith("\n"); ) {
+      const chunk = await out.read(offset);
+      got += chunk.toString();
+      offset += chunk.length;
+    }
+    expect(got).toBe("Hello, program.\n");
+    await out.close();
+
+    o.mock.enqueue(
+      { toolCalls: [{ name: "shell", arguments: { command: "sleep 100" } }] },
+      { text: "It was killed." },
+    );
+    const states = await watchStates(o, agent);
+    await o.fsys.writeFile(`${agent}/prompt`, "sleep");
+    let listing = "";
+    for (let i = 0; i < 200 && !listing.includes("shell\trunning"); i++) {
+      listing = await o.read(`${agent}/proc`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const procId = listing.split("\t")[0]!;
+    expect(listing).toMatch(/^\d+\tshell\trunning\t/);
+    await expect(o.fsys.writeFile(`${agent}/ctl`, "proc kill 99999\n")).rejects.toThrow(
+      "no process 99999 of this agent",
+    );
+    await o.fsys.writeFile(`${agent}/ctl`, `proc kill ${procId}\n`);
+    await states.until("idle");
+    expect(await o.read(`${agent}/chat`)).toContain("← shell failed:");
+    expect(await o.read(`${agent}/proc`)).toContain(`${procId}\tshell\tcancelled`);
+  });
+
   it("refuses a bad ctl command with an error saying why", async () => {
     const id = await o.create(`cwd=${o.work}`);
     await expect(o.fsys.writeFile(`session/${id}/agent/main/ctl`, "fly away\n")).rejects.toThrow(

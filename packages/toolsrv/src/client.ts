@@ -1,5 +1,10 @@
 // @ollie/toolsrv/client: what an agent uses to reach toolsrv over 9P. No process is started from here.
 
-export { type ToolDescription, ToolsrvConn, type ToolsrvConnOptions } from "./client/toolsrv-conn.js";
+export {
+  type ProcessInfo,
+  type ToolDescription,
+  ToolsrvConn,
+  type ToolsrvConnOptions,
+} from "./client/toolsrv-conn.js";
 export type { ToolMeta } from "./metadata/tool-meta.js";
 export type { CallResult } from "./server/tool-service.js";

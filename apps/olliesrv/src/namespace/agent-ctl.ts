@@ -64,6 +64,13 @@ export function agentOperations(sessions: Sessions, session: Session, slot: Agen
       await session.save();
     },
     kill: () => sessions.kill(session.id),
+    killProcess: async (id: string) => {
+      const conn = slot.toolsrv ?? fail("the agent has no tool processes");
+      const n = Number(id);
+      if (!Number.isInteger(n) || !(await conn.processes()).some((p) => p.id === n))
+        fail(`no process ${id} of this agent (see proc)`);
+      await conn.kill(n);
+    },
     skill: async (op: string, name: string) => {
       if (op !== "load" && op !== "unload") fail("skill load NAME or skill unload NAME");
       const skill = env.skills().get(name) ?? fail(`no skill '${name}' (the skills file lists them)`);
@@ -96,5 +103,6 @@ export function agentCtl(sessions: Sessions, session: Session, slot: AgentSlot) 
     rename: (_a, c) => op.rename(c.rest.trim()),
     kill: () => op.kill(),
     skill: ([action = "", name = ""]) => op.skill(action, name),
+    proc: ([action = "", id = ""]) => (action === "kill" ? op.killProcess(id) : fail("proc kill ID")),
   });
 }

@@ -72,6 +72,26 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot)
       0o662,
     ),
     file(
+      "fifo.in",
+      text(undefined, {
+        write: async (body) => {
+          if (body.trim() === "") throw new NinepError("the prompt is empty");
+          await slot.submit(body.trim()).catch((e: unknown) => {
+            throw new NinepError((e as Error).message);
+          });
+        },
+      }),
+      0o662,
+    ),
+    file("fifo.out", log(slot.replies, { from: "end" })),
+    file(
+      "proc",
+      text(async () => {
+        const procs = (await slot.toolsrv?.processes()) ?? [];
+        return procs.map((p) => `${p.id}\t${p.tool}\t${p.status}\t${p.started}\n`).join("");
+      }),
+    ),
+    file(
       "prompt.prev",
       text(() => (slot.lastPrompt ? `${slot.lastPrompt}\n` : "")),
     ),

@@ -2,7 +2,7 @@ import { Agent, type AgentEvent, type AgentOptions, type PersistedSession } from
 import { profileLoader } from "@ollie/agent-core/config";
 import { BackendError, type BackendPool } from "@ollie/backends";
 import { ToolsrvConn } from "@ollie/toolsrv/client";
-import { WatchedValue } from "@ollie/virtfs";
+import { LogStream, WatchedValue } from "@ollie/virtfs";
 import { findIn } from "../config/profiles.js";
 import type { Skill } from "../config/skills.js";
 import { ChatLog } from "./chat-log.js";
@@ -39,6 +39,8 @@ export interface SlotSession {
  */
 export class AgentSlot {
   readonly chat = new ChatLog();
+  /** The model's text alone, a newline after each turn: what fifo.out streams to programs. */
+  readonly replies = new LogStream({ retain: 1024 * 1024 });
   readonly state = new WatchedValue<string>("idle");
   /** Turns finished so far; a read of `turnwait` returns when it moves. */
   readonly turns = new WatchedValue(0);
@@ -89,6 +91,12 @@ export class AgentSlot {
     const agent = await this.activate();
     this.lastPrompt = prompt;
     return agent.submit(prompt).position;
+  }
+
+  /** The toolsrv connection of the live agent, if it has one. */
+  get toolsrv(): ToolsrvConn | undefined {
+    const tools = this.agent?.runtime.tools;
+    return tools instanceof ToolsrvConn ? tools : undefined;
   }
 
   /** Closes the live agent (its toolsrv connection); the slot keeps what it needs to come back. */
@@ -196,6 +204,8 @@ export class AgentSlot {
 
   private onEvent(e: AgentEvent): void {
     this.chat.event(e);
+    if (e.type === "assistant") this.replies.append(e.delta);
+    if (e.type === "turn") this.replies.append("\n");
     if (e.type === "state") this.state.set(e.state);
     if (e.type === "turn") {
       const o = e.outcome;

@@ -27,6 +27,19 @@ export interface ToolsrvConnOptions {
   authenticator?: Authenticator;
 }
 
+/** A tool process as toolsrv's proc/ID/info describes it. */
+export interface ProcessInfo {
+  id: number;
+  tool: string;
+  agent: string;
+  pid?: number;
+  args: Record<string, unknown>;
+  cwd: string;
+  detached: boolean;
+  started: string;
+  status: string;
+}
+
 /** Slack over a tool's own timeout, so toolsrv's kill (with its clearer message) comes first. */
 const TIMEOUT_SLACK_MS = 5000;
 
@@ -110,6 +123,28 @@ export class ToolsrvConn {
         await file.close().catch(() => {});
       }
     }
+  }
+
+  /** This agent's tool processes that toolsrv still knows of (running, or recently finished). */
+  async processes(signal?: AbortSignal): Promise<ProcessInfo[]> {
+    const entries = await this.fsys.readdir("proc", signal);
+    const infos = await Promise.all(
+      entries.map(async (e) => {
+        try {
+          return JSON.parse(
+            (await this.fsys.readFile(`proc/${e.name}/info`, signal)).toString("utf8"),
+          ) as ProcessInfo;
+        } catch {
+          return undefined;
+        }
+      }),
+    );
+    return infos.filter((p): p is ProcessInfo => p !== undefined && p.agent === this.options.uname);
+  }
+
+  /** Kills one of this agent's tool processes (its whole process group). */
+  async kill(id: number): Promise<void> {
+    await this.fsys.writeFile(`proc/${id}/ctl`, "kill\n");
   }
 
   async close(): Promise<void> {
