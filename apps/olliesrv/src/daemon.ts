@@ -69,9 +69,11 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         `serving on ${bound} (toolsrv at ${toolsrvAddress}); default backend: ${backends.conf.defaultProfile ?? "none"}`,
       );
       log(`try: ollie -a '${bound}' ask "hello"   (backends are configured in ${environment.backendsConf})`);
+      const started = performance.now();
       restoring = sessions.restore().then(
         (n) => {
-          log(`restored ${n} session${n === 1 ? "" : "s"} from ${paths.sessions}`);
+          const ms = (performance.now() - started).toFixed(0);
+          log(`restored ${n} session${n === 1 ? "" : "s"} from ${paths.sessions} in ${ms} ms`);
         },
         (e: unknown) => {
           log(`restoring sessions failed: ${(e as Error).message}`);
