@@ -121,6 +121,21 @@ describe("olliesrv over 9P", () => {
     expect(await o.read(`${agent}/proc`)).toContain(`${procId}\tshell\tcancelled`);
   });
 
+  it("lists skills and loads one into the system prompt", async () => {
+    const id = await o.create(`cwd=${o.work}`);
+    const agent = `session/${id}/agent/main`;
+    expect(await o.read(`${agent}/skills`)).toMatch(
+      /^ {2}git\tInspect, commit and review changes with git\.\n {2}testing\t/,
+    );
+    await o.fsys.writeFile(`${agent}/ctl`, "skill load git\n");
+    expect(await o.read(`${agent}/skills`)).toMatch(/^\* git\t/);
+    expect(await o.read(`${agent}/systemprompt`)).toContain("## Skill: git\n\nUse `git status`");
+    await expect(o.fsys.writeFile(`${agent}/ctl`, "skill load juggling\n")).rejects.toThrow(
+      "no skill 'juggling'",
+    );
+    expect(await o.read(`${agent}/cfg`)).toContain("skills=git\n");
+  });
+
   it("refuses a bad ctl command with an error saying why", async () => {
     const id = await o.create(`cwd=${o.work}`);
     await expect(o.fsys.writeFile(`session/${id}/agent/main/ctl`, "fly away\n")).rejects.toThrow(
