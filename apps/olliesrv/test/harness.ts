@@ -40,7 +40,7 @@ export async function startOllie(prefix = "olliesrv-"): Promise<Ollie> {
   const mock = await MockLlmServer.start();
   writeFileSync(
     join(config, "backends.conf"),
-    `default = mock\n[mock]\ntype = openai\nurl = ${mock.baseUrl("openai")}\nmodel = mock-model\n[other]\ntype = openai\nurl = ${mock.baseUrl("openai")}\nmodel = other-model\n`,
+    `default = mock\n[mock]\ntype = openai\nurl = ${mock.baseUrl("openai")}\nmodel = mock-model\n[other]\ntype = openai\nurl = ${mock.baseUrl("openai")}\nmodel = other-model\n[down]\ntype = ollama\nurl = http://127.0.0.1:1\nmodel = nothing\n`,
   );
   const ns = join(root, "ns");
   const address = `unix!${join(ns, "ollie")}`;

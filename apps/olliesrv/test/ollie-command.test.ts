@@ -56,6 +56,26 @@ describe("the ollie command", () => {
     expect(unreachable.stderr).toMatch(/cannot reach olliesrv at .*; is it running\?/);
   });
 
+  it("says at the first failed attempt which backend did not answer and where to configure one", async () => {
+    const id = (await ollie("new", "--backend", "down")).stdout.trim();
+    const asking = ollie("ask", id, "hello");
+    let said = "";
+    await new Promise<void>((resolve) => {
+      const collect = (c: Buffer) => {
+        said += c.toString();
+        if (said.includes("did not answer")) resolve();
+      };
+      asking.stdout!.on("data", collect);
+      asking.stderr!.on("data", collect);
+    });
+    expect(said).toContain(
+      `! the backend 'down' did not answer. Configure one in ${o.root}/config/ollie/backends.conf (see its comments), then prompt again.`,
+    );
+    expect(said).not.toContain("ollie: the turn ended");
+    await ollie("stop", id);
+    expect((await asking).exitCode).toBe(1);
+  });
+
   it("sh: a conversation at a terminal, where Ctrl-C stops the running turn", async () => {
     const id = (await ollie("new")).stdout.trim();
     o.mock.enqueue(

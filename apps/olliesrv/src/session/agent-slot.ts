@@ -52,6 +52,7 @@ export class AgentSlot {
   private activating: Promise<Agent> | undefined;
   /** The profile's prompt, before skills. */
   private basePrompt = "";
+  private unreachableNoted = false;
   private saved: PersistedSession | undefined;
 
   constructor(
@@ -215,10 +216,16 @@ export class AgentSlot {
           : o.status;
       this.turns.set(this.turns.get() + 1);
     }
-    if (e.type === "error" && e.error instanceof BackendError && e.error.status === undefined) {
-      this.chat.note(
-        `! the backend '${e.error.provider}' did not answer. Configure one in ${this.env.backendsConf} (see its comments), then prompt again.`,
-      );
-    }
+    if (e.type === "retry" || e.type === "error") this.noteUnreachable(e.error);
+    if (e.type === "turn") this.unreachableNoted = false;
+  }
+
+  /** Says once per turn, at the first failed attempt, where backends are configured when one cannot be reached. */
+  private noteUnreachable(error: unknown): void {
+    if (this.unreachableNoted || !(error instanceof BackendError) || error.status !== undefined) return;
+    this.unreachableNoted = true;
+    this.chat.note(
+      `! the backend '${error.provider}' did not answer. Configure one in ${this.env.backendsConf} (see its comments), then prompt again.`,
+    );
   }
 }

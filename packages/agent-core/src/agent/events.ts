@@ -43,9 +43,9 @@ export type AgentEvent =
   | { type: "usage"; request: Usage; costUsd: number; turn: UsageTotals; session: UsageTotals }
   | { type: "state"; state: AgentState }
   /** A transient failure; the request is retried after `delayMs`. */
-  | { type: "retry"; attempt: number; delayMs: number; message: string }
+  | { type: "retry"; attempt: number; delayMs: number; message: string; error?: unknown }
   /** A rate limit; the request is retried after `delayMs` (the provider's retry-after when it gave one). */
-  | { type: "limitretry"; attempt: number; delayMs: number; message: string }
+  | { type: "limitretry"; attempt: number; delayMs: number; message: string; error?: unknown }
   | { type: "maxsteps"; steps: number }
   /** The history was compacted (its old form is in `snapshot`, when snapshots are kept). */
   | {

@@ -43,7 +43,13 @@ describe("model requests over HTTP", () => {
     const outcome = await agent.submit("Hello");
     expect(outcome).toMatchObject({ status: "done", reply: { content: "Now I can answer." } });
     expect(only(events, "limitretry")).toEqual([
-      { type: "limitretry", attempt: 1, delayMs: 1000, message: expect.stringContaining("429") },
+      {
+        type: "limitretry",
+        attempt: 1,
+        delayMs: 1000,
+        message: expect.stringContaining("429"),
+        error: expect.objectContaining({ name: "RateLimitError", status: 429, retryAfterMs: 1000 }),
+      },
     ]);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
   });

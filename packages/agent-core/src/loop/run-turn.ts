@@ -141,6 +141,7 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
           attempt,
           delayMs,
           message: describe(error),
+          error,
         }),
       onError: async (error) => {
         if (!firstError) return false;
