@@ -1,7 +1,7 @@
 // The public face of @ollie/ninep: every name exported here is part of the API.
 
 export { type HmacAuthOptions, hmacAuth, hmacAuthenticator } from "./auth/hmac.js";
-export type { AuthSession, ServerAuth } from "./auth/server-auth.js";
+export type { AuthRefusal, AuthSession, ServerAuth } from "./auth/server-auth.js";
 export type { Authenticator, AuthFile } from "./client/authenticator.js";
 export {
   type AttachOptions,

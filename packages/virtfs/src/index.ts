@@ -25,4 +25,9 @@ export {
   type PermSpec,
 } from "./spec/node-spec.js";
 export { buildTree } from "./tree/build-tree.js";
-export { type TreeOptions, type VirtualFid, VirtualTree } from "./tree/virtual-tree.js";
+export {
+  type PermissionDenial,
+  type TreeOptions,
+  type VirtualFid,
+  VirtualTree,
+} from "./tree/virtual-tree.js";

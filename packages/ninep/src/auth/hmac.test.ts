@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { eventually, type Harness, serve } from "../__fixtures__/harness.js";
 import { Ramfs } from "../ramfs/ramfs.js";
 import { hmacAuth, hmacAuthenticator } from "./hmac.js";
+import type { AuthRefusal } from "./server-auth.js";
 
 const keys: Record<string, string> = { glenda: "glenda's secret", bob: "bob's secret" };
 const auth = hmacAuth({ keyFor: (uname) => (keys[uname] ? Buffer.from(keys[uname]) : undefined) });
@@ -59,6 +60,23 @@ describe("hmac authentication", () => {
     ).resolves.toMatchObject({
       type: "Rattach",
     });
+  });
+
+  it("tells the server of every refusal, with who asked and why", async () => {
+    const refusals: AuthRefusal[] = [];
+    harness = (await serve(new Ramfs(), {
+      auth: { ...auth, refused: (r: AuthRefusal) => refusals.push(r) },
+    })) as Harness<unknown>;
+    const client = await harness.client();
+    await expect(client.attach({ uname: "glenda" })).rejects.toThrow();
+    await expect(
+      client.attach({ uname: "bob", authenticator: hmacAuthenticator("guess") }),
+    ).rejects.toThrow();
+    await client.attach({ uname: "glenda", authenticator: hmacAuthenticator(keys.glenda!) });
+    expect(refusals).toEqual([
+      { uname: "glenda", aname: "", reason: "authentication required", peer: expect.any(String) },
+      { uname: "bob", aname: "", reason: "authentication failed", peer: expect.any(String) },
+    ]);
   });
 
   it("spends an afid on one wrong answer", async () => {

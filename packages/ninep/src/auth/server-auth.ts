@@ -18,4 +18,15 @@ export interface AuthSession {
 export interface ServerAuth {
   /** Begin a proof for `uname` attaching to `aname`. Throw to refuse at once (Rerror to Tauth). */
   start(uname: string, aname: string): AuthSession;
+  /** Told of every attach refused for want of a proof (no afid, or an unverified one): an audit trail. */
+  refused?(event: AuthRefusal): void;
+}
+
+export interface AuthRefusal {
+  uname: string;
+  aname: string;
+  /** The error the client was sent. */
+  reason: string;
+  /** The client's address as the transport knows it (`tcp!HOST!PORT`, `unix`, `stream`). */
+  peer: string;
 }

@@ -51,6 +51,13 @@ export class Connection<A = unknown> {
   private closed = false;
   private readonly closeListeners: Array<() => void> = [];
 
+  /** Who is at the other end, as far as the transport knows (`tcp!HOST!PORT`, `unix`, or `stream`). */
+  get peer(): string {
+    const s = this.socket as Duplex & { remoteAddress?: string; remotePort?: number };
+    if (s.remoteAddress) return `tcp!${s.remoteAddress}!${s.remotePort ?? 0}`;
+    return "remoteAddress" in s ? "unix" : "stream";
+  }
+
   constructor(
     private readonly socket: Duplex,
     fs: FileServer<A>,

@@ -168,6 +168,30 @@ export class RequestHandlers<A> {
   }
 
   private checkAuthentication(m: Tattach): void {
+    try {
+      this.verifyAttach(m);
+    } catch (err) {
+      this.refused(m.uname, m.aname, err);
+      throw err;
+    }
+  }
+
+  /** A write to an afid: a step of the proof, whose failure is a refusal like a failed attach. */
+  private async prove(req: PendingRequest, f: FidState<A>, m: Twrite): Promise<number> {
+    try {
+      return await f.auth!.write(m.data, live(req));
+    } catch (err) {
+      this.refused(f.uname, f.aname, err);
+      throw err;
+    }
+  }
+
+  private refused(uname: string, aname: string, err: unknown): void {
+    const reason = (err as Error).message;
+    this.conn.options.auth?.refused?.({ uname, aname, reason, peer: this.conn.peer });
+  }
+
+  private verifyAttach(m: Tattach): void {
     if (m.afid === 0xffffffff) {
       if (this.conn.options.auth) throw new NinepError("authentication required");
       return;
@@ -322,7 +346,7 @@ export class RequestHandlers<A> {
   private async write(req: PendingRequest, m: Twrite, used: FidState<A>[]): Promise<RMessage> {
     const { f, ready } = this.fids.claim(req, used, m.fid);
     await ready;
-    if (f.auth) return { type: "Rwrite", tag: m.tag, count: await f.auth.write(m.data, live(req)) };
+    if (f.auth) return { type: "Rwrite", tag: m.tag, count: await this.prove(req, f, m) };
     const access = f.mode === null ? -1 : f.mode & 3;
     if (access !== OWRITE && access !== 2) throw new NinepError("file not open for writing");
     if (m.offset > MAX_OFFSET) throw new NinepError("bad offset");

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { servedPerTest } from "../__fixtures__/serve-tree.js";
 import { text } from "../patterns/text.js";
 import { alias, dir, each, file } from "../spec/node-spec.js";
+import type { PermissionDenial } from "./virtual-tree.js";
 
 const serve = servedPerTest();
 
@@ -221,6 +222,21 @@ describe("permissions", () => {
     const alice = await served.attach("alice");
     expect((await alice.readFile("secret")).toString()).toBe("s3cret");
     expect((await alice.readFile("private/x")).toString()).toBe("x");
+  });
+
+  it("reports each refusal to onDenied with who, where and what", async () => {
+    const denials: PermissionDenial[] = [];
+    const served = await serve(tree(), { onDenied: (d) => denials.push(d) });
+    const agent = await served.attach("agent");
+    await expect(agent.writeFile("inbox", "hello me")).rejects.toThrow("permission denied");
+    const stranger = await served.attach("mallory");
+    await expect(stranger.readFile("secret")).rejects.toThrow("permission denied");
+    await expect(stranger.readdir("private")).rejects.toThrow("permission denied");
+    expect(denials).toEqual([
+      { uname: "agent", path: "/inbox", access: "write" },
+      { uname: "mallory", path: "/secret", access: "read" },
+      { uname: "mallory", path: "/private", access: "read" },
+    ]);
   });
 
   it("asks a pluggable group function", async () => {

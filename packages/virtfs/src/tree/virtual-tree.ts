@@ -11,6 +11,7 @@ import {
   ORCLOSE,
   OTRUNC,
   PERM_EXEC,
+  PERM_READ,
   PERM_WRITE,
   permits,
   type Qid,
@@ -32,9 +33,26 @@ export interface TreeOptions {
   group?: string;
   /** Whether a uname belongs to a group (default: only the group of the same name). */
   inGroup?: GroupMembership;
+  /** Told of every permission refusal (an audit trail); the client gets "permission denied" either way. */
+  onDenied?: (event: PermissionDenial) => void;
   /** Receives errors no client can be told of: a `close` handler failing after its client went away. */
   onError?: (err: Error) => void;
 }
+
+export interface PermissionDenial {
+  uname: string;
+  /** The node's path from the root, e.g. `/session/42/prompt`. */
+  path: string;
+  /** What was refused: `read`, `write`, `read-write`, `exec` (walk, or open for execution). */
+  access: string;
+}
+
+const ACCESS_NAMES: Record<number, string> = {
+  [PERM_READ]: "read",
+  [PERM_WRITE]: "write",
+  [PERM_READ | PERM_WRITE]: "read-write",
+  [PERM_EXEC]: "exec",
+};
 
 /** One open of a node, as a fid holds it. */
 interface OpenFile {
@@ -119,7 +137,14 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
   }
 
   private check(node: VNode, uname: string, want: number): void {
-    if (!permits(node.owned, uname, want, this.inGroup)) throw new NinepError("permission denied");
+    if (!this.allows(node, uname, want)) throw new NinepError("permission denied");
+  }
+
+  /** Whether `uname` may have `want` on `node`; a refusal is reported to `onDenied`. */
+  private allows(node: VNode, uname: string, want: number): boolean {
+    if (permits(node.owned, uname, want, this.inGroup)) return true;
+    this.options.onDenied?.({ uname, path: node.location, access: ACCESS_NAMES[want] ?? String(want) });
+    return false;
   }
 
   private live(fid: Fid<VirtualFid>): VNode {
@@ -145,7 +170,7 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
         stop("walk in non-directory");
         break;
       }
-      if (!permits(node.owned, fid.uname, PERM_EXEC, this.inGroup)) {
+      if (!this.allows(node, fid.uname, PERM_EXEC)) {
         stop("permission denied");
         break;
       }

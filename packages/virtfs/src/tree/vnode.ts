@@ -45,6 +45,13 @@ export class VNode {
     return this.parent ? this.spec.name : "/";
   }
 
+  /** The slash-separated path from the root, as people name the file. */
+  get location(): string {
+    const names: string[] = [];
+    for (let n: VNode | null = this; n?.parent; n = n.parent) names.push(n.spec.name);
+    return `/${names.reverse().join("/")}`;
+  }
+
   get isDir(): boolean {
     return this.spec.kind !== "file";
   }
