@@ -2,7 +2,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { NinepClient } from "@ollie/ninep";
+import { type Authenticator, NinepClient } from "@ollie/ninep";
 import { ToolsrvConn, type ToolsrvConnOptions } from "@ollie/toolsrv/client";
 import { execa, type ResultPromise } from "execa";
 
@@ -36,13 +36,23 @@ export interface Daemon {
   child: ResultPromise;
   stderr: () => string;
   conn(uname: string, options?: Partial<ToolsrvConnOptions>): Promise<ToolsrvConn>;
-  /** A raw 9P session as `uname`. */
-  attach(uname: string): Promise<{ fsys: Awaited<ReturnType<NinepClient["attach"]>>; close(): void }>;
+  /** A raw 9P session as `uname`, proven with `authenticator` if given. */
+  attach(
+    uname: string,
+    authenticator?: Authenticator,
+  ): Promise<{ fsys: Awaited<ReturnType<NinepClient["attach"]>>; close(): void }>;
   stop(): Promise<void>;
 }
 
-/** Starts the real toolsrv command on a Unix socket and waits until it serves. */
-export async function startDaemon(s: ReturnType<typeof scratch>, args: string[] = []): Promise<Daemon> {
+/**
+ * Starts the real toolsrv command on a Unix socket, with `env` added to its environment, and waits until it
+ * serves.
+ */
+export async function startDaemon(
+  s: ReturnType<typeof scratch>,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<Daemon> {
   const address = `unix!${join(s.root, "toolsrv.sock")}`;
   const child = execa(
     process.execPath,
@@ -53,6 +63,7 @@ export async function startDaemon(s: ReturnType<typeof scratch>, args: string[] 
         XDG_CONFIG_HOME: s.config,
         PATH: process.env.PATH,
         OLLIE_MEMORY_PATH: join(s.root, "memory"),
+        ...env,
       },
       extendEnv: false,
       reject: false,
@@ -72,9 +83,17 @@ export async function startDaemon(s: ReturnType<typeof scratch>, args: string[] 
     child,
     stderr: () => said,
     conn: (uname, options = {}) => ToolsrvConn.dial({ address, uname, cwd: s.work, ...options }),
-    attach: async (uname) => {
+    attach: async (uname, authenticator) => {
       const client = await NinepClient.dial(address);
-      return { fsys: await client.attach({ uname }), close: () => client.close() };
+      try {
+        return {
+          fsys: await client.attach({ uname, ...(authenticator && { authenticator }) }),
+          close: () => client.close(),
+        };
+      } catch (error) {
+        client.close();
+        throw error;
+      }
     },
     stop: async () => {
       child.kill("SIGTERM");

@@ -1,6 +1,9 @@
+import { randomBytes } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { hmacAuth, NinepError, NinepServer } from "@ollie/ninep";
+import { buildTree, clone, dir, each, text, file as vfile } from "@ollie/virtfs";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUNDLED, scratch } from "./daemon.js";
@@ -206,10 +209,122 @@ describe("client_9p", () => {
             { OLLIE_UNAME: "agent1", OLLIE_ADDRESS: `unix!${join(s.root, "none.sock")}` },
           )
         ).err,
-      ).toMatch(/^cannot reach the namespace/);
+      ).toMatch(/^cannot reach the namespace at unix!.*none\.sock: /);
     } finally {
       server.kill("SIGTERM");
       await server;
     }
+  });
+});
+
+/** A stand-in for olliesrv: `session/new` and each session's main prompt, open only to a proven uname. */
+async function fakeOlliesrv(address: string, keys: Record<string, string>) {
+  const sessions: Array<{ id: string; spec: unknown; by: string }> = [];
+  const prompts: Array<{ session: string; text: string; by: string }> = [];
+  const state: { refusal?: string } = {};
+  const newFile = vfile(
+    "new",
+    clone((spec, ctx) => {
+      if (state.refusal) throw new NinepError(state.refusal);
+      const id = `s${sessions.length + 2}`;
+      sessions.push({ id, spec: JSON.parse(spec), by: ctx.uname });
+      return id;
+    }),
+  );
+  const sessionDir = (id: string) =>
+    dir(id, [
+      dir("agent", [
+        dir("main", [
+          vfile(
+            "prompt",
+            text(undefined, {
+              write: (task, ctx) => void prompts.push({ session: id, text: task, by: ctx.uname }),
+            }),
+          ),
+        ]),
+      ]),
+    ]);
+  const tree = buildTree(
+    dir("/", [
+      each(
+        "session",
+        () => ["new", ...sessions.map((x) => x.id)],
+        (name) => (name === "new" ? newFile : sessionDir(name)),
+      ),
+    ]),
+  );
+  // A key is the bytes of its hex text, as the tools hand OLLIE_KEY to hmacAuthenticator.
+  const keyFor = (uname: string) => (keys[uname] === undefined ? undefined : Buffer.from(keys[uname]));
+  const server = new NinepServer(tree, { auth: hmacAuth({ keyFor }) });
+  await server.listen(address);
+  return { sessions, prompts, state, close: () => server.close() };
+}
+
+describe("the Ollie namespace, which wants proof of who attaches", () => {
+  const key = randomBytes(32).toString("hex");
+  const address = `unix!${join(s.root, "ollie.sock")}`;
+  const as = (extra: Record<string, string> = { OLLIE_KEY: key }) => ({
+    OLLIE_ADDRESS: address,
+    OLLIE_UNAME: "s1.main",
+    ...extra,
+  });
+  let ollie: Awaited<ReturnType<typeof fakeOlliesrv>>;
+  beforeAll(async () => {
+    ollie = await fakeOlliesrv(address, { "s1.main": key });
+  });
+  afterAll(() => ollie.close());
+
+  it("subagent_spawn starts a child session from the spec and gives it the task, as the proven agent", async () => {
+    expect(
+      await run("subagent_spawn", { task: "write the tests", name: "tests", model: "m1" }, as()),
+    ).toEqual({
+      out: "spawned session s2 (agent s2.main) with the task; its result will arrive as a prompt starting [from=s2.main]. Do not poll for it.\n",
+      err: "",
+      code: 0,
+    });
+    expect(ollie.sessions).toEqual([
+      { id: "s2", spec: { agent: "coding", cwd: s.work, name: "tests", model: "m1" }, by: "s1.main" },
+    ]);
+    expect(ollie.prompts).toEqual([{ session: "s2", text: "write the tests", by: "s1.main" }]);
+    await run("subagent_spawn", { task: "review it", profile: "review", backend: "local" }, as());
+    expect(ollie.sessions[1]?.spec).toEqual({ agent: "review", cwd: s.work, backend: "local" });
+  });
+
+  it("subagent_spawn says why no child was started: the key, the server's refusal, an empty task", async () => {
+    const started = ollie.sessions.length;
+    expect(await run("subagent_spawn", { task: "x" }, as({ OLLIE_KEY: "00".repeat(32) }))).toMatchObject({
+      code: 1,
+      err: `authentication refused for s1.main at ${address}: authentication failed`,
+    });
+    expect((await run("subagent_spawn", { task: "x" }, as({}))).err).toBe(
+      `authentication refused for s1.main at ${address}: authentication required (OLLIE_KEY is not set)`,
+    );
+    ollie.state.refusal = "spawn depth limit 3 reached";
+    try {
+      expect((await run("subagent_spawn", { task: "x" }, as())).err).toBe(
+        "cannot start the child: session/new: spawn depth limit 3 reached",
+      );
+    } finally {
+      delete ollie.state.refusal;
+    }
+    expect((await run("subagent_spawn", { task: " " }, as())).err).toBe(
+      "task is empty: say what the child should do",
+    );
+    expect(ollie.sessions).toHaveLength(started);
+  });
+
+  it("client_9p works as the proven agent, and says so when the key is wrong", async () => {
+    expect((await run("client_9p", { op: "ls", path: "session" }, as())).out).toBe("new\ns2/\ns3/\n");
+    const prompt = { op: "write", path: "session/s3/agent/main/prompt", data: "also the docs" };
+    expect((await run("client_9p", prompt, as())).out).toBe(
+      "wrote 13 bytes to session/s3/agent/main/prompt\n",
+    );
+    expect(ollie.prompts.at(-1)).toEqual({ session: "s3", text: "also the docs", by: "s1.main" });
+    expect((await run("client_9p", prompt, as({ OLLIE_KEY: "00".repeat(32) }))).err).toBe(
+      `authentication refused for s1.main at ${address}: authentication failed`,
+    );
+    expect((await run("client_9p", prompt, as({ OLLIE_UNAME: "" }))).err).toBe(
+      "OLLIE_UNAME is not set: toolsrv did not say who this agent is",
+    );
   });
 });

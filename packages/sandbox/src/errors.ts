@@ -23,3 +23,28 @@ export class SandboxUnavailableError extends Error {
     super(`${reason}. ${remedy}`);
   }
 }
+
+/** How a granted path exposes a protected one. */
+export type ProtectedRelation = "is" | "holds" | "lies inside";
+
+/**
+ * The policy would let a command reach a path it must never reach: it grants the path itself, a directory
+ * holding it, or a path inside it. Paths are compared as real paths, so a symlink to an ancestor counts.
+ * Nothing runs.
+ */
+export class ProtectedPathError extends Error {
+  override readonly name = "ProtectedPathError";
+  constructor(
+    /** The path as the policy grants it, templates expanded. */
+    readonly granted: string,
+    /** The policy list that grants it, e.g. `filesystem.rw`. */
+    readonly list: string,
+    readonly protectedPath: string,
+    readonly relation: ProtectedRelation,
+    /** Where `granted` really is, when a symlink makes that differ. */
+    realGranted?: string,
+  ) {
+    const really = realGranted !== undefined && realGranted !== granted ? ` (really '${realGranted}')` : "";
+    super(`${list} grants '${granted}'${really}, which ${relation} the protected path '${protectedPath}'`);
+  }
+}

@@ -1,6 +1,11 @@
 // The public face of @ollie/sandbox: every name exported here is part of the API.
 
-export { PolicyError, SandboxUnavailableError } from "./errors.js";
+export {
+  PolicyError,
+  ProtectedPathError,
+  type ProtectedRelation,
+  SandboxUnavailableError,
+} from "./errors.js";
 export {
   compileLauncher,
   type EnsureOptions,

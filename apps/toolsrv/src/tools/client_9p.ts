@@ -6,41 +6,32 @@
 // ollie:param path string required  The path in the namespace
 // ollie:param data string  What to write (for write)
 // ollie:timeout 60
-import { NinepClient, parseAddress, serviceAddress } from "@ollie/ninep";
+import { withNamespace } from "./lib/ollie-namespace.js";
 import { stringArg, ToolError, tool } from "./lib/tool-io.js";
 
 await tool(async (args) => {
   const op = stringArg(args, "op", true);
   const path = stringArg(args, "path", true);
-  const uname = process.env.OLLIE_UNAME;
-  if (!uname) throw new ToolError("OLLIE_UNAME is not set: toolsrv did not say who this agent is");
-  const address = process.env.OLLIE_ADDRESS
-    ? parseAddress(process.env.OLLIE_ADDRESS)
-    : serviceAddress("ollie");
-  const client = await NinepClient.dial(address).catch((error: unknown) => {
-    throw new ToolError(`cannot reach the namespace: ${(error as Error).message}`);
-  });
-  try {
-    const fsys = await client.attach({ uname });
-    switch (op) {
-      case "read":
-        return (await fsys.readFile(path)).toString("utf8");
-      case "write": {
-        const data = stringArg(args, "data", true);
-        await fsys.writeFile(path, data);
-        return `wrote ${Buffer.byteLength(data)} bytes to ${path}`;
+  return withNamespace(async (fsys) => {
+    try {
+      switch (op) {
+        case "read":
+          return (await fsys.readFile(path)).toString("utf8");
+        case "write": {
+          const data = stringArg(args, "data", true);
+          await fsys.writeFile(path, data);
+          return `wrote ${Buffer.byteLength(data)} bytes to ${path}`;
+        }
+        case "ls": {
+          const entries = await fsys.readdir(path);
+          return entries.map((e) => `${e.name}${e.qid.type & 0x80 ? "/" : ""}`).join("\n") || "(empty)";
+        }
+        default:
+          throw new ToolError(`op must be read, write or ls, not '${op}'`);
       }
-      case "ls": {
-        const entries = await fsys.readdir(path);
-        return entries.map((e) => `${e.name}${e.qid.type & 0x80 ? "/" : ""}`).join("\n") || "(empty)";
-      }
-      default:
-        throw new ToolError(`op must be read, write or ls, not '${op}'`);
+    } catch (error) {
+      if (error instanceof ToolError) throw error;
+      throw new ToolError(`${op} ${path}: ${(error as Error).message}`);
     }
-  } catch (error) {
-    if (error instanceof ToolError) throw error;
-    throw new ToolError(`${op} ${path}: ${(error as Error).message}`);
-  } finally {
-    client.close();
-  }
+  });
 });

@@ -3,6 +3,7 @@ import { type EnsureOptions, ensureLauncher } from "../launcher/ensure-launcher.
 import { launcherArgs } from "../launcher/launcher-args.js";
 import { type LandlockProbe, missingFeatures, probeLandlock } from "../launcher/probe.js";
 import type { SandboxPolicy } from "../policy/policy.js";
+import { refuseProtected } from "../policy/protect.js";
 import { expandPolicy } from "../policy/resolve.js";
 
 export interface SandboxCommandOptions {
@@ -14,6 +15,11 @@ export interface SandboxCommandOptions {
   /** Use at most this Landlock ABI, to see what an older kernel would do. */
   abiCap?: number;
   launcher?: EnsureOptions;
+  /**
+   * Paths the command must never reach (a key file, say): if the expanded policy grants one of them, a
+   * directory holding one, or a path inside one, nothing runs and a ProtectedPathError says which grant.
+   */
+  protect?: readonly string[];
 }
 
 /** A command ready to spawn: the launcher with the policy's options, then the command. */
@@ -31,7 +37,8 @@ const warned = new Set<string>();
 /**
  * Turns a command and a policy into the launcher invocation that runs it sandboxed. Fails — never falls back
  * to running unsandboxed — when there is no Landlock, no launcher, or (without best effort) a rule the
- * kernel cannot enforce; with best effort, what is dropped is said once per process on stderr.
+ * kernel cannot enforce; with best effort, what is dropped is said once per process on stderr. Refuses,
+ * too, a policy that once expanded for `cwd` and `env` would expose a `protect`ed path.
  */
 export async function sandboxCommand(
   command: string,
@@ -73,6 +80,7 @@ export async function sandboxCommand(
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const expanded = expandPolicy(policy, { cwd, env });
+  await refuseProtected(expanded, options.protect ?? []);
   const launcherOptions = launcherArgs(expanded, {
     quiet: true,
     ...(options.abiCap !== undefined && { abiCap: options.abiCap }),

@@ -36,6 +36,8 @@ export interface RunOptions {
   /** Output kept for the result (default 1 MiB). */
   maxOutputBytes?: number;
   signal?: AbortSignal;
+  /** Paths the tool must never reach: the sandbox refuses a policy that would (a ProtectedPathError). */
+  protect?: readonly string[];
 }
 
 /** A tool process, running or finished. */
@@ -85,7 +87,12 @@ export async function startTool(
     `tool ${entry.meta.name}`,
   );
   const env = { ...request.env, ...argumentEnv(request.args), OLLIE_TOOL: entry.meta.name };
-  const prepared = await sandboxCommand(entry.file, [], { policy, cwd: request.cwd, env });
+  const prepared = await sandboxCommand(entry.file, [], {
+    policy,
+    cwd: request.cwd,
+    env,
+    ...(options.protect && { protect: options.protect }),
+  });
   options.signal?.throwIfAborted();
   const startedAt = new Date();
   const child = execa(prepared.file, prepared.args, {

@@ -25,6 +25,11 @@ export interface ToolServerOptions {
   log?: (line: string) => void;
   /** Variables every tool gets unless the call's session environment sets them. */
   baseEnv?: Record<string, string>;
+  /**
+   * Paths no tool may reach, such as toolsrv's own key files: a call whose policy, expanded for its cwd and
+   * environment, would grant one, a directory holding one or a path inside one fails without running.
+   */
+  protect?: readonly string[];
 }
 
 /** toolsrv without its transport: the namespace to serve, and what shuts it down. */
@@ -43,6 +48,7 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
     policy: options.policy,
     ...(options.maxOutputBytes !== undefined && { maxOutputBytes: options.maxOutputBytes }),
     ...(options.baseEnv && { baseEnv: options.baseEnv }),
+    ...(options.protect && { protect: options.protect }),
   });
   const broker = new BypassBroker(options.bypass ?? EMPTY_BYPASS_POLICY, options.log);
   const tree = toolTree(service, { owner: options.owner, extra: [bypassTree(broker, options.owner)] });

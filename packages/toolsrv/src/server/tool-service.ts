@@ -42,6 +42,8 @@ export interface ToolServiceOptions {
   maxOutputBytes?: number;
   /** Variables every tool gets unless the call's session environment sets them (PATH, OLLIE_MEMORY_PATH…). */
   baseEnv?: Record<string, string>;
+  /** Paths no tool may reach (see ToolServerOptions.protect). */
+  protect?: readonly string[];
 }
 
 const failure = (output: string): CallResult => ({ output, isError: true });
@@ -88,6 +90,7 @@ export class ToolService {
         {
           policy: this.options.policy,
           ...(this.options.maxOutputBytes && { maxOutputBytes: this.options.maxOutputBytes }),
+          ...(this.options.protect && { protect: this.options.protect }),
           ...(!request.detach && { signal }),
         },
       );

@@ -1,0 +1,140 @@
+import { randomBytes } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { hmacAuthenticator } from "@ollie/ninep";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BIN, type Daemon, scratch, shTool, startDaemon } from "./daemon.js";
+
+const s = scratch("toolsrv-auth-");
+const serviceKey = randomBytes(24).toString("hex");
+const ownerKey = randomBytes(24).toString("hex");
+const keysDir = join(s.root, "keys");
+const ownerKeyFile = join(keysDir, "owner.key");
+const secretDir = join(s.root, "secret");
+const token = join(secretDir, "api.token");
+// The default policy grants {TMPDIR}; left unset it is /tmp, which holds this whole scratch area.
+const env = { TMPDIR: join(s.root, "tmp") };
+let daemon: Daemon;
+
+beforeAll(async () => {
+  for (const d of [keysDir, secretDir, env.TMPDIR]) mkdirSync(d);
+  writeFileSync(ownerKeyFile, `  ${ownerKey}\n`);
+  writeFileSync(token, "a token\n");
+  // The launcher execs the tool, so its parent is toolsrv, whose environ held the key when it started.
+  s.tool("print_env", shTool("print_env", "", "env; tr '\\0' '\\n' < /proc/$PPID/environ"));
+  daemon = await startDaemon(
+    s,
+    ["--owner-key", ownerKeyFile, "--protect", token, "--default-tools", "print_env"],
+    { OLLIE_TOOLSRV_KEY: serviceKey },
+  );
+});
+
+afterAll(async () => {
+  await daemon?.stop();
+  s.remove();
+});
+
+/** The audit lines toolsrv has written about `uname`, once they are there and a moment has passed. */
+async function auditLinesAbout(uname: string): Promise<string[]> {
+  const lines = () =>
+    daemon
+      .stderr()
+      .split("\n")
+      .filter((l) => l.startsWith("toolsrv: audit: ") && l.includes(`"${uname}"`));
+  for (let i = 0; i < 200 && lines().length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+  // Long enough for a second line about the same refusal to show, if there were one.
+  await new Promise((r) => setTimeout(r, 100));
+  return lines();
+}
+
+const callIn = async (cwd: string) => {
+  const conn = await daemon.conn("agent1", { authenticator: hmacAuthenticator(serviceKey), cwd, env });
+  try {
+    return await conn.callRaw({ tool: "print_env", args: {} }, new AbortController().signal);
+  } finally {
+    await conn.close();
+  }
+};
+
+describe("toolsrv with OLLIE_TOOLSRV_KEY", () => {
+  it("says it serves authenticated", () => {
+    expect(daemon.stderr()).toMatch(/serving .*; every attach must prove its key/);
+  });
+
+  it("refuses an attach without a proof, and audits it once", async () => {
+    await expect(daemon.attach("mallory")).rejects.toThrow("authentication required");
+    const lines = await auditLinesAbout("mallory");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^toolsrv: audit: refused attach as "mallory"( from \S+)?: authentication required$/,
+    );
+  });
+
+  it("refuses an attach with a wrong key, and audits it once", async () => {
+    await expect(daemon.attach("eve", hmacAuthenticator("not the key"))).rejects.toThrow(
+      "authentication failed",
+    );
+    const lines = await auditLinesAbout("eve");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^toolsrv: audit: refused attach as "eve"( from \S+)?: authentication failed$/);
+  });
+
+  it("serves an agent that proves the service key, and never gives a tool the key", async () => {
+    const r = await callIn(s.work);
+    expect(r.output).toContain("OLLIE_UNAME=agent1\n");
+    expect(r.output).not.toContain(serviceKey);
+    expect(r.output).not.toContain("OLLIE_TOOLSRV_KEY");
+    // Nor can it read toolsrv's own environment: Landlock grants /proc/self, not /proc.
+    expect(r.stderr).toMatch(/environ: Permission denied/);
+  });
+
+  it("makes the owner prove the key in --owner-key, and nobody else", async () => {
+    await expect(daemon.attach("glenda", hmacAuthenticator(serviceKey))).rejects.toThrow(
+      "authentication failed",
+    );
+    expect(await auditLinesAbout("glenda")).toHaveLength(1);
+    await expect(daemon.attach("agent2", hmacAuthenticator(ownerKey))).rejects.toThrow(
+      "authentication failed",
+    );
+    const owner = await daemon.attach("glenda", hmacAuthenticator(ownerKey));
+    expect(JSON.parse((await owner.fsys.readFile("tools")).toString())).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: "print_env" })]),
+    );
+    owner.close();
+  });
+
+  it("refuses a call whose working directory holds a --protect path or the owner's key file", async () => {
+    const refused = await callIn(secretDir);
+    expect(refused.isError).toBe(true);
+    expect(refused.output).toContain(`print_env could not start: filesystem.rw grants '${secretDir}'`);
+    expect(refused.output).toContain(`which holds the protected path '${token}'`);
+    expect((await callIn(keysDir)).output).toContain(`which holds the protected path '${ownerKeyFile}'`);
+    expect((await callIn(s.work)).output).toContain(`PWD=${s.work}\n`);
+  });
+});
+
+describe("toolsrv's keys at start", () => {
+  const start = (args: string[], extra: Record<string, string> = {}) =>
+    execa(process.execPath, [BIN, "-a", `unix!${join(s.root, "never.sock")}`, ...args], {
+      env: { HOME: s.root, XDG_CONFIG_HOME: s.config, PATH: process.env.PATH, ...extra },
+      extendEnv: false,
+      reject: false,
+    });
+
+  it("refuses --owner-key without OLLIE_TOOLSRV_KEY, rather than serve unauthenticated", async () => {
+    const r = await start(["--owner-key", ownerKeyFile]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain("--owner-key needs OLLIE_TOOLSRV_KEY");
+  });
+
+  it("refuses an empty key", async () => {
+    const r = await start([], { OLLIE_TOOLSRV_KEY: "" });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain("OLLIE_TOOLSRV_KEY is set but empty");
+    const empty = join(keysDir, "empty.key");
+    writeFileSync(empty, "\n");
+    const file = await start(["--owner-key", empty], { OLLIE_TOOLSRV_KEY: serviceKey });
+    expect(file.stderr).toContain(`--owner-key: ${empty} is empty`);
+  });
+});
