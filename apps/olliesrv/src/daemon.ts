@@ -1,7 +1,9 @@
-import { userInfo } from "node:os";
+import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { formatAddress, NinepServer, parseAddress, serveUntilSignal } from "@ollie/ninep";
+import { formatAddress, hmacAuthenticator, NinepServer, parseAddress, serveUntilSignal } from "@ollie/ninep";
+import { loadOwnerKey } from "./auth/owner-key.js";
+import { Principals } from "./auth/principals.js";
 import { loadBackends } from "./config/backends.js";
 import { loadSkills } from "./config/skills.js";
 import { ollieTree } from "./namespace/tree.js";
@@ -10,10 +12,15 @@ import type { AgentEnvironment } from "./session/agent-slot.js";
 import { Sessions } from "./session/sessions.js";
 import { startToolsrv, type ToolsrvProcess } from "./toolsrv-process.js";
 
-const USAGE = `usage: olliesrv [-a ADDR] [--toolsrv ADDR] [-D]
-  -a ADDR          where to serve the namespace (default: $NAMESPACE/ollie)
-  --toolsrv ADDR   use a toolsrv already running at ADDR instead of starting one at $NAMESPACE/toolsrv
-  -D               trace 9P messages to stderr
+const USAGE = `usage: olliesrv [-a ADDR] [--tcp [HOST:]PORT] [--key-file FILE] [--max-depth N] [--toolsrv ADDR] [-D]
+  -a ADDR           where to serve the namespace (default: $NAMESPACE/ollie)
+  --tcp [HOST:]PORT also serve on TCP (HOST defaults to 127.0.0.1; port 0 picks a free one)
+  --key-file FILE   the owner's key (default: $XDG_DATA_HOME/ollie/keys/owner.key, made at first start)
+  --max-depth N     how deep agents may spawn sessions from sessions (default 3)
+  --toolsrv ADDR    use a toolsrv already running at ADDR instead of starting one at $NAMESPACE/toolsrv
+                    (it is authenticated with $OLLIE_TOOLSRV_KEY when that is set)
+  -D                trace 9P messages to stderr
+Every attach, on every listener, must prove its uname (see NAMESPACE.md, "Principals").
 `;
 
 /**
@@ -23,8 +30,10 @@ const USAGE = `usage: olliesrv [-a ADDR] [--toolsrv ADDR] [-D]
  */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let values: ReturnType<typeof parse>;
+  let tcp: string | undefined;
   try {
     values = parse(argv);
+    tcp = values.tcp === undefined ? undefined : tcpAddress(values.tcp);
   } catch (error) {
     process.stderr.write(`olliesrv: ${(error as Error).message}\n${USAGE}`);
     return 2;
@@ -37,14 +46,38 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const paths = olliePaths(env);
   await ensureDirs(paths);
   const address = values.a ?? `unix!${join(paths.namespace, "ollie")}`;
+  const maxDepth = values["max-depth"] === undefined ? 3 : Number(values["max-depth"]);
+  if (!Number.isInteger(maxDepth) || maxDepth < 0) {
+    process.stderr.write(`olliesrv: --max-depth takes a whole number, not '${values["max-depth"]}'\n`);
+    return 2;
+  }
+  const keyFile = values["key-file"] ?? paths.ownerKey;
+  let ownerKey: string;
+  try {
+    ownerKey = await loadOwnerKey(keyFile);
+  } catch (error) {
+    log((error as Error).message);
+    return 1;
+  }
+  let sessions: Sessions | undefined;
+  const principals = new Principals(
+    userInfo().username,
+    ownerKey,
+    (uname) => sessions?.agent(uname) !== undefined,
+    (line) => log(`audit: ${line}`),
+  );
   const backends = await loadBackends(paths, log);
   const skills = await loadSkills([join(paths.config, "skills"), join(paths.defaults, "skills")], log);
 
   let toolsrv: ToolsrvProcess | undefined;
   const toolsrvAddress = values.toolsrv ?? `unix!${join(paths.namespace, "toolsrv")}`;
+  const toolsrvKey = values.toolsrv ? env.OLLIE_TOOLSRV_KEY : principals.toolsrvKey;
   if (!values.toolsrv)
-    toolsrv = await startToolsrv(toolsrvAddress, { OLLIE_ADDRESS: address }, (l) =>
-      process.stderr.write(`${l}\n`),
+    toolsrv = await startToolsrv(
+      toolsrvAddress,
+      { OLLIE_ADDRESS: address, OLLIE_TOOLSRV_KEY: principals.toolsrvKey },
+      ["--protect", keyFile, "--owner-key", keyFile],
+      (l) => process.stderr.write(`${l}\n`),
     );
 
   const environment: AgentEnvironment = {
@@ -55,14 +88,27 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     prompt: { ollieDir: paths.config, env: { ...env, OLLIE_DEFAULTS: paths.defaults } },
     snapshotDir: paths.sessions,
     backendsConf: join(paths.config, "backends.conf"),
+    owner: principals.owner,
+    tmpRoot: join(tmpdir(), `ollie-${userInfo().uid}`),
+    agentKey: (uname) => principals.agentKey(uname),
+    ...(toolsrvKey && { toolsrvAuthenticator: hmacAuthenticator(toolsrvKey) }),
+    deliver: (to, text, from) => sessions!.deliver(to, text, from),
   };
-  const sessions = new Sessions(paths.sessions, paths.corrupt, environment, log);
-  const server = new NinepServer(ollieTree(sessions, userInfo().username), {
+  sessions = new Sessions(paths.sessions, paths.corrupt, environment, log, maxDepth);
+  const tree = ollieTree(sessions, principals.owner, (d) =>
+    log(`audit: denied ${d.uname} ${d.access} ${d.path}`),
+  );
+  const server = new NinepServer(tree, {
+    auth: principals.serverAuth(),
     ...(values.D && { trace: (line: string) => process.stderr.write(`${line}\n`) }),
     onError: (error) => log(error.message),
   });
   let restoring: Promise<void> = Promise.resolve();
   try {
+    if (tcp !== undefined) {
+      const listener = await server.listen(tcp);
+      log(`serving on ${formatAddress(listener.boundAddress)} (authenticated, like every listener)`);
+    }
     await serveUntilSignal(server, parseAddress(address), (listener) => {
       const bound = formatAddress(listener.boundAddress);
       log(
@@ -89,12 +135,24 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   return 0;
 }
 
+/** `PORT`, `HOST:PORT`, `[V6]:PORT` or a 9P address; a bare port is loopback. */
+function tcpAddress(spec: string): string {
+  if (spec.includes("!")) return spec;
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(spec);
+  if (m) return `tcp!${m[1] ?? m[2] ?? "127.0.0.1"}!${m[3]}`;
+  if (/^\d+$/.test(spec)) return `tcp!127.0.0.1!${spec}`;
+  throw new Error(`--tcp takes PORT or HOST:PORT, not '${spec}'`);
+}
+
 function parse(argv: string[]) {
   return parseArgs({
     args: argv,
     options: {
       a: { type: "string" },
       toolsrv: { type: "string" },
+      tcp: { type: "string" },
+      "key-file": { type: "string" },
+      "max-depth": { type: "string" },
       D: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },

@@ -12,6 +12,11 @@ export interface OlliePaths {
   sessions: string;
   /** Where corrupt session files are moved. */
   corrupt: string;
+  /**
+   * `$XDG_DATA_HOME/ollie/keys/owner.key`: the secret the human proves. No sandbox policy may reach it
+   * (toolsrv refuses a call whose policy would).
+   */
+  ownerKey: string;
   /** The 9P namespace directory (`$NAMESPACE`, plan9port's default otherwise). */
   namespace: string;
   /** What ships with the app: default profiles, prompts, skills, backends.conf. */
@@ -28,6 +33,7 @@ export function olliePaths(env: NodeJS.ProcessEnv = process.env): OlliePaths {
     config,
     sessions: join(data, "sessions"),
     corrupt: join(data, "sessions", "corrupt"),
+    ownerKey: join(data, "keys", "owner.key"),
     namespace: namespaceDir(env),
     defaults: DEFAULTS,
   };

@@ -9,16 +9,17 @@ export interface ToolsrvProcess {
 
 /**
  * Starts the toolsrv that ships with Ollie at `address` and waits until it serves; its log lines are passed
- * on. It gets the daemon's environment (so it finds the same configuration) plus `extraEnv`. Its stdin is a
+ * on. It gets the daemon's environment (so it finds the same configuration) plus `extraEnv`, and `extraArgs`. Its stdin is a
  * pipe from this process: if the daemon dies, even by SIGKILL, toolsrv sees the end and stops.
  */
 export function startToolsrv(
   address: string,
   extraEnv: Record<string, string>,
+  extraArgs: readonly string[],
   log: (line: string) => void,
 ): Promise<ToolsrvProcess> {
   const bin = createRequire(import.meta.url).resolve("toolsrv/bin/toolsrv.js");
-  const child = execa(process.execPath, [bin, "-a", address, "--exit-with-stdin"], {
+  const child = execa(process.execPath, [bin, "-a", address, "--exit-with-stdin", ...extraArgs], {
     env: { ...process.env, ...extraEnv },
     extendEnv: false,
     stdin: "pipe",

@@ -26,7 +26,7 @@ try {
       delayMs: 40,
     },
   );
-  const client = await SessionClient.connect(o.address);
+  const client = await SessionClient.connect(o.address, async () => ({ uname: o.owner, key: o.ownerKey() }));
   const session = await client.create(JSON.stringify({ agent: "coding", cwd: o.work, name: "demo" }));
   process.stdout.write(`$ ollie ask ${session} "Write a greeting into greeting.txt"\n`);
   const outcome = await client.ask(session, "Write a greeting into greeting.txt", (text) =>

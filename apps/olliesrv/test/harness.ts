@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { MockLlmServer } from "@ollie/backends/testing";
-import { type Fsys, NinepClient, ORDWR } from "@ollie/ninep";
+import { MockLlmServer, type MockServerOptions } from "@ollie/backends/testing";
+import { type Fsys, hmacAuthenticator, NinepClient, ORDWR } from "@ollie/ninep";
 import { execa, type ResultPromise } from "execa";
 
 export const OLLIESRV = fileURLToPath(new URL("../bin/olliesrv.js", import.meta.url));
@@ -17,7 +17,15 @@ export interface Ollie {
   env: Record<string, string>;
   child: ResultPromise;
   log: () => string;
+  /** The owner's session (proven with the owner key). */
   fsys: Fsys;
+  owner: string;
+  /** The owner key file olliesrv made at its first start. */
+  keyFile: string;
+  /** The owner key itself. */
+  ownerKey(): string;
+  /** A new connection attached as `uname`, proving `key` (none: no Tauth at all). */
+  attachAs(uname: string, key?: string, address?: string): Promise<Fsys>;
   /** Creates a session from a spec and returns its id. */
   create(spec: string): Promise<string>;
   /** Reads a file's whole text. */
@@ -31,17 +39,28 @@ export interface Ollie {
 }
 
 /** The real olliesrv (which starts the real toolsrv) on Unix sockets, with a mock provider as its backend. */
-export async function startOllie(prefix = "olliesrv-"): Promise<Ollie> {
+export interface StartOptions {
+  /** More olliesrv flags. */
+  args?: readonly string[];
+  /** Prepares $XDG_CONFIG_HOME/ollie before the daemon starts (profiles, tools). */
+  setup?: (configDir: string) => void;
+  /** How the mock provider answers (default: what is enqueued, in order). */
+  mock?: MockServerOptions;
+}
+
+export async function startOllie(prefix = "olliesrv-", options: StartOptions = {}): Promise<Ollie> {
+  const args = options.args ?? [];
   const root = mkdtempSync(join(tmpdir(), prefix));
   const work = join(root, "work");
   const config = join(root, "config", "ollie");
   mkdirSync(work, { recursive: true });
   mkdirSync(config, { recursive: true });
-  const mock = await MockLlmServer.start();
+  const mock = await MockLlmServer.start(options.mock);
   writeFileSync(
     join(config, "backends.conf"),
     `default = mock\n[mock]\ntype = openai\nurl = ${mock.baseUrl("openai")}\nmodel = mock-model\n[other]\ntype = openai\nurl = ${mock.baseUrl("openai")}\nmodel = other-model\n[down]\ntype = ollama\nurl = http://127.0.0.1:1\nmodel = nothing\n`,
   );
+  options.setup?.(config);
   const ns = join(root, "ns");
   const address = `unix!${join(ns, "ollie")}`;
   const env = {
@@ -54,6 +73,14 @@ export async function startOllie(prefix = "olliesrv-"): Promise<Ollie> {
   let said = "";
   let child!: ResultPromise;
   let client!: NinepClient;
+  const clients: NinepClient[] = [];
+  const keyFile = join(root, "data", "ollie", "keys", "owner.key");
+  const ownerKey = () => readFileSync(keyFile, "utf8").trim();
+  const attachAs = async (uname: string, key?: string, at = address) => {
+    const c = await NinepClient.dial(at);
+    clients.push(c);
+    return c.attach({ uname, ...(key !== undefined && { authenticator: hmacAuthenticator(key) }) });
+  };
   const o: Ollie = {
     root,
     work,
@@ -67,6 +94,10 @@ export async function startOllie(prefix = "olliesrv-"): Promise<Ollie> {
     get fsys() {
       return fsys;
     },
+    owner: userInfo().username,
+    keyFile,
+    ownerKey,
+    attachAs,
     create: async (spec) => {
       const f = await fsys.open("session/new", ORDWR);
       await f.write(spec);
@@ -76,7 +107,11 @@ export async function startOllie(prefix = "olliesrv-"): Promise<Ollie> {
     },
     read: async (path) => (await fsys.readFile(path)).toString(),
     restart: async () => {
-      child = execa(process.execPath, [OLLIESRV, "-a", address], { env, extendEnv: false, reject: false });
+      child = execa(process.execPath, [OLLIESRV, "-a", address, ...args], {
+        env,
+        extendEnv: false,
+        reject: false,
+      });
       child.stderr!.on("data", (c: Buffer) => {
         said += c.toString();
       });
@@ -87,14 +122,19 @@ export async function startOllie(prefix = "olliesrv-"): Promise<Ollie> {
         child.then(() => reject(new Error(`olliesrv exited:\n${said}`)));
       });
       client = await NinepClient.dial(address);
-      fsys = await client.attach({ uname: userInfo().username });
+      fsys = await client.attach({
+        uname: userInfo().username,
+        authenticator: hmacAuthenticator(ownerKey()),
+      });
     },
     stop: async () => {
+      for (const c of clients.splice(0)) c.close();
       client.close();
       child.kill("SIGTERM");
       await child;
     },
     crash: async () => {
+      for (const c of clients.splice(0)) c.close();
       client.close();
       child.kill("SIGKILL");
       await child;

@@ -1,8 +1,8 @@
 import { parseArgs } from "node:util";
-import { defaultAddress, SessionClient } from "./session-client.js";
+import { defaultAddress, identity, SessionClient } from "./session-client.js";
 import { shell } from "./shell.js";
 
-export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] COMMAND ...
+export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] [-k KEYFILE] COMMAND ...
   new [--agent P] [--cwd D] [--backend B] [--model M] [--name N]   create a session; prints its id
   ask [SESSION] TEXT...     prompt (a new session in this directory when none is given) and stream the reply
   sh [SESSION]              talk interactively; /command runs an agent ctl command; Ctrl-C stops a turn
@@ -11,7 +11,9 @@ export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] COMMAND ...
   status [SESSION]          state, model, tokens and cost
   stop SESSION              stop the running turn
   kill SESSION              end the session
-The address defaults to $NAMESPACE/ollie, the uname to your user name.
+The address defaults to $NAMESPACE/ollie. You attach as yourself, proven with the owner key olliesrv made
+($XDG_DATA_HOME/ollie/keys/owner.key; -k names another, e.g. a copy for a TCP listener); inside an agent's
+tool, as that agent ($OLLIE_UNAME, proven with $OLLIE_KEY).
 `;
 
 const SESSION_ID = /^\d{19}-[0-9a-f]{6}$/;
@@ -20,6 +22,7 @@ const SESSION_ID = /^\d{19}-[0-9a-f]{6}$/;
 export async function main(argv: string[]): Promise<number> {
   let address = defaultAddress();
   let uname: string | undefined;
+  let keyFile: string | undefined;
   let i = 0;
   for (; i < argv.length && argv[i]!.startsWith("-"); i++) {
     const flag = argv[i]!;
@@ -28,13 +31,14 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     const value = argv[++i];
-    if (value === undefined || (flag !== "-a" && flag !== "-u")) return usage(`unknown option ${flag}`);
+    if (value === undefined || !["-a", "-u", "-k"].includes(flag)) return usage(`unknown option ${flag}`);
     if (flag === "-a") address = value;
+    else if (flag === "-k") keyFile = value;
     else uname = value;
   }
   const [command, ...args] = argv.slice(i);
   if (!command) return usage("");
-  const client = await SessionClient.connect(address, uname);
+  const client = await SessionClient.connect(address, () => identity({ uname, keyFile }));
   try {
     switch (command) {
       case "new": {

@@ -1,11 +1,33 @@
 import { userInfo } from "node:os";
 import { join } from "node:path";
-import { type Fsys, NinepClient, ORDWR } from "@ollie/ninep";
+import { type Fsys, hmacAuthenticator, NinepClient, ORDWR } from "@ollie/ninep";
+import { readOwnerKey } from "../auth/owner-key.js";
 import { olliePaths } from "../paths.js";
 
 /** The daemon's default address: `$NAMESPACE/ollie`. */
 export function defaultAddress(env: NodeJS.ProcessEnv = process.env): string {
   return `unix!${join(olliePaths(env).namespace, "ollie")}`;
+}
+
+/** Who the command attaches as, and the secret that proves it. */
+export interface Identity {
+  uname: string;
+  key: string;
+}
+
+/**
+ * Who the command is: `-u`/`-k` when given; inside an agent's tool, that agent (OLLIE_UNAME and OLLIE_KEY);
+ * otherwise the owner, with the owner key file.
+ */
+export async function identity(
+  flags: { uname?: string | undefined; keyFile?: string | undefined },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<Identity> {
+  if (flags.keyFile !== undefined)
+    return { uname: flags.uname ?? userInfo().username, key: await readOwnerKey(flags.keyFile) };
+  if (flags.uname === undefined && env.OLLIE_UNAME && env.OLLIE_KEY)
+    return { uname: env.OLLIE_UNAME, key: env.OLLIE_KEY };
+  return { uname: flags.uname ?? userInfo().username, key: await readOwnerKey(olliePaths(env).ownerKey) };
 }
 
 /** A 9P session with olliesrv, and the file operations the `ollie` command is made of. */
@@ -15,11 +37,25 @@ export class SessionClient {
     readonly fsys: Fsys,
   ) {}
 
-  static async connect(address: string, uname = userInfo().username): Promise<SessionClient> {
+  /** Dials olliesrv, then attaches as `whoever()` says (asked only once the daemon answers). */
+  static async connect(address: string, whoever: () => Promise<Identity>): Promise<SessionClient> {
     const client = await NinepClient.dial(address).catch((e: unknown) => {
       throw new Error(`cannot reach olliesrv at ${address} (${(e as Error).message}); is it running?`);
     });
-    return new SessionClient(client, await client.attach({ uname }));
+    let who: Identity;
+    try {
+      who = await whoever();
+    } catch (error) {
+      client.close();
+      throw error;
+    }
+    try {
+      const fsys = await client.attach({ uname: who.uname, authenticator: hmacAuthenticator(who.key) });
+      return new SessionClient(client, fsys);
+    } catch (error) {
+      client.close();
+      throw new Error(`olliesrv at ${address} refused ${who.uname}: ${(error as Error).message}`);
+    }
   }
 
   async read(path: string): Promise<string> {

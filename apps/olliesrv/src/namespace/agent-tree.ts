@@ -4,12 +4,14 @@ import type { AgentSlot } from "../session/agent-slot.js";
 import type { Session } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
 import { agentCtl, agentOperations } from "./agent-ctl.js";
+import { promptFile } from "./tree.js";
 
 const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
 
 /** `session/{id}/agent/{name}/`: one agent's files. See NAMESPACE.md. */
-export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot) {
+export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot, group: string) {
   const cost = (usd: number) => `$${usd.toFixed(4)}`;
+  const writable = { mode: 0o664, owner: slot.uname, group };
   return dir(slot.name, [
     file(
       "cfg",
@@ -41,9 +43,9 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot)
           },
         },
       ),
-      0o664,
+      writable,
     ),
-    file("ctl", agentCtl(sessions, session, slot), 0o664),
+    file("ctl", agentCtl(sessions, session, slot), writable),
     file(
       "state",
       text(() => `${slot.state.get()}\n`),
@@ -58,31 +60,8 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot)
       "outcome",
       text(() => (slot.lastOutcome ? `${slot.lastOutcome}\n` : "")),
     ),
-    file(
-      "prompt",
-      text(undefined, {
-        write: async (body) => {
-          const prompt = body.trim();
-          if (prompt === "") throw new NinepError("the prompt is empty");
-          await slot.submit(prompt).catch((e: unknown) => {
-            throw new NinepError((e as Error).message);
-          });
-        },
-      }),
-      0o662,
-    ),
-    file(
-      "fifo.in",
-      text(undefined, {
-        write: async (body) => {
-          if (body.trim() === "") throw new NinepError("the prompt is empty");
-          await slot.submit(body.trim()).catch((e: unknown) => {
-            throw new NinepError((e as Error).message);
-          });
-        },
-      }),
-      0o662,
-    ),
+    promptFile("prompt", slot, group),
+    promptFile("fifo.in", slot, group),
     file("fifo.out", log(slot.replies, { from: "end" })),
     file(
       "proc",

@@ -1,5 +1,15 @@
 import { NinepError } from "@ollie/ninep";
-import { buildTree, clone, ctl, dir, each, file, text, type VirtualTree } from "@ollie/virtfs";
+import {
+  buildTree,
+  clone,
+  ctl,
+  dir,
+  each,
+  file,
+  type PermissionDenial,
+  text,
+  type VirtualTree,
+} from "@ollie/virtfs";
 import type { AgentSlot } from "../session/agent-slot.js";
 import type { Session, SessionSpec } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
@@ -32,8 +42,15 @@ export function parseSpec(spec: string): SessionSpec {
   return out;
 }
 
-/** The whole namespace olliesrv serves. See NAMESPACE.md. */
-export function ollieTree(sessions: Sessions, owner: string): VirtualTree {
+/**
+ * The whole namespace olliesrv serves. See NAMESPACE.md. Every session is a group: its agents, the agent
+ * that spawned it, whoever it granted, and the owner write its files; everyone else may only read them.
+ */
+export function ollieTree(
+  sessions: Sessions,
+  owner: string,
+  onDenied: (denial: PermissionDenial) => void,
+): VirtualTree {
   const env = sessions.environment;
   return buildTree(
     dir("/", [
@@ -70,8 +87,13 @@ export function ollieTree(sessions: Sessions, owner: string): VirtualTree {
           lookup: (name) => (name === "new" || name === "idx" ? name : sessions.get(name)),
         },
       ),
+      peerDir(sessions),
     ]),
-    { owner },
+    {
+      owner,
+      inGroup: (uname, group) => uname === owner || sessions.get(group)?.admits(uname) === true,
+      onDenied,
+    },
   );
 }
 
@@ -79,7 +101,12 @@ export function ollieTree(sessions: Sessions, owner: string): VirtualTree {
 function newFile(sessions: Sessions) {
   return file(
     "new",
-    clone(async (spec) => (await sessions.create(parseSpec(spec))).id),
+    clone(async (spec, ctx) => {
+      const session = await sessions.create(parseSpec(spec), ctx.uname).catch((e: unknown) => {
+        throw new NinepError((e as Error).message);
+      });
+      return session.id;
+    }),
     0o666,
   );
 }
@@ -98,6 +125,7 @@ function idxFile(sessions: Sessions) {
 }
 
 function sessionTree(sessions: Sessions, session: Session) {
+  const group = session.id;
   return dir(session.id, [
     file(
       "plan",
@@ -107,7 +135,7 @@ function sessionTree(sessions: Sessions, session: Session) {
           await session.save();
         },
       }),
-      0o664,
+      { mode: 0o664, group },
     ),
     file(
       "env",
@@ -129,7 +157,7 @@ function sessionTree(sessions: Sessions, session: Session) {
           },
         },
       ),
-      0o664,
+      { mode: 0o664, group },
     ),
     file(
       "ctl",
@@ -144,16 +172,61 @@ function sessionTree(sessions: Sessions, session: Session) {
             .catch((e: unknown) => fail((e as Error).message));
         },
         kill: () => sessions.kill(session.id),
+        grant: async (_a, c) => {
+          session.grants.add(c.rest.trim() || fail("grant needs a uname"));
+          await session.save();
+        },
+        revoke: async (_a, c) => {
+          if (!session.grants.delete(c.rest.trim())) fail(`'${c.rest.trim()}' was not granted`);
+          await session.save();
+        },
       }),
-      0o664,
+      { mode: 0o664, group },
     ),
     each(
       "agent",
       () => session.agents.values(),
-      (slot: AgentSlot) => agentTree(sessions, session, slot),
+      (slot: AgentSlot) => agentTree(sessions, session, slot, group),
       { key: (slot) => slot.name, lookup: (name) => session.agents.get(name) },
     ),
   ]);
+}
+
+/**
+ * `peer/`: every agent by its uname (and a session's main agent by the session's id or name). A write is
+ * a prompt to that agent from the writer, delivered without waiting for the turn.
+ */
+function peerDir(sessions: Sessions) {
+  type Peer = { name: string; slot: AgentSlot };
+  const allAgents = (): Peer[] =>
+    sessions.list().flatMap((s) => [...s.agents.values()].map((slot) => ({ name: slot.uname, slot })));
+  const byName = (name: string): Peer | undefined => {
+    const slot =
+      sessions.agent(name) ??
+      (sessions.get(name) ?? sessions.list().find((s) => s.name === name))?.agents.get("main");
+    return slot && { name, slot };
+  };
+  return each("peer", allAgents, (peer: Peer) => promptFile(peer.name, peer.slot), {
+    key: (peer) => peer.name,
+    lookup: byName,
+  });
+}
+
+/** A file whose writes are prompts to `slot` from the writer (0466: anyone but the agent itself). */
+export function promptFile(name: string, slot: AgentSlot, group?: string) {
+  return file(
+    name,
+    text(undefined, {
+      write: async (body, ctx) => {
+        const prompt = body.trim();
+        if (prompt === "") throw new NinepError("the prompt is empty");
+        await slot.submit(prompt, ctx.uname).catch((e: unknown) => {
+          throw new NinepError((e as Error).message);
+        });
+      },
+    }),
+    { mode: 0o466, owner: slot.uname, ...(group !== undefined && { group }) },
+  );
 }
 
 const fail = (message: string): never => {

@@ -1,10 +1,14 @@
+import { mkdir } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { Agent, type AgentEvent, type AgentOptions, type PersistedSession } from "@ollie/agent-core";
 import { profileLoader } from "@ollie/agent-core/config";
 import { BackendError, type BackendPool } from "@ollie/backends";
+import type { Authenticator } from "@ollie/ninep";
 import { ToolsrvConn } from "@ollie/toolsrv/client";
 import { LogStream, WatchedValue } from "@ollie/virtfs";
 import { findIn } from "../config/profiles.js";
 import type { Skill } from "../config/skills.js";
+import { artifactOf, callbackText, stampSender } from "./callback.js";
 import { ChatLog } from "./chat-log.js";
 import type { SavedAgent } from "./session-file.js";
 
@@ -21,6 +25,16 @@ export interface AgentEnvironment {
   snapshotDir: string;
   /** backends.conf, for telling people where to configure a backend. */
   backendsConf: string;
+  /** The human's uname: prompts from anyone else are stamped with their sender. */
+  owner: string;
+  /** The secret an agent's tool processes prove its uname with (OLLIE_KEY in their environment). */
+  agentKey(uname: string): string;
+  /** Where each agent's private TMPDIR is made (so no agent's tools share /tmp with another's). */
+  tmpRoot: string;
+  /** How olliesrv proves itself to toolsrv. */
+  toolsrvAuthenticator?: Authenticator;
+  /** Submits `text` to the agent `to` as `from` (how a child's callback reaches its parent). */
+  deliver(to: string, text: string, from: string): Promise<void>;
 }
 
 /** What a slot needs of its session. */
@@ -28,6 +42,8 @@ export interface SlotSession {
   readonly id: string;
   readonly cwd: string;
   readonly env: Record<string, string>;
+  /** The agent that spawned the session, which hears how the turns it asked for ended. */
+  readonly parent: string | undefined;
   save(): Promise<void>;
   planStep(): string | undefined;
 }
@@ -54,6 +70,9 @@ export class AgentSlot {
   private basePrompt = "";
   private unreachableNoted = false;
   private saved: PersistedSession | undefined;
+  /** Files the running turn's tools wrote, and those of the last finished turn. */
+  private artifacts = new Set<string>();
+  private lastArtifacts: string[] = [];
 
   constructor(
     private readonly session: SlotSession,
@@ -75,6 +94,11 @@ export class AgentSlot {
     return `${this.session.id}.${this.name}`;
   }
 
+  /** The agent's own TMPDIR, the only temporary directory its tools may write. */
+  get tmpDir(): string {
+    return join(this.env.tmpRoot, this.uname);
+  }
+
   /** The live agent, made (or restored) on first use. */
   activate(): Promise<Agent> {
     this.activating ??= this.make().catch((error: unknown) => {
@@ -88,10 +112,21 @@ export class AgentSlot {
    * Submits a prompt, connecting the agent first if it is paused; resolves with its place in the queue (0:
    * running now) as soon as it is queued, not when the turn ends.
    */
-  async submit(prompt: string): Promise<number> {
+  async submit(prompt: string, from: string = this.env.owner): Promise<number> {
     const agent = await this.activate();
     this.lastPrompt = prompt;
-    return agent.submit(prompt).position;
+    const submission = agent.submit(stampSender(prompt, from, this.env.owner));
+    const parent = this.session.parent;
+    if (parent !== undefined && from === parent) {
+      void submission.then((outcome) =>
+        this.env
+          .deliver(parent, callbackText(this.uname, outcome, this.lastArtifacts), this.uname)
+          .catch((error: unknown) => {
+            this.chat.note(`! could not report to ${parent}: ${(error as Error).message}`);
+          }),
+      );
+    }
+    return submission.position;
   }
 
   /** The toolsrv connection of the live agent, if it has one. */
@@ -167,6 +202,7 @@ export class AgentSlot {
     const dir = await findIn(this.env.agentDirs, `${this.profile}.json`);
     if (!dir)
       throw new Error(`no agent profile '${this.profile}' (looked in ${this.env.agentDirs.join(", ")})`);
+    await mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
     const load = profileLoader({
       agentsDir: dir,
       backend: (name) => this.env.backends.fresh(this.backend ?? name),
@@ -176,7 +212,8 @@ export class AgentSlot {
           uname: this.uname,
           autoLoad: config.autoLoad ?? ["client_9p"],
           cwd: this.session.cwd,
-          env: this.session.env,
+          env: { TMPDIR: this.tmpDir, ...this.session.env, OLLIE_KEY: this.env.agentKey(this.uname) },
+          ...(this.env.toolsrvAuthenticator && { authenticator: this.env.toolsrvAuthenticator }),
         }),
       prompt: this.env.prompt,
     });
@@ -208,7 +245,13 @@ export class AgentSlot {
     if (e.type === "assistant") this.replies.append(e.delta);
     if (e.type === "turn") this.replies.append("\n");
     if (e.type === "state") this.state.set(e.state);
+    if (e.type === "call") {
+      const path = artifactOf(e.call.name, e.call.arguments);
+      if (path !== undefined) this.artifacts.add(resolve(this.session.cwd, path));
+    }
     if (e.type === "turn") {
+      this.lastArtifacts = [...this.artifacts];
+      this.artifacts.clear();
       const o = e.outcome;
       this.lastOutcome =
         o.status === "error"

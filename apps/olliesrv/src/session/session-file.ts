@@ -25,6 +25,12 @@ export interface SessionFile {
   plan: string;
   created: string;
   paused: boolean;
+  /** The agent that spawned this session (absent when a person made it). */
+  parent?: string;
+  /** How many spawns deep (0: made by a person). */
+  depth?: number;
+  /** Principals outside the session allowed to write its files (ctl grant). */
+  grants?: string[];
   agents: SavedAgent[];
 }
 
@@ -37,6 +43,9 @@ const schema = z.object({
   plan: z.string(),
   created: z.string(),
   paused: z.boolean(),
+  parent: z.string().optional(),
+  depth: z.number().int().nonnegative().optional(),
+  grants: z.array(z.string()).optional(),
   agents: z.array(
     z.object({
       name: z.string().min(1),

@@ -1,4 +1,4 @@
-import { stat } from "node:fs/promises";
+import { rm, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { newSessionId } from "@ollie/agent-core";
 import { type AgentEnvironment, AgentSlot } from "./agent-slot.js";
@@ -13,6 +13,9 @@ export interface SessionSpec {
   backend?: string;
   model?: string;
   name?: string;
+  /** The agent spawning it (set by the daemon from the proven uname, never by the spec). */
+  parent?: string;
+  depth?: number;
 }
 
 /**
@@ -26,6 +29,11 @@ export class Session {
   env: Record<string, string>;
   plan: string;
   readonly created: string;
+  /** The agent that spawned this session; it hears how each turn it prompted ended. */
+  readonly parent: string | undefined;
+  readonly depth: number;
+  /** Principals outside the session that may write its files, as its own agents may. */
+  readonly grants: Set<string>;
   private saving: Promise<void> = Promise.resolve();
   private killed = false;
 
@@ -41,6 +49,9 @@ export class Session {
     this.env = file?.env ?? {};
     this.plan = file?.plan ?? "";
     this.created = file?.created ?? new Date().toISOString();
+    this.parent = file ? file.parent : spec.parent;
+    this.depth = (file ? file.depth : spec.depth) ?? 0;
+    this.grants = new Set(file?.grants ?? []);
     if (file) {
       for (const a of file.agents) {
         this.agents.set(a.name, new AgentSlot(this, environment, a.name, a.profile, a.backend, a.model, a));
@@ -55,6 +66,14 @@ export class Session {
 
   static create(dir: string, environment: AgentEnvironment, spec: SessionSpec): Session {
     return new Session(newSessionId(), dir, environment, undefined, spec);
+  }
+
+  /**
+   * Whether `uname` writes this session's files as one of its own: its agents, the agent that spawned it,
+   * and whoever was granted.
+   */
+  admits(uname: string): boolean {
+    return uname.startsWith(`${this.id}.`) || uname === this.parent || this.grants.has(uname);
   }
 
   /** The next unchecked `- [ ]` item of the plan. */
@@ -86,6 +105,9 @@ export class Session {
       plan: this.plan,
       created: this.created,
       paused: [...this.agents.values()].every((a) => a.agent === undefined),
+      ...(this.parent !== undefined && { parent: this.parent }),
+      ...(this.depth > 0 && { depth: this.depth }),
+      ...(this.grants.size > 0 && { grants: [...this.grants] }),
       agents: [...this.agents.values()].filter((a) => a.hasState).map((a) => a.toSaved()),
     };
   }
@@ -112,5 +134,6 @@ export class Session {
     this.killed = true;
     await this.saving;
     await removeSessionFile(this.dir, this.id);
+    for (const slot of this.agents.values()) await rm(slot.tmpDir, { recursive: true, force: true });
   }
 }

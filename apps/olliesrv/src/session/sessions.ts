@@ -1,4 +1,4 @@
-import type { AgentEnvironment } from "./agent-slot.js";
+import type { AgentEnvironment, AgentSlot } from "./agent-slot.js";
 import { Session, type SessionSpec } from "./session.js";
 import { readSessionFiles } from "./session-file.js";
 
@@ -12,7 +12,16 @@ export class Sessions {
     private readonly corruptDir: string,
     readonly environment: AgentEnvironment,
     private readonly log: (line: string) => void,
+    /** How deep agents may spawn sessions from sessions (a person's session is depth 0). */
+    readonly maxDepth = 3,
   ) {}
+
+  /** The agent whose uname is `SESSION.NAME`. */
+  agent(uname: string): AgentSlot | undefined {
+    const dot = uname.indexOf(".");
+    if (dot <= 0) return undefined;
+    return this.byId.get(uname.slice(0, dot))?.agents.get(uname.slice(dot + 1));
+  }
 
   list(): Session[] {
     return [...this.byId.values()];
@@ -27,8 +36,22 @@ export class Sessions {
     return this.changes;
   }
 
-  async create(spec: SessionSpec): Promise<Session> {
-    const session = Session.create(this.dir, this.environment, spec);
+  /**
+   * Makes a session for `creator`. One an agent makes is its child: one level deeper than the agent's own
+   * session, refused past `maxDepth`.
+   */
+  async create(spec: SessionSpec, creator: string = this.environment.owner): Promise<Session> {
+    const spawner = this.agent(creator);
+    let lineage: Pick<SessionSpec, "parent" | "depth"> = {};
+    if (spawner) {
+      const depth = this.byId.get(creator.slice(0, creator.indexOf(".")))!.depth + 1;
+      if (depth > this.maxDepth)
+        throw new Error(
+          `spawn depth limit ${this.maxDepth} reached: ${creator} is ${depth - 1} spawns deep and may not spawn`,
+        );
+      lineage = { parent: creator, depth };
+    }
+    const session = Session.create(this.dir, this.environment, { ...spec, ...lineage });
     this.byId.set(session.id, session);
     this.changes++;
     await session.save();
@@ -43,12 +66,24 @@ export class Sessions {
     return files.length;
   }
 
+  /** Ends a session and, first, every session its agents spawned (and theirs). */
   async kill(id: string): Promise<void> {
     const session = this.byId.get(id);
     if (!session) throw new Error(`no session ${id}`);
     this.byId.delete(id);
     this.changes++;
+    const children = this.list().filter((s) => s.parent?.startsWith(`${id}.`));
+    // A child may already be going (killed on its own meanwhile); that is what was wanted anyway.
+    await Promise.all(children.map((c) => this.kill(c.id).catch(() => undefined)));
     await session.kill();
+    this.log(`killed session ${id}${children.length > 0 ? ` and ${children.length} it spawned` : ""}`);
+  }
+
+  /** Submits `text` to the agent `to`, as `from`. */
+  async deliver(to: string, text: string, from: string): Promise<void> {
+    const slot = this.agent(to);
+    if (!slot) throw new Error(`no agent ${to}`);
+    await slot.submit(text, from);
   }
 
   /** Stops every turn, saves every session, closes every connection. */

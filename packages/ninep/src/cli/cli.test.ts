@@ -1,11 +1,13 @@
-import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa, type ResultPromise } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { hmacAuth } from "../auth/hmac.js";
 import { DM, QT } from "../codec/constants.js";
 import type { Qid, Stat } from "../codec/types.js";
+import { Ramfs } from "../ramfs/ramfs.js";
 import type { Fid, FileServer, ReadRequest } from "../server/file-server.js";
 import { NinepServer } from "../server/server.js";
 
@@ -182,6 +184,25 @@ describe("ninep read on a file that blocks", () => {
     reader.kill("SIGTERM");
     await reader;
     expect(seen.join("")).toBe("first\nsecond\n");
+    await server.close();
+  });
+});
+
+describe("ninep on a server that requires authentication", () => {
+  it("proves the uname with -k, and exits at once with the reason when refused", async () => {
+    const keyFile = join(dir, "glenda.key");
+    writeFileSync(keyFile, "glenda's secret\n");
+    const auth = hmacAuth({ keyFor: (u) => (u === "glenda" ? Buffer.from("glenda's secret") : undefined) });
+    const server = new NinepServer(new Ramfs(), { auth });
+    const path = join(dir, "auth.sock");
+    await server.listen(path);
+    const proven = await ninep(["-a", path, "-k", keyFile, "ls", "/"]);
+    expect(proven).toMatchObject({ exitCode: 0, stderr: "" });
+    const refused = await ninep(["-a", path, "ls", "/"]);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toContain("authentication required");
+    const wrong = await ninep(["-a", path, "-u", "mallory", "-k", keyFile, "ls", "/"]);
+    expect(wrong.stderr).toContain("authentication failed");
     await server.close();
   });
 });

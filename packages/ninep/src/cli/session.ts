@@ -48,12 +48,18 @@ export class Sessions {
   private async attach(address: Address): Promise<Fsys> {
     const trace = this.options.trace ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
     const client = await NinepClient.dial(address, trace ? { trace } : {});
-    const key = this.options.keyFile ? (await readFile(this.options.keyFile, "utf8")).trim() : undefined;
-    return client.attach({
-      uname: this.options.uname,
-      aname: this.options.aname,
-      ...(key !== undefined && { authenticator: hmacAuthenticator(key) }),
-    });
+    try {
+      const key = this.options.keyFile ? (await readFile(this.options.keyFile, "utf8")).trim() : undefined;
+      return await client.attach({
+        uname: this.options.uname,
+        aname: this.options.aname,
+        ...(key !== undefined && { authenticator: hmacAuthenticator(key) }),
+      });
+    } catch (error) {
+      // A refused attach leaves no tree to close at the end, but the connection is open: close it here.
+      client.close();
+      throw error;
+    }
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,47 @@
+import { createHmac, randomBytes } from "node:crypto";
+import { type AuthRefusal, hmacAuth, type ServerAuth } from "@ollie/ninep";
+
+/**
+ * Who may attach, and the secret each must prove through Tauth (hmac-sha256 challenge-response): the
+ * owner proves the key in the owner key file; an agent proves a secret derived from this run's master key
+ * and its uname, which only its own tool processes are given (OLLIE_KEY). Nobody else can attach.
+ */
+export class Principals {
+  /** Lives only in this process: agents' secrets change with every start of the daemon. */
+  private readonly master = randomBytes(32);
+  private readonly ownerSecret: Buffer;
+  /** What olliesrv proves to the toolsrv it starts (and toolsrv demands of every attach). */
+  readonly toolsrvKey = randomBytes(32).toString("hex");
+
+  constructor(
+    readonly owner: string,
+    ownerKey: string,
+    /** Whether `uname` is an agent that exists now. */
+    private readonly isAgent: (uname: string) => boolean,
+    private readonly audit: (line: string) => void,
+  ) {
+    this.ownerSecret = Buffer.from(ownerKey, "utf8");
+  }
+
+  agentKey(uname: string): string {
+    return createHmac("sha256", this.master).update(`agent\n${uname}`).digest("hex");
+  }
+
+  keyFor(uname: string): Uint8Array | undefined {
+    if (uname === this.owner) return this.ownerSecret;
+    return this.isAgent(uname) ? Buffer.from(this.agentKey(uname), "utf8") : undefined;
+  }
+
+  /** The Tauth handler for every listener; each refusal leaves an audit line. */
+  serverAuth(): ServerAuth {
+    const auth = hmacAuth({ keyFor: (uname) => this.keyFor(uname) });
+    return {
+      start: (uname, aname) => auth.start(uname, aname),
+      refused: (r: AuthRefusal) => {
+        const who =
+          r.uname === this.owner || this.isAgent(r.uname) ? r.uname : `unknown principal ${r.uname}`;
+        this.audit(`refused attach as ${who} from ${r.peer}: ${r.reason}`);
+      },
+    };
+  }
+}

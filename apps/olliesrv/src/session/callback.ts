@@ -1,0 +1,41 @@
+import type { TurnOutcome } from "@ollie/agent-core";
+
+/** The tools whose `path` argument names a file the turn made or changed. */
+const WRITING_TOOLS = new Set(["file_write", "file_edit"]);
+
+/** Whether a tool call writes a file, and which (as the call named it). */
+export function artifactOf(tool: string, args: Record<string, unknown>): string | undefined {
+  return WRITING_TOOLS.has(tool) && typeof args.path === "string" ? args.path : undefined;
+}
+
+/**
+ * The message a child sends its parent when a turn the parent asked for ends:
+ *
+ *     [from=CHILD]
+ *     STATUS: done|error
+ *     SUMMARY: the child's last reply (or what went wrong)
+ *     ARTIFACTS: the files its tools wrote, comma-separated (or none)
+ */
+export function callbackText(from: string, outcome: TurnOutcome, artifacts: readonly string[]): string {
+  const ok = outcome.status === "done" || outcome.status === "maxsteps";
+  const reply = outcome.reply?.content.trim() ?? "";
+  const problem =
+    outcome.error instanceof Error ? outcome.error.message : outcome.error ? String(outcome.error) : "";
+  const summary = ok ? reply || "(no reply)" : `${outcome.status}${problem ? `: ${problem}` : ""}`;
+  return [
+    `[from=${from}]`,
+    `STATUS: ${ok ? "done" : "error"}`,
+    `SUMMARY: ${summary}`,
+    `ARTIFACTS: ${artifacts.length > 0 ? artifacts.join(", ") : "none"}`,
+  ].join("\n");
+}
+
+/**
+ * A prompt as its agent sees it: one written by another principal begins with `[from=UNAME]`, its proven
+ * sender, so a claim inside the text cannot pass for it. The owner's prompts are left as they are.
+ */
+export function stampSender(text: string, from: string, owner: string): string {
+  if (from === owner) return text;
+  const stamp = `[from=${from}]`;
+  return text.startsWith(`${stamp}\n`) ? text : `${stamp}\n${text}`;
+}

@@ -1,0 +1,151 @@
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OLLIE, type Ollie, prompt, startOllie } from "./harness.js";
+
+const NINEP_DIST = fileURLToPath(new URL("../../../packages/ninep/dist", import.meta.url));
+const NINEP = fileURLToPath(new URL("../../../packages/ninep/bin/ninep.js", import.meta.url));
+const PROBE = fileURLToPath(new URL("./fixtures/probe.mjs", import.meta.url));
+
+/** A `probe` tool (with the 9P client beside it) and a profile that loads it. */
+function installProbe(config: string): void {
+  const tools = join(config, "tools");
+  mkdirSync(join(tools, "lib", "ninep"), { recursive: true });
+  for (const f of readdirSync(NINEP_DIST).filter((n) => n.endsWith(".js")))
+    copyFileSync(join(NINEP_DIST, f), join(tools, "lib", "ninep", f));
+  copyFileSync(PROBE, join(tools, "probe"));
+  chmodSync(join(tools, "probe"), 0o755);
+  mkdirSync(join(config, "agents"), { recursive: true });
+  writeFileSync(
+    join(config, "agents", "prober.json"),
+    JSON.stringify({ prompt: ["echo You probe."], autoLoad: ["probe"] }),
+  );
+}
+
+let o: Ollie;
+let tcp: string;
+beforeAll(async () => {
+  o = await startOllie("olliesrv-sec-", { args: ["--tcp", "0", "--max-depth", "0"], setup: installProbe });
+  tcp = /serving on (tcp!\S+)/.exec(o.log())![1]!;
+});
+afterAll(async () => {
+  await o.stop();
+  await o.remove();
+});
+
+type Step = {
+  as?: string;
+  key?: string;
+  op: "attach" | "read" | "write" | "new";
+  path?: string;
+  data?: string;
+};
+
+/** Runs the probe tool as the main agent of `session`, inside its sandbox; returns what it printed. */
+async function probe(session: string, steps: Step[], file?: string): Promise<string[]> {
+  const agent = `session/${session}/agent/main`;
+  o.mock.enqueue(
+    { toolCalls: [{ name: "probe", arguments: { steps: JSON.stringify(steps), ...(file && { file }) } }] },
+    { text: "Probed." },
+  );
+  await prompt(o, agent, "probe");
+  const history = JSON.parse(await o.read(`${agent}/context`)) as Array<{ role: string; content: string }>;
+  return history
+    .findLast((m) => m.role === "tool")!
+    .content.trim()
+    .split("\n");
+}
+
+describe("principals", () => {
+  it("refuses a sandboxed tool that claims the owner's uname or another agent's, and the owner's key file", async () => {
+    const a = await o.create(`agent=prober cwd=${o.work}`);
+    const b = await o.create(`agent=prober cwd=${o.work}`);
+    const said = await probe(
+      a,
+      [
+        { as: o.owner, key: "none", op: "attach" },
+        { as: o.owner, op: "attach" },
+        { as: `${b}.main`, key: "none", op: "attach" },
+        { as: `${b}.main`, op: "attach" },
+        { op: "read", path: "session/idx" },
+      ],
+      o.keyFile,
+    );
+    expect(said).toEqual([
+      `attach  as ${o.owner}: authentication required`,
+      `attach  as ${o.owner}: authentication failed`,
+      `attach  as ${b}.main: authentication required`,
+      `attach  as ${b}.main: authentication failed`,
+      expect.stringMatching(new RegExp(`^read session/idx as ${a}\\.main: ok .*${b}`, "s")),
+      `read ${o.keyFile}: EACCES`,
+    ]);
+    const audit = o.log();
+    expect(audit).toContain(`audit: refused attach as ${o.owner} from unix: authentication required`);
+    expect(audit).toContain(`audit: refused attach as ${o.owner} from unix: authentication failed`);
+    expect(audit).toContain(`audit: refused attach as ${b}.main from unix: authentication failed`);
+  });
+
+  it("keeps an agent from prompting itself and from writing a stranger's session, until granted", async () => {
+    const a = await o.create(`agent=prober cwd=${o.work}`);
+    const b = await o.create(`agent=prober cwd=${o.work}`);
+    await o.fsys.writeFile(`session/${b}/plan`, "- [ ] b's own step\n");
+    const me = `${a}.main`;
+    const writes = (target: string): Step[] => [
+      { op: "write", path: `session/${target}/plan`, data: "- [ ] overwritten\n" },
+      { op: "write", path: `session/${target}/env`, data: "X=1\n" },
+      { op: "write", path: `session/${target}/ctl`, data: "rename taken\n" },
+      { op: "write", path: `session/${target}/agent/main/ctl`, data: "clear\n" },
+      { op: "write", path: `session/${target}/agent/main/cfg`, data: "model=other\n" },
+    ];
+    expect(
+      await probe(a, [
+        { op: "write", path: `session/${a}/agent/main/prompt`, data: "again" },
+        { op: "write", path: `peer/${me}`, data: "again" },
+        ...writes(b),
+        { op: "read", path: `session/${b}/plan` },
+        { op: "write", path: `session/${a}/plan`, data: "- [ ] my own step\n" },
+        { op: "new", data: `agent=default cwd=${o.work}` },
+      ]),
+    ).toEqual([
+      `write session/${a}/agent/main/prompt as ${me}: session/${a}/agent/main/prompt: permission denied`,
+      `write peer/${me} as ${me}: peer/${me}: permission denied`,
+      ...writes(b).map((s) => `write ${s.path} as ${me}: ${s.path}: permission denied`),
+      `read session/${b}/plan as ${me}: ok - [ ] b's own step`,
+      `write session/${a}/plan as ${me}: ok`,
+      `new  as ${me}: session/new: spawn depth limit 0 reached: ${me} is 0 spawns deep and may not spawn`,
+    ]);
+    expect(await o.read(`session/${b}/plan`)).toBe("- [ ] b's own step\n");
+    expect(await o.read(`session/${a}/plan`)).toBe("- [ ] my own step\n");
+    for (const path of [`session/${a}/agent/main/prompt`, `session/${b}/plan`, `session/${b}/agent/main/cfg`])
+      expect(o.log()).toContain(`audit: denied ${me} write ${path.replace(/^/, "/")}`);
+
+    await o.fsys.writeFile(`session/${b}/ctl`, `grant ${me}\n`);
+    expect(await probe(a, [writes(b)[0]!])).toEqual([`write session/${b}/plan as ${me}: ok`]);
+    expect(await o.read(`session/${b}/plan`)).toBe("- [ ] overwritten\n");
+  });
+
+  it("refuses TCP clients without a proof or with a wrong one, and serves the owner's proof", async () => {
+    await expect(o.attachAs(o.owner, undefined, tcp)).rejects.toThrow("authentication required");
+    await expect(o.attachAs(o.owner, "not the key", tcp)).rejects.toThrow("authentication failed");
+    await expect(o.attachAs("somebody", "a guess", tcp)).rejects.toThrow("authentication failed");
+    expect(o.log()).toMatch(
+      /audit: refused attach as \S+ from tcp!127\.0\.0\.1!\d+: authentication required/,
+    );
+    expect(o.log()).toContain("audit: refused attach as unknown principal somebody from tcp!127.0.0.1!");
+
+    const id = await o.create(`cwd=${o.work} name=over-tcp`);
+    const fsys = await o.attachAs(o.owner, o.ownerKey(), tcp);
+    expect((await fsys.readdir("session")).map((e) => e.name)).toContain(id);
+
+    const ollie = await execa(process.execPath, [OLLIE, "-a", tcp, "-k", o.keyFile, "ls"], { reject: false });
+    expect(ollie.stdout).toContain(`${id}\tover-tcp\tidle`);
+    const ninep = await execa(process.execPath, [NINEP, "-a", tcp, "-k", o.keyFile, "read", "session/idx"]);
+    expect(ninep.stdout).toContain(id);
+    const stranger = await execa(process.execPath, [NINEP, "-a", tcp, "ls", "session"], { reject: false });
+    expect(stranger.exitCode).not.toBe(0);
+    expect(stranger.stderr).toContain("authentication required");
+    expect(stranger.stdout).toBe("");
+  });
+});
