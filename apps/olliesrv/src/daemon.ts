@@ -95,10 +95,16 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     deliver: (to, text, from) => sessions!.deliver(to, text, from),
   };
   sessions = new Sessions(paths.sessions, paths.corrupt, environment, log, maxDepth);
-  const tree = ollieTree(sessions, principals.owner, (d) =>
-    log(`audit: denied ${d.uname} ${d.access} ${d.path}`),
-  );
-  const server = new NinepServer(tree, {
+  const tree = ollieTree(sessions, {
+    owner: principals.owner,
+    onDenied: (d) => log(`audit: denied ${d.uname} ${d.access} ${d.path}`),
+    serverStats: () => server.stats(),
+  });
+  sessions.onKill(() => {
+    tree.prune("/session");
+    tree.prune("/peer");
+  });
+  const server: NinepServer = new NinepServer(tree, {
     auth: principals.serverAuth(),
     ...(values.D && { trace: (line: string) => process.stderr.write(`${line}\n`) }),
     onError: (error) => log(error.message),

@@ -30,6 +30,8 @@ export interface Ollie {
   create(spec: string): Promise<string>;
   /** Reads a file's whole text. */
   read(path: string): Promise<string>;
+  /** The daemon's process id. */
+  readonly pid: number;
   /** Starts the daemon again (after stop or kill), same directories. */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -42,6 +44,8 @@ export interface Ollie {
 export interface StartOptions {
   /** More olliesrv flags. */
   args?: readonly string[];
+  /** Flags for node itself (e.g. --expose-gc). */
+  nodeArgs?: readonly string[];
   /** Prepares $XDG_CONFIG_HOME/ollie before the daemon starts (profiles, tools). */
   setup?: (configDir: string) => void;
   /** How the mock provider answers (default: what is enqueued, in order). */
@@ -91,6 +95,9 @@ export async function startOllie(prefix = "olliesrv-", options: StartOptions = {
       return child;
     },
     log: () => said,
+    get pid() {
+      return child.pid!;
+    },
     get fsys() {
       return fsys;
     },
@@ -107,7 +114,7 @@ export async function startOllie(prefix = "olliesrv-", options: StartOptions = {
     },
     read: async (path) => (await fsys.readFile(path)).toString(),
     restart: async () => {
-      child = execa(process.execPath, [OLLIESRV, "-a", address, ...args], {
+      child = execa(process.execPath, [...(options.nodeArgs ?? []), OLLIESRV, "-a", address, ...args], {
         env,
         extendEnv: false,
         reject: false,
@@ -182,3 +189,25 @@ export async function prompt(o: Ollie, agent: string, text: string): Promise<str
 }
 
 export const readText = (file: string) => readFileSync(file, "utf8");
+
+/**
+ * Waits until the agent has finished `n` turns and is idle. Each wait file is opened before the plain file
+ * is read, so a change between the two is not missed (opening takes the value as it is; a read returns once
+ * it differs).
+ */
+export async function untilTurns(o: Ollie, agent: string, n: number): Promise<void> {
+  const turns = await o.fsys.open(`${agent}/turnwait`);
+  try {
+    let done = Number(await o.read(`${agent}/turns`));
+    while (done < n) done = Number((await turns.read(0)).toString());
+  } finally {
+    await turns.close();
+  }
+  const state = await o.fsys.open(`${agent}/statewait`);
+  try {
+    let now = (await o.read(`${agent}/state`)).trim();
+    while (now !== "idle") now = (await state.read(0)).toString().trim();
+  } finally {
+    await state.close();
+  }
+}

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MockReply, RecordedRequest } from "@ollie/backends/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Ollie, startOllie, watchStates } from "./harness.js";
+import { type Ollie, startOllie, untilTurns, watchStates } from "./harness.js";
 
 type Message = { role: string; content?: string | null };
 
@@ -52,21 +52,6 @@ afterAll(async () => {
   await o.remove();
 });
 
-/** Reads `turnwait` until the agent has finished `n` turns and is idle. */
-async function turnsDone(agent: string, n: number): Promise<void> {
-  const f = await o.fsys.open(`${agent}/turnwait`);
-  try {
-    while (Number((await f.read(0)).toString()) < n);
-  } finally {
-    await f.close();
-  }
-  for (;;) {
-    const states = await watchStates(o, agent);
-    if ((await o.read(`${agent}/state`)).trim() === "idle") return;
-    await states.until("idle");
-  }
-}
-
 const sessions = async () =>
   (await o.read("session/idx"))
     .trim()
@@ -79,7 +64,7 @@ describe("multi-agent work over files", () => {
     const parent = await o.create(`agent=orchestrator cwd=${o.work} name=orchestrator`);
     const agent = `session/${parent}/agent/main`;
     await o.fsys.writeFile(`${agent}/prompt`, "Write the three parts.");
-    await turnsDone(agent, 4);
+    await untilTurns(o, agent, 4);
 
     const workers = (await sessions()).filter(([, name]) => name?.startsWith("worker-"));
     expect(workers.map(([, name]) => name).sort()).toEqual(["worker-1", "worker-2", "worker-3"]);
@@ -108,8 +93,8 @@ describe("multi-agent work over files", () => {
     // A message to a peer, by name: stamped with its proven sender, and answered like any task from the parent.
     const worker2 = workers.find(([, name]) => name === "worker-2")![0]!;
     await o.fsys.writeFile(`${agent}/prompt`, "Tell worker-2 to add a line.");
-    await turnsDone(`session/${worker2}/agent/main`, 2);
-    await turnsDone(agent, 6);
+    await untilTurns(o, `session/${worker2}/agent/main`, 2);
+    await untilTurns(o, agent, 6);
     expect(await o.read(`session/${worker2}/agent/main/chat`)).toContain(
       `[from=${parent}.main]\nAdd a line.`,
     );

@@ -1,4 +1,4 @@
-import { NinepError } from "@ollie/ninep";
+import { NinepError, type ServerStats } from "@ollie/ninep";
 import {
   buildTree,
   clone,
@@ -46,11 +46,8 @@ export function parseSpec(spec: string): SessionSpec {
  * The whole namespace olliesrv serves. See NAMESPACE.md. Every session is a group: its agents, the agent
  * that spawned it, whoever it granted, and the owner write its files; everyone else may only read them.
  */
-export function ollieTree(
-  sessions: Sessions,
-  owner: string,
-  onDenied: (denial: PermissionDenial) => void,
-): VirtualTree {
+export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree {
+  const { owner, onDenied } = options;
   const env = sessions.environment;
   return buildTree(
     dir("/", [
@@ -88,6 +85,10 @@ export function ollieTree(
         },
       ),
       peerDir(sessions),
+      file(
+        "stats",
+        text(() => statsText(sessions, options.serverStats())),
+      ),
     ]),
     {
       owner,
@@ -95,6 +96,36 @@ export function ollieTree(
       onDenied,
     },
   );
+}
+
+export interface TreeOptions {
+  /** The human's uname: a member of every session's group. */
+  owner: string;
+  /** Told of every permission refusal (the audit trail). */
+  onDenied: (denial: PermissionDenial) => void;
+  serverStats: () => ServerStats;
+}
+
+/**
+ * `stats`: what the daemon holds, one `name value` line each. The heap is measured after a full collection
+ * when node runs with --expose-gc (for chasing a leak), else as it stands.
+ */
+function statsText(sessions: Sessions, server: ServerStats): string {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const memory = process.memoryUsage();
+  const agents = sessions.list().flatMap((s) => [...s.agents.values()]);
+  return [
+    `sessions ${sessions.list().length}`,
+    `agents ${agents.length}`,
+    `agents-live ${agents.filter((a) => a.agent !== undefined).length}`,
+    `connections ${server.connections}`,
+    `fids ${server.fids}`,
+    `requests ${server.requests}`,
+    `heap-used ${memory.heapUsed}${gc ? "" : " (not collected first)"}`,
+    `rss ${memory.rss}`,
+    "",
+  ].join("\n");
 }
 
 /** `session/new`: write a spec, read back the new session's id on the same fid. */

@@ -6,6 +6,7 @@ import { readSessionFiles } from "./session-file.js";
 export class Sessions {
   private readonly byId = new Map<string, Session>();
   private changes = 0;
+  private readonly killListeners: Array<() => void> = [];
 
   constructor(
     private readonly dir: string,
@@ -76,7 +77,13 @@ export class Sessions {
     // A child may already be going (killed on its own meanwhile); that is what was wanted anyway.
     await Promise.all(children.map((c) => this.kill(c.id).catch(() => undefined)));
     await session.kill();
+    for (const listener of this.killListeners) listener();
     this.log(`killed session ${id}${children.length > 0 ? ` and ${children.length} it spawned` : ""}`);
+  }
+
+  /** Calls `listener` after each session is killed (the namespace lets go of its files then). */
+  onKill(listener: () => void): void {
+    this.killListeners.push(listener);
   }
 
   /** Submits `text` to the agent `to`, as `from`. */

@@ -1,3 +1,5 @@
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { DM, ORDWR, OREAD, OWRITE, QT } from "@ollie/ninep";
 import { describe, expect, it } from "vitest";
 import { servedPerTest } from "../__fixtures__/serve-tree.js";
@@ -111,6 +113,35 @@ describe("declared trees", () => {
     latest = undefined;
     await expect(fsys.stat("latest")).rejects.toThrow("file not found");
     expect((await fsys.readdir("/")).map((s) => s.name)).toEqual(["data", "first"]);
+  });
+
+  it("releases the nodes of items a service removed itself when the collection is pruned", async () => {
+    type Item = { name: string; body: Buffer };
+    const items = new Map<string, Item>([["big", { name: "big", body: Buffer.alloc(1024) }]]);
+    const served = await serve(
+      dir("/", [
+        each(
+          "items",
+          () => items.values(),
+          (item: Item) =>
+            file(
+              item.name,
+              text(() => item.body),
+            ),
+          { key: (item) => item.name, lookup: (name) => items.get(name) },
+        ),
+      ]),
+    );
+    const fsys = await served.attach();
+    expect((await fsys.readFile("items/big")).length).toBe(1024);
+    const gone = new WeakRef(items.get("big")!);
+    items.delete("big");
+    await collectGarbage();
+    expect(gone.deref()).toBeDefined();
+    served.tree.prune("/items");
+    await collectGarbage();
+    expect(gone.deref()).toBeUndefined();
+    await expect(fsys.stat("items/big")).rejects.toThrow("file not found");
   });
 
   it("creates and removes entries of a collection through Tcreate and Tremove", async () => {
@@ -279,3 +310,11 @@ describe("declarations", () => {
     expect(() => dir("..", [])).toThrow("not a valid file name");
   });
 });
+
+/** A full collection (the flag is set at run time: vitest's workers do not start with --expose-gc). */
+async function collectGarbage(): Promise<void> {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as () => void;
+  await new Promise((r) => setImmediate(r));
+  gc();
+}

@@ -126,6 +126,15 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
     return this.lastPath++;
   }
 
+  /**
+   * Releases what the tree holds for items that left the `each` collection at `path` other than by Tremove
+   * (a service deleted them itself). Without it they are released at the next listing or walk of the
+   * collection; call it when the items are big or many.
+   */
+  prune(path: string): void {
+    this.resolve(path)?.prune();
+  }
+
   resolve(path: string, hops = 0): VNode | undefined {
     let node: VNode | undefined = this.root;
     for (const name of path.split("/")) {

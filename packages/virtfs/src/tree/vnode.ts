@@ -115,6 +115,15 @@ export class VNode {
     return [];
   }
 
+  /** Drops the cached entries of an `each` directory whose items are no longer in its collection. */
+  prune(): void {
+    if (this.spec.kind !== "each" || this.entries.size === 0) return;
+    const spec = this.spec;
+    const live = new Set<string>();
+    for (const item of spec.list()) live.add(this.keyOf(spec, item));
+    for (const name of this.entries.keys()) if (!live.has(name)) this.entries.delete(name);
+  }
+
   /** Forgets the entry an `each` item had, after the item was removed. */
   forget(name: string): void {
     this.entries.delete(name);
