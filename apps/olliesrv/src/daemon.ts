@@ -121,6 +121,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
         `serving on ${bound} (toolsrv at ${toolsrvAddress}); default backend: ${backends.conf.defaultProfile ?? "none"}`,
       );
       log(`try: ollie -a '${bound}' ask "hello"   (backends are configured in ${environment.backendsConf})`);
+      log(`you attach as ${principals.owner}, proven with ${keyFile} (ninep: -k ${keyFile})`);
       const started = performance.now();
       restoring = sessions.restore().then(
         (n) => {
