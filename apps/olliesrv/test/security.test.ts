@@ -103,6 +103,10 @@ describe("principals", () => {
       await probe(a, [
         { op: "write", path: `session/${a}/agent/main/prompt`, data: "again" },
         { op: "write", path: `peer/${me}`, data: "again" },
+        { op: "write", path: `session/${a}/agent/main/ctl`, data: "queue again\n" },
+        { op: "write", path: `session/${a}/agent/main/ctl`, data: "inject again\n" },
+        { op: "write", path: `session/${a}/ctl`, data: "cd /\n" },
+        { op: "write", path: `session/${a}/env`, data: "TMPDIR=/\n" },
         ...writes(b),
         { op: "read", path: `session/${b}/plan` },
         { op: "write", path: `session/${a}/plan`, data: "- [ ] my own step\n" },
@@ -111,6 +115,10 @@ describe("principals", () => {
     ).toEqual([
       `write session/${a}/agent/main/prompt as ${me}: session/${a}/agent/main/prompt: permission denied`,
       `write peer/${me} as ${me}: peer/${me}: permission denied`,
+      `write session/${a}/agent/main/ctl as ${me}: session/${a}/agent/main/ctl: queue: an agent may not prompt itself`,
+      `write session/${a}/agent/main/ctl as ${me}: session/${a}/agent/main/ctl: inject: an agent may not prompt itself`,
+      `write session/${a}/ctl as ${me}: session/${a}/ctl: cd: only ${o.owner} may move a session: its directory is what its tools may write`,
+      `write session/${a}/env as ${me}: session/${a}/env: permission denied`,
       ...writes(b).map((s) => `write ${s.path} as ${me}: ${s.path}: permission denied`),
       `read session/${b}/plan as ${me}: ok - [ ] b's own step`,
       `write session/${a}/plan as ${me}: ok`,

@@ -1,6 +1,7 @@
 import { NinepError } from "@ollie/ninep";
 import { ctl } from "@ollie/virtfs";
 import type { AgentSlot } from "../session/agent-slot.js";
+import { stampSender } from "../session/callback.js";
 import type { Session } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
 
@@ -15,6 +16,7 @@ const idle = (slot: AgentSlot, what: string) => {
 /** What an agent's ctl and cfg files can do to it. Each throws an error saying why when it cannot. */
 export function agentOperations(sessions: Sessions, session: Session, slot: AgentSlot) {
   const env = sessions.environment;
+  const owner = env.owner;
   return {
     stop: () => {
       if (!slot.agent?.interrupt("stopped from ctl")) fail("nothing is running");
@@ -47,17 +49,20 @@ export function agentOperations(sessions: Sessions, session: Session, slot: Agen
       await slot.reset(slot.profile);
       await session.save();
     },
-    cd: async (dir: string) => {
+    cd: async (dir: string, by: string = owner) => {
+      ownerOnly(by, owner, "move a session: its directory is what its tools may write");
       await session
         .changeDirectory(dir || fail("cd needs a directory"))
         .catch((e: unknown) => fail((e as Error).message));
     },
-    queue: async (prompt: string) => {
-      await slot.submit(prompt || fail("queue needs a prompt"));
+    queue: async (prompt: string, by: string = owner) => {
+      notItself(by, slot);
+      await slot.submit(prompt || fail("queue needs a prompt"), by);
     },
-    inject: async (text: string) => {
+    inject: async (text: string, by: string = owner) => {
+      notItself(by, slot);
       const agent = await slot.activate();
-      agent.inject(text || fail("inject needs text"));
+      agent.inject(stampSender(text || fail("inject needs text"), by, owner));
     },
     rename: async (name: string) => {
       session.name = name || fail("rename needs a name");
@@ -97,12 +102,22 @@ export function agentCtl(sessions: Sessions, session: Session, slot: AgentSlot) 
     backend: (_a, c) => op.backend(c.rest.trim()),
     agent: (_a, c) => op.agent(c.rest.trim()),
     clear: () => op.clear(),
-    cd: (_a, c) => op.cd(c.rest.trim()),
-    queue: (_a, c) => op.queue(c.rest.trim()),
-    inject: (_a, c) => op.inject(c.rest.trim()),
+    cd: (_a, c) => op.cd(c.rest.trim(), c.uname),
+    queue: (_a, c) => op.queue(c.rest.trim(), c.uname),
+    inject: (_a, c) => op.inject(c.rest.trim(), c.uname),
     rename: (_a, c) => op.rename(c.rest.trim()),
     kill: () => op.kill(),
     skill: ([action = "", name = ""]) => op.skill(action, name),
     proc: ([action = "", id = ""]) => (action === "kill" ? op.killProcess(id) : fail("proc kill ID")),
   });
+}
+
+/** Refuses `what` to anyone but the owner. */
+export function ownerOnly(by: string, owner: string, what: string): void {
+  if (by !== owner) fail(`only ${owner} may ${what}`);
+}
+
+/** Refuses an agent a prompt to itself, by any path: no agent may drive itself in a loop. */
+function notItself(by: string, slot: AgentSlot): void {
+  if (by === slot.uname) fail("an agent may not prompt itself");
 }

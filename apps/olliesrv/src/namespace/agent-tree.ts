@@ -4,7 +4,7 @@ import type { AgentSlot } from "../session/agent-slot.js";
 import type { Session } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
 import { agentCtl, agentOperations } from "./agent-ctl.js";
-import { promptFile } from "./tree.js";
+import { promptFile } from "./prompt-file.js";
 
 const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
 

@@ -13,7 +13,9 @@ import {
 import type { AgentSlot } from "../session/agent-slot.js";
 import type { Session, SessionSpec } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
+import { ownerOnly } from "./agent-ctl.js";
 import { agentTree } from "./agent-tree.js";
+import { promptFile } from "./prompt-file.js";
 
 /** Reads a session spec: `key=value` words (agent, cwd, backend, model, name) or a JSON object. */
 export function parseSpec(spec: string): SessionSpec {
@@ -78,7 +80,7 @@ export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree
             ? newFile(sessions)
             : item === "idx"
               ? idxFile(sessions)
-              : sessionTree(sessions, item),
+              : sessionTree(sessions, item, owner),
         {
           key: (item) => (typeof item === "string" ? item : item.id),
           lookup: (name) => (name === "new" || name === "idx" ? name : sessions.get(name)),
@@ -155,7 +157,7 @@ function idxFile(sessions: Sessions) {
   );
 }
 
-function sessionTree(sessions: Sessions, session: Session) {
+function sessionTree(sessions: Sessions, session: Session, owner: string) {
   const group = session.id;
   return dir(session.id, [
     file(
@@ -188,7 +190,9 @@ function sessionTree(sessions: Sessions, session: Session) {
           },
         },
       ),
-      { mode: 0o664, group },
+      // Only the owner: the environment fills the sandbox's templates ({TMPDIR}, {HOME}…), so it is part
+      // of what the tools may touch.
+      { mode: 0o644, group },
     ),
     file(
       "ctl",
@@ -198,6 +202,7 @@ function sessionTree(sessions: Sessions, session: Session) {
           await session.save();
         },
         cd: async (_a, c) => {
+          ownerOnly(c.uname, owner, "move a session: its directory is what its tools may write");
           await session
             .changeDirectory(c.rest.trim() || fail("cd needs a directory"))
             .catch((e: unknown) => fail((e as Error).message));
@@ -241,23 +246,6 @@ function peerDir(sessions: Sessions) {
     key: (peer) => peer.name,
     lookup: byName,
   });
-}
-
-/** A file whose writes are prompts to `slot` from the writer (0466: anyone but the agent itself). */
-export function promptFile(name: string, slot: AgentSlot, group?: string) {
-  return file(
-    name,
-    text(undefined, {
-      write: async (body, ctx) => {
-        const prompt = body.trim();
-        if (prompt === "") throw new NinepError("the prompt is empty");
-        await slot.submit(prompt, ctx.uname).catch((e: unknown) => {
-          throw new NinepError((e as Error).message);
-        });
-      },
-    }),
-    { mode: 0o466, owner: slot.uname, ...(group !== undefined && { group }) },
-  );
 }
 
 const fail = (message: string): never => {

@@ -1,0 +1,20 @@
+import { NinepError } from "@ollie/ninep";
+import { file, text } from "@ollie/virtfs";
+import type { AgentSlot } from "../session/agent-slot.js";
+
+/** A file whose writes are prompts to `slot` from the writer (0466: anyone but the agent itself). */
+export function promptFile(name: string, slot: AgentSlot, group?: string) {
+  return file(
+    name,
+    text(undefined, {
+      write: async (body, ctx) => {
+        const prompt = body.trim();
+        if (prompt === "") throw new NinepError("the prompt is empty");
+        await slot.submit(prompt, ctx.uname).catch((e: unknown) => {
+          throw new NinepError((e as Error).message);
+        });
+      },
+    }),
+    { mode: 0o466, owner: slot.uname, ...(group !== undefined && { group }) },
+  );
+}
