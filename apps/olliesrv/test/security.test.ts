@@ -110,6 +110,7 @@ describe("principals", () => {
         ...writes(b),
         { op: "read", path: `session/${b}/plan` },
         { op: "write", path: `session/${a}/plan`, data: "- [ ] my own step\n" },
+        { op: "new", data: "agent=default cwd=/" },
         { op: "new", data: `agent=default cwd=${o.work}` },
       ]),
     ).toEqual([
@@ -122,6 +123,7 @@ describe("principals", () => {
       ...writes(b).map((s) => `write ${s.path} as ${me}: ${s.path}: permission denied`),
       `read session/${b}/plan as ${me}: ok - [ ] b's own step`,
       `write session/${a}/plan as ${me}: ok`,
+      `new  as ${me}: session/new: a spawned session works inside its parent's directory ${o.work}, not in /`,
       `new  as ${me}: session/new: spawn depth limit 0 reached: ${me} is 0 spawns deep and may not spawn`,
     ]);
     expect(await o.read(`session/${b}/plan`)).toBe("- [ ] b's own step\n");

@@ -1,3 +1,5 @@
+import { realpath } from "node:fs/promises";
+import { resolve, sep } from "node:path";
 import type { AgentEnvironment, AgentSlot } from "./agent-slot.js";
 import { Session, type SessionSpec } from "./session.js";
 import { readSessionFiles } from "./session-file.js";
@@ -43,14 +45,16 @@ export class Sessions {
    */
   async create(spec: SessionSpec, creator: string = this.environment.owner): Promise<Session> {
     const spawner = this.agent(creator);
-    let lineage: Pick<SessionSpec, "parent" | "depth"> = {};
+    let lineage: Pick<SessionSpec, "parent" | "depth" | "cwd"> = {};
     if (spawner) {
-      const depth = this.byId.get(creator.slice(0, creator.indexOf(".")))!.depth + 1;
+      const home = this.byId.get(creator.slice(0, creator.indexOf(".")))!;
+      const cwd = await insideOf(home.cwd, spec.cwd);
+      const depth = home.depth + 1;
       if (depth > this.maxDepth)
         throw new Error(
           `spawn depth limit ${this.maxDepth} reached: ${creator} is ${depth - 1} spawns deep and may not spawn`,
         );
-      lineage = { parent: creator, depth };
+      lineage = { parent: creator, depth, cwd };
     }
     const session = Session.create(this.dir, this.environment, { ...spec, ...lineage });
     this.byId.set(session.id, session);
@@ -97,4 +101,20 @@ export class Sessions {
   async close(): Promise<void> {
     await Promise.all(this.list().map((s) => s.close()));
   }
+}
+
+/**
+ * The directory a spawned session may work in: its parent's, or one inside it (symlinks resolved), since a
+ * session's directory is what its tools may write. Anything else is refused.
+ */
+async function insideOf(parentCwd: string, wanted: string | undefined): Promise<string> {
+  const [root, dir] = await Promise.all([
+    realpath(parentCwd),
+    realpath(resolve(parentCwd, wanted ?? ".")).catch(() => {
+      throw new Error(`${resolve(parentCwd, wanted ?? ".")} is not a directory`);
+    }),
+  ]);
+  if (dir !== root && !dir.startsWith(`${root}${sep}`))
+    throw new Error(`a spawned session works inside its parent's directory ${root}, not in ${dir}`);
+  return dir;
 }
