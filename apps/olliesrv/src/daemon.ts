@@ -92,6 +92,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     tmpRoot: join(tmpdir(), `ollie-${userInfo().uid}`),
     agentKey: (uname) => principals.agentKey(uname),
     ...(toolsrvKey && { toolsrvAuthenticator: hmacAuthenticator(toolsrvKey) }),
+    audit: (line) => log(`audit: ${line}`),
     deliver: (to, text, from) => sessions!.deliver(to, text, from),
   };
   sessions = new Sessions(paths.sessions, paths.corrupt, environment, log, maxDepth);

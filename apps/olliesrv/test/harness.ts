@@ -17,6 +17,8 @@ export interface Ollie {
   env: Record<string, string>;
   child: ResultPromise;
   log: () => string;
+  /** Waits (a few seconds at most) until the daemon's log matches `pattern`, and returns the log. */
+  logged(pattern: string | RegExp): Promise<string>;
   /** The owner's session (proven with the owner key). */
   fsys: Fsys;
   owner: string;
@@ -95,6 +97,11 @@ export async function startOllie(prefix = "olliesrv-", options: StartOptions = {
       return child;
     },
     log: () => said,
+    logged: async (pattern) => {
+      const seen = () => (typeof pattern === "string" ? said.includes(pattern) : pattern.test(said));
+      for (let i = 0; i < 250 && !seen(); i++) await new Promise((r) => setTimeout(r, 20));
+      return said;
+    },
     get pid() {
       return child.pid!;
     },

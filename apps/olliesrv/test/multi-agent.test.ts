@@ -112,7 +112,8 @@ describe("multi-agent work over files", () => {
     expect(sleepers()).toEqual([]);
     for (const [id] of workers)
       expect(existsSync(join(o.root, "data", "ollie", "sessions", `${id}.json`))).toBe(false);
-    expect(o.log()).toContain(`killed session ${parent} and 3 it spawned`);
+    const killed = `killed session ${parent} and 3 it spawned`;
+    expect(await o.logged(killed)).toContain(killed);
   });
 });
 

@@ -35,6 +35,9 @@ afterAll(async () => {
   await o.remove();
 });
 
+/** Expects `line` in the daemon's log (it may take a moment to arrive). */
+const audited = async (line: string) => expect(await o.logged(line)).toContain(line);
+
 type Step = {
   as?: string;
   key?: string;
@@ -81,10 +84,9 @@ describe("principals", () => {
       expect.stringMatching(new RegExp(`^read session/idx as ${a}\\.main: ok .*${b}`, "s")),
       `read ${o.keyFile}: EACCES`,
     ]);
-    const audit = o.log();
-    expect(audit).toContain(`audit: refused attach as ${o.owner} from unix: authentication required`);
-    expect(audit).toContain(`audit: refused attach as ${o.owner} from unix: authentication failed`);
-    expect(audit).toContain(`audit: refused attach as ${b}.main from unix: authentication failed`);
+    await audited(`audit: refused attach as ${o.owner} from unix: authentication required`);
+    await audited(`audit: refused attach as ${o.owner} from unix: authentication failed`);
+    await audited(`audit: refused attach as ${b}.main from unix: authentication failed`);
   });
 
   it("keeps an agent from prompting itself and from writing a stranger's session, until granted", async () => {
@@ -128,8 +130,17 @@ describe("principals", () => {
     ]);
     expect(await o.read(`session/${b}/plan`)).toBe("- [ ] b's own step\n");
     expect(await o.read(`session/${a}/plan`)).toBe("- [ ] my own step\n");
-    for (const path of [`session/${a}/agent/main/prompt`, `session/${b}/plan`, `session/${b}/agent/main/cfg`])
-      expect(o.log()).toContain(`audit: denied ${me} write ${path.replace(/^/, "/")}`);
+    for (const path of [
+      `session/${a}/agent/main/prompt`,
+      `peer/${me}`,
+      `session/${a}/env`,
+      ...writes(b).map((step) => step.path!),
+    ])
+      await audited(`audit: denied ${me} write /${path}\n`);
+    await audited(`audit: refused a prompt from ${me} to itself\n`);
+    await audited(`audit: refused cd by ${me}: only ${o.owner} may move a session`);
+    await audited(`audit: refused spawn by ${me}: a spawned session works inside`);
+    await audited(`audit: refused spawn by ${me}: spawn depth limit 0 reached`);
 
     await o.fsys.writeFile(`session/${b}/ctl`, `grant ${me}\n`);
     expect(await probe(a, [writes(b)[0]!])).toEqual([`write session/${b}/plan as ${me}: ok`]);
@@ -140,10 +151,10 @@ describe("principals", () => {
     await expect(o.attachAs(o.owner, undefined, tcp)).rejects.toThrow("authentication required");
     await expect(o.attachAs(o.owner, "not the key", tcp)).rejects.toThrow("authentication failed");
     await expect(o.attachAs("somebody", "a guess", tcp)).rejects.toThrow("authentication failed");
-    expect(o.log()).toMatch(
-      /audit: refused attach as \S+ from tcp!127\.0\.0\.1!\d+: authentication required/,
-    );
-    expect(o.log()).toContain("audit: refused attach as unknown principal somebody from tcp!127.0.0.1!");
+    expect(
+      await o.logged(/audit: refused attach as \S+ from tcp!127\.0\.0\.1!\d+: authentication required/),
+    ).toMatch(/audit: refused attach as \S+ from tcp!127\.0\.0\.1!\d+: authentication required/);
+    await audited("audit: refused attach as unknown principal somebody from tcp!127.0.0.1!");
 
     const id = await o.create(`cwd=${o.work} name=over-tcp`);
     const fsys = await o.attachAs(o.owner, o.ownerKey(), tcp);

@@ -1,6 +1,6 @@
 import { NinepError } from "@ollie/ninep";
 import { ctl } from "@ollie/virtfs";
-import type { AgentSlot } from "../session/agent-slot.js";
+import type { AgentEnvironment, AgentSlot } from "../session/agent-slot.js";
 import { stampSender } from "../session/callback.js";
 import type { Session } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
@@ -50,17 +50,17 @@ export function agentOperations(sessions: Sessions, session: Session, slot: Agen
       await session.save();
     },
     cd: async (dir: string, by: string = owner) => {
-      ownerOnly(by, owner, "move a session: its directory is what its tools may write");
+      checkMayMove(by, env);
       await session
         .changeDirectory(dir || fail("cd needs a directory"))
         .catch((e: unknown) => fail((e as Error).message));
     },
     queue: async (prompt: string, by: string = owner) => {
-      notItself(by, slot);
+      notItself(by, slot, env);
       await slot.submit(prompt || fail("queue needs a prompt"), by);
     },
     inject: async (text: string, by: string = owner) => {
-      notItself(by, slot);
+      notItself(by, slot, env);
       const agent = await slot.activate();
       agent.inject(stampSender(text || fail("inject needs text"), by, owner));
     },
@@ -112,12 +112,17 @@ export function agentCtl(sessions: Sessions, session: Session, slot: AgentSlot) 
   });
 }
 
-/** Refuses `what` to anyone but the owner. */
-export function ownerOnly(by: string, owner: string, what: string): void {
-  if (by !== owner) fail(`only ${owner} may ${what}`);
+/** Only the owner moves a session, since its directory is what its tools may write. */
+export function checkMayMove(by: string, env: AgentEnvironment): void {
+  if (by === env.owner) return;
+  const why = `only ${env.owner} may move a session: its directory is what its tools may write`;
+  env.audit(`refused cd by ${by}: ${why}`);
+  fail(why);
 }
 
 /** Refuses an agent a prompt to itself, by any path: no agent may drive itself in a loop. */
-function notItself(by: string, slot: AgentSlot): void {
-  if (by === slot.uname) fail("an agent may not prompt itself");
+function notItself(by: string, slot: AgentSlot, env: AgentEnvironment): void {
+  if (by !== slot.uname) return;
+  env.audit(`refused a prompt from ${by} to itself`);
+  fail("an agent may not prompt itself");
 }

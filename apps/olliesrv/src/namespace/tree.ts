@@ -13,7 +13,7 @@ import {
 import type { AgentSlot } from "../session/agent-slot.js";
 import type { Session, SessionSpec } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
-import { ownerOnly } from "./agent-ctl.js";
+import { checkMayMove } from "./agent-ctl.js";
 import { agentTree } from "./agent-tree.js";
 import { promptFile } from "./prompt-file.js";
 
@@ -80,7 +80,7 @@ export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree
             ? newFile(sessions)
             : item === "idx"
               ? idxFile(sessions)
-              : sessionTree(sessions, item, owner),
+              : sessionTree(sessions, item),
         {
           key: (item) => (typeof item === "string" ? item : item.id),
           lookup: (name) => (name === "new" || name === "idx" ? name : sessions.get(name)),
@@ -157,7 +157,7 @@ function idxFile(sessions: Sessions) {
   );
 }
 
-function sessionTree(sessions: Sessions, session: Session, owner: string) {
+function sessionTree(sessions: Sessions, session: Session) {
   const group = session.id;
   return dir(session.id, [
     file(
@@ -202,7 +202,7 @@ function sessionTree(sessions: Sessions, session: Session, owner: string) {
           await session.save();
         },
         cd: async (_a, c) => {
-          ownerOnly(c.uname, owner, "move a session: its directory is what its tools may write");
+          checkMayMove(c.uname, sessions.environment);
           await session
             .changeDirectory(c.rest.trim() || fail("cd needs a directory"))
             .catch((e: unknown) => fail((e as Error).message));

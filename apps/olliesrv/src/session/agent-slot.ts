@@ -33,6 +33,8 @@ export interface AgentEnvironment {
   tmpRoot: string;
   /** How olliesrv proves itself to toolsrv. */
   toolsrvAuthenticator?: Authenticator;
+  /** Records a refusal in the audit trail. */
+  audit(line: string): void;
   /** Submits `text` to the agent `to` as `from` (how a child's callback reaches its parent). */
   deliver(to: string, text: string, from: string): Promise<void>;
 }

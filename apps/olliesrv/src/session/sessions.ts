@@ -47,14 +47,12 @@ export class Sessions {
     const spawner = this.agent(creator);
     let lineage: Pick<SessionSpec, "parent" | "depth" | "cwd"> = {};
     if (spawner) {
-      const home = this.byId.get(creator.slice(0, creator.indexOf(".")))!;
-      const cwd = await insideOf(home.cwd, spec.cwd);
-      const depth = home.depth + 1;
-      if (depth > this.maxDepth)
-        throw new Error(
-          `spawn depth limit ${this.maxDepth} reached: ${creator} is ${depth - 1} spawns deep and may not spawn`,
-        );
-      lineage = { parent: creator, depth, cwd };
+      try {
+        lineage = await this.lineage(creator, spec.cwd);
+      } catch (error) {
+        this.environment.audit(`refused spawn by ${creator}: ${(error as Error).message}`);
+        throw error;
+      }
     }
     const session = Session.create(this.dir, this.environment, { ...spec, ...lineage });
     this.byId.set(session.id, session);
@@ -69,6 +67,18 @@ export class Sessions {
     for (const file of files) this.byId.set(file.id, new Session(file.id, this.dir, this.environment, file));
     this.changes++;
     return files.length;
+  }
+
+  /** Where a session `creator` spawns sits: one level deeper than the creator's, in its directory. */
+  private async lineage(creator: string, wantedCwd: string | undefined) {
+    const home = this.byId.get(creator.slice(0, creator.indexOf(".")))!;
+    const cwd = await insideOf(home.cwd, wantedCwd);
+    const depth = home.depth + 1;
+    if (depth > this.maxDepth)
+      throw new Error(
+        `spawn depth limit ${this.maxDepth} reached: ${creator} is ${depth - 1} spawns deep and may not spawn`,
+      );
+    return { parent: creator, depth, cwd };
   }
 
   /** Ends a session and, first, every session its agents spawned (and theirs). */
