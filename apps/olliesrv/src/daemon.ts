@@ -76,7 +76,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     toolsrv = await startToolsrv(
       toolsrvAddress,
       { OLLIE_ADDRESS: address, OLLIE_TOOLSRV_KEY: principals.toolsrvKey },
-      ["--protect", keyFile, "--owner-key", keyFile],
+      // toolsrv protects the owner key file from every sandbox as well.
+      ["--owner-key", keyFile],
       (l) => process.stderr.write(`${l}\n`),
     );
 

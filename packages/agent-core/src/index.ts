@@ -29,6 +29,7 @@ export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./loop/retry-policy.js";
 export { DEFAULT_SAFETY_LIMITS, type SafetyLimits } from "./loop/safety.js";
 export { emptyTaskState, renderTaskState, type TaskState } from "./loop/task-state.js";
 export type { PersistedSession } from "./persist/persisted-session.js";
+export { writeFileAtomic } from "./persist/atomic-write.js";
 export { loadSession, SessionFileError, saveSession } from "./persist/session-file.js";
 export { newSessionId } from "./persist/session-id.js";
 export type { ToolExecutor, ToolInfo, ToolResult } from "./tools/tool-executor.js";

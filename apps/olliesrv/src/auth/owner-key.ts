@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, stat, writeFile } from "node:fs/promises";
-import { dirname } from "node:path";
+import { readFile, stat } from "node:fs/promises";
+import { writeFileAtomic } from "@ollie/agent-core";
 
 /**
  * Reads the owner's key, making one (32 random bytes, hex) the first time. The file is private to the user
@@ -22,11 +22,8 @@ export async function loadOwnerKey(file: string): Promise<string> {
       throw new Error(`the owner key ${file} is too short to be a key (${key.length} bytes)`);
     return key;
   }
-  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
   const key = randomBytes(32).toString("hex");
-  const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, `${key}\n`, { mode: 0o600 });
-  await rename(temp, file);
+  await writeFileAtomic(file, `${key}\n`);
   return key;
 }
 

@@ -1,13 +1,9 @@
-import { NinepError } from "@ollie/ninep";
 import { ctl } from "@ollie/virtfs";
 import type { AgentEnvironment, AgentSlot } from "../session/agent-slot.js";
 import { stampSender } from "../session/callback.js";
 import type { Session } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
-
-const fail = (message: string): never => {
-  throw new NinepError(message);
-};
+import { fail } from "./fail.js";
 
 const idle = (slot: AgentSlot, what: string) => {
   if (slot.agent && slot.agent.state !== "idle") fail(`cannot ${what} while a turn runs: stop it first`);
@@ -32,7 +28,7 @@ export function agentOperations(sessions: Sessions, session: Session, slot: Agen
     },
     backend: async (name: string) => {
       if (!name) fail("backend needs a backends.conf profile: backend NAME");
-      const backend = await env.backends.fresh(name).catch((e: unknown) => fail((e as Error).message));
+      const backend = await env.backends.fresh(name);
       slot.backend = name;
       slot.model = undefined;
       await slot.agent?.updateRuntime({ backend });
@@ -49,12 +45,7 @@ export function agentOperations(sessions: Sessions, session: Session, slot: Agen
       await slot.reset(slot.profile);
       await session.save();
     },
-    cd: async (dir: string, by: string = owner) => {
-      checkMayMove(by, env);
-      await session
-        .changeDirectory(dir || fail("cd needs a directory"))
-        .catch((e: unknown) => fail((e as Error).message));
-    },
+    cd: (dir: string, by: string = owner) => moveSession(session, dir, by, env),
     queue: async (prompt: string, by: string = owner) => {
       notItself(by, slot, env);
       await slot.submit(prompt || fail("queue needs a prompt"), by);
@@ -112,12 +103,14 @@ export function agentCtl(sessions: Sessions, session: Session, slot: AgentSlot) 
   });
 }
 
-/** Only the owner moves a session, since its directory is what its tools may write. */
-export function checkMayMove(by: string, env: AgentEnvironment): void {
-  if (by === env.owner) return;
-  const why = `only ${env.owner} may move a session: its directory is what its tools may write`;
-  env.audit(`refused cd by ${by}: ${why}`);
-  fail(why);
+/** `cd DIR` from either ctl. Only the owner moves a session, since its directory is what its tools may write. */
+export async function moveSession(session: Session, dir: string, by: string, env: AgentEnvironment) {
+  if (by !== env.owner) {
+    const why = `only ${env.owner} may move a session: its directory is what its tools may write`;
+    env.audit(`refused cd by ${by}: ${why}`);
+    fail(why);
+  }
+  await session.changeDirectory(dir || fail("cd needs a directory"));
 }
 
 /** Refuses an agent a prompt to itself, by any path: no agent may drive itself in a loop. */

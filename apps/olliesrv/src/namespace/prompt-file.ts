@@ -10,9 +10,7 @@ export function promptFile(name: string, slot: AgentSlot, group?: string) {
       write: async (body, ctx) => {
         const prompt = body.trim();
         if (prompt === "") throw new NinepError("the prompt is empty");
-        await slot.submit(prompt, ctx.uname).catch((e: unknown) => {
-          throw new NinepError((e as Error).message);
-        });
+        await slot.submit(prompt, ctx.uname);
       },
     }),
     { mode: 0o466, owner: slot.uname, ...(group !== undefined && { group }) },

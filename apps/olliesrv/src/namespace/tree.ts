@@ -13,8 +13,9 @@ import {
 import type { AgentSlot } from "../session/agent-slot.js";
 import type { Session, SessionSpec } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
-import { checkMayMove } from "./agent-ctl.js";
+import { moveSession } from "./agent-ctl.js";
 import { agentTree } from "./agent-tree.js";
+import { fail } from "./fail.js";
 import { promptFile } from "./prompt-file.js";
 
 /** Reads a session spec: `key=value` words (agent, cwd, backend, model, name) or a JSON object. */
@@ -135,9 +136,7 @@ function newFile(sessions: Sessions) {
   return file(
     "new",
     clone(async (spec, ctx) => {
-      const session = await sessions.create(parseSpec(spec), ctx.uname).catch((e: unknown) => {
-        throw new NinepError((e as Error).message);
-      });
+      const session = await sessions.create(parseSpec(spec), ctx.uname);
       return session.id;
     }),
     0o666,
@@ -201,12 +200,7 @@ function sessionTree(sessions: Sessions, session: Session) {
           session.name = c.rest.trim() || fail("rename needs a name");
           await session.save();
         },
-        cd: async (_a, c) => {
-          checkMayMove(c.uname, sessions.environment);
-          await session
-            .changeDirectory(c.rest.trim() || fail("cd needs a directory"))
-            .catch((e: unknown) => fail((e as Error).message));
-        },
+        cd: (_a, c) => moveSession(session, c.rest.trim(), c.uname, sessions.environment),
         kill: () => sessions.kill(session.id),
         grant: async (_a, c) => {
           session.grants.add(c.rest.trim() || fail("grant needs a uname"));
@@ -247,7 +241,3 @@ function peerDir(sessions: Sessions) {
     lookup: byName,
   });
 }
-
-const fail = (message: string): never => {
-  throw new NinepError(message);
-};

@@ -8,7 +8,7 @@ import { ToolsrvConn } from "@ollie/toolsrv/client";
 import { LogStream, WatchedValue } from "@ollie/virtfs";
 import { findIn } from "../config/profiles.js";
 import type { Skill } from "../config/skills.js";
-import { artifactOf, callbackText, stampSender } from "./callback.js";
+import { artifactOf, callbackText, messageOf, stampSender } from "./callback.js";
 import { ChatLog } from "./chat-log.js";
 import type { SavedAgent } from "./session-file.js";
 
@@ -37,6 +37,12 @@ export interface AgentEnvironment {
   audit(line: string): void;
   /** Submits `text` to the agent `to` as `from` (how a child's callback reaches its parent). */
   deliver(to: string, text: string, from: string): Promise<void>;
+}
+
+/** The session and agent an agent's uname (`SESSION.AGENT`, see AgentSlot.uname) names. */
+export function splitUname(uname: string): { session: string; agent: string } | undefined {
+  const dot = uname.indexOf(".");
+  return dot > 0 ? { session: uname.slice(0, dot), agent: uname.slice(dot + 1) } : undefined;
 }
 
 /** What a slot needs of its session. */
@@ -91,7 +97,7 @@ export class AgentSlot {
     if (this.saved) this.chat.replay(this.saved.messages);
   }
 
-  /** The agent's principal: how it is known to toolsrv (and, later, to the namespace). */
+  /** The agent's principal: how toolsrv and the namespace know it. */
   get uname(): string {
     return `${this.session.id}.${this.name}`;
   }
@@ -244,25 +250,33 @@ export class AgentSlot {
 
   private onEvent(e: AgentEvent): void {
     this.chat.event(e);
-    if (e.type === "assistant") this.replies.append(e.delta);
-    if (e.type === "turn") this.replies.append("\n");
-    if (e.type === "state") this.state.set(e.state);
-    if (e.type === "call") {
-      const path = artifactOf(e.call.name, e.call.arguments);
-      if (path !== undefined) this.artifacts.add(resolve(this.session.cwd, path));
+    switch (e.type) {
+      case "assistant":
+        this.replies.append(e.delta);
+        break;
+      case "state":
+        this.state.set(e.state);
+        break;
+      case "call": {
+        const path = artifactOf(e.call.name, e.call.arguments);
+        if (path !== undefined) this.artifacts.add(resolve(this.session.cwd, path));
+        break;
+      }
+      case "retry":
+      case "error":
+        this.noteUnreachable(e.error);
+        break;
+      case "turn": {
+        this.replies.append("\n");
+        this.lastArtifacts = [...this.artifacts];
+        this.artifacts.clear();
+        const o = e.outcome;
+        this.lastOutcome = o.status === "error" ? `error: ${messageOf(o.error)}` : o.status;
+        this.unreachableNoted = false;
+        this.turns.set(this.turns.get() + 1);
+        break;
+      }
     }
-    if (e.type === "turn") {
-      this.lastArtifacts = [...this.artifacts];
-      this.artifacts.clear();
-      const o = e.outcome;
-      this.lastOutcome =
-        o.status === "error"
-          ? `error: ${o.error instanceof Error ? o.error.message : String(o.error)}`
-          : o.status;
-      this.turns.set(this.turns.get() + 1);
-    }
-    if (e.type === "retry" || e.type === "error") this.noteUnreachable(e.error);
-    if (e.type === "turn") this.unreachableNoted = false;
   }
 
   /** Says once per turn, at the first failed attempt, where backends are configured when one cannot be reached. */

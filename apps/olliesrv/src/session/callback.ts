@@ -19,8 +19,7 @@ export function artifactOf(tool: string, args: Record<string, unknown>): string 
 export function callbackText(from: string, outcome: TurnOutcome, artifacts: readonly string[]): string {
   const ok = outcome.status === "done" || outcome.status === "maxsteps";
   const reply = outcome.reply?.content.trim() ?? "";
-  const problem =
-    outcome.error instanceof Error ? outcome.error.message : outcome.error ? String(outcome.error) : "";
+  const problem = outcome.error === undefined ? "" : messageOf(outcome.error);
   const summary = ok ? reply || "(no reply)" : `${outcome.status}${problem ? `: ${problem}` : ""}`;
   return [
     `[from=${from}]`,
@@ -29,6 +28,9 @@ export function callbackText(from: string, outcome: TurnOutcome, artifacts: read
     `ARTIFACTS: ${artifacts.length > 0 ? artifacts.join(", ") : "none"}`,
   ].join("\n");
 }
+
+/** What an error says, whatever was thrown. */
+export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /**
  * A prompt as its agent sees it: one written by another principal begins with `[from=UNAME]`, its proven

@@ -1,7 +1,6 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, rm } from "node:fs/promises";
+import { mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
-import type { PersistedSession } from "@ollie/agent-core";
+import { type PersistedSession, writeFileAtomic } from "@ollie/agent-core";
 import { z } from "zod";
 
 /** One agent of a session as it is saved. */
@@ -59,24 +58,9 @@ const schema = z.object({
   ),
 });
 
-/** Writes a session file atomically: a temporary file, flushed, renamed over the old one. */
+/** Writes a session file atomically (temporary file, flushed, renamed over the old one). */
 export async function writeSessionFile(dir: string, session: SessionFile): Promise<void> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  const file = join(dir, `${session.id}.json`);
-  const temp = `${file}.${randomBytes(4).toString("hex")}.tmp`;
-  try {
-    const handle = await open(temp, "w", 0o600);
-    try {
-      await handle.writeFile(`${JSON.stringify(session)}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, file);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
+  await writeFileAtomic(join(dir, `${session.id}.json`), `${JSON.stringify(session)}\n`);
 }
 
 /**

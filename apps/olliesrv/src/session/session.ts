@@ -1,7 +1,7 @@
 import { rm, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { newSessionId } from "@ollie/agent-core";
-import { type AgentEnvironment, AgentSlot } from "./agent-slot.js";
+import { type AgentEnvironment, AgentSlot, splitUname } from "./agent-slot.js";
 import { removeSessionFile, type SessionFile, writeSessionFile } from "./session-file.js";
 
 /** What a session is created with (what is written to session/new). */
@@ -73,7 +73,7 @@ export class Session {
    * and whoever was granted.
    */
   admits(uname: string): boolean {
-    return uname.startsWith(`${this.id}.`) || uname === this.parent || this.grants.has(uname);
+    return splitUname(uname)?.session === this.id || uname === this.parent || this.grants.has(uname);
   }
 
   /** The next unchecked `- [ ]` item of the plan. */

@@ -1,6 +1,6 @@
 import { realpath } from "node:fs/promises";
 import { resolve, sep } from "node:path";
-import type { AgentEnvironment, AgentSlot } from "./agent-slot.js";
+import { type AgentEnvironment, type AgentSlot, splitUname } from "./agent-slot.js";
 import { Session, type SessionSpec } from "./session.js";
 import { readSessionFiles } from "./session-file.js";
 
@@ -21,9 +21,8 @@ export class Sessions {
 
   /** The agent whose uname is `SESSION.NAME`. */
   agent(uname: string): AgentSlot | undefined {
-    const dot = uname.indexOf(".");
-    if (dot <= 0) return undefined;
-    return this.byId.get(uname.slice(0, dot))?.agents.get(uname.slice(dot + 1));
+    const named = splitUname(uname);
+    return named && this.byId.get(named.session)?.agents.get(named.agent);
   }
 
   list(): Session[] {
@@ -44,11 +43,12 @@ export class Sessions {
    * session, refused past `maxDepth`.
    */
   async create(spec: SessionSpec, creator: string = this.environment.owner): Promise<Session> {
-    const spawner = this.agent(creator);
+    const named = splitUname(creator);
+    const home = named && this.byId.get(named.session);
     let lineage: Pick<SessionSpec, "parent" | "depth" | "cwd"> = {};
-    if (spawner) {
+    if (named && home?.agents.has(named.agent)) {
       try {
-        lineage = await this.lineage(creator, spec.cwd);
+        lineage = await this.lineage(creator, home, spec.cwd);
       } catch (error) {
         this.environment.audit(`refused spawn by ${creator}: ${(error as Error).message}`);
         throw error;
@@ -70,8 +70,7 @@ export class Sessions {
   }
 
   /** Where a session `creator` spawns sits: one level deeper than the creator's, in its directory. */
-  private async lineage(creator: string, wantedCwd: string | undefined) {
-    const home = this.byId.get(creator.slice(0, creator.indexOf(".")))!;
+  private async lineage(creator: string, home: Session, wantedCwd: string | undefined) {
     const cwd = await insideOf(home.cwd, wantedCwd);
     const depth = home.depth + 1;
     if (depth > this.maxDepth)
@@ -87,7 +86,7 @@ export class Sessions {
     if (!session) throw new Error(`no session ${id}`);
     this.byId.delete(id);
     this.changes++;
-    const children = this.list().filter((s) => s.parent?.startsWith(`${id}.`));
+    const children = this.list().filter((s) => s.parent && splitUname(s.parent)?.session === id);
     // A child may already be going (killed on its own meanwhile); that is what was wanted anyway.
     await Promise.all(children.map((c) => this.kill(c.id).catch(() => undefined)));
     await session.kill();

@@ -1,7 +1,6 @@
-import { randomBytes } from "node:crypto";
-import { mkdir, open, readFile, rename, rm } from "node:fs/promises";
-import { dirname } from "node:path";
+import { readFile } from "node:fs/promises";
 import { History } from "../history/history.js";
+import { writeFileAtomic } from "./atomic-write.js";
 import { type PersistedSession, persistedSessionSchema } from "./persisted-session.js";
 
 /** A session file that could not be read back: which file, and what is wrong with it. */
@@ -15,26 +14,9 @@ export class SessionFileError extends Error {
   }
 }
 
-/**
- * Writes `session` to `file` atomically: a temporary file in the same directory, flushed to disk, then
- * renamed over the old one. A crash leaves the old file or the new one, never half of one.
- */
+/** Writes `session` to `file` atomically (see writeFileAtomic). */
 export async function saveSession(file: string, session: PersistedSession): Promise<void> {
-  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-  const temp = `${file}.${randomBytes(4).toString("hex")}.tmp`;
-  try {
-    const handle = await open(temp, "w", 0o600);
-    try {
-      await handle.writeFile(`${JSON.stringify(session)}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, file);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
+  await writeFileAtomic(file, `${JSON.stringify(session)}\n`);
 }
 
 /**
