@@ -29,4 +29,5 @@ export {
 export { type PolicyLayer, REPLACEABLE } from "./policy/schema.js";
 export { KNOWN_TEMPLATES, type TemplateContext } from "./policy/templates.js";
 export { type SandboxCommand, type SandboxCommandOptions, sandboxCommand } from "./run/prepare.js";
+export { killProcessGroup, launcherRefusal } from "./run/process-group.js";
 export { runSandboxed, type SandboxResult, type SandboxRunOptions } from "./run/run-sandboxed.js";

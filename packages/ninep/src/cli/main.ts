@@ -1,6 +1,7 @@
+import { defaultUname } from "../transport/address.js";
 import { COMMANDS, errorMessage, type Io } from "./commands.js";
 import { ramfsCommand } from "./ramfs-command.js";
-import { defaultUname, type GlobalOptions, Sessions } from "./session.js";
+import { type GlobalOptions, Sessions } from "./session.js";
 import { USAGE, UsageError } from "./usage.js";
 
 const FLAGS_WITH_VALUES: Record<string, keyof GlobalOptions> = {

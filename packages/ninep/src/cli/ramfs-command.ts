@@ -2,9 +2,8 @@ import { parseArgs } from "node:util";
 import { Ramfs } from "../ramfs/ramfs.js";
 import { serveUntilSignal } from "../server/serve-until-signal.js";
 import { NinepServer } from "../server/server.js";
-import { formatAddress, parseAddress, serviceAddress } from "../transport/address.js";
+import { defaultUname, formatAddress, parseAddress, serviceAddress } from "../transport/address.js";
 import type { Io } from "./commands.js";
-import { defaultUname } from "./session.js";
 
 /** `ninep ramfs`: serves an in-memory tree until SIGINT or SIGTERM, then removes its socket. */
 export async function ramfsCommand(

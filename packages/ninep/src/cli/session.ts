@@ -1,5 +1,4 @@
 import { readFile } from "node:fs/promises";
-import { userInfo } from "node:os";
 import { hmacAuthenticator } from "../auth/hmac.js";
 import { NinepClient } from "../client/client.js";
 import type { Fsys } from "../client/fsys.js";
@@ -13,10 +12,6 @@ export interface GlobalOptions {
   uname: string;
   keyFile?: string | undefined;
   trace: boolean;
-}
-
-export function defaultUname(env: NodeJS.ProcessEnv = process.env): string {
-  return env.USER || env.LOGNAME || userInfo().username;
 }
 
 /** Where a command-line path lives: the server's address and the path inside its tree. */

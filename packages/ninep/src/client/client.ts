@@ -4,8 +4,8 @@ import { decodeMessage } from "../codec/decode.js";
 import { encodeMessage } from "../codec/encode.js";
 import { formatMessage } from "../codec/format.js";
 import { FrameReader } from "../codec/frame-reader.js";
-import type { Qid, RMessage, Stat, TMessage } from "../codec/types.js";
-import { type Address, parseAddress } from "../transport/address.js";
+import type { Qid, ReplyTo, RMessage, Stat, TMessage } from "../codec/types.js";
+import type { Address } from "../transport/address.js";
 import { dial } from "../transport/dial.js";
 import { WriteBatcher } from "../transport/write-batcher.js";
 import type { Authenticator } from "./authenticator.js";
@@ -32,10 +32,6 @@ export interface AttachOptions {
 }
 
 type Request = TMessage extends infer T ? (T extends TMessage ? Omit<T, "tag"> : never) : never;
-type ReplyFor<T extends Request> = Extract<
-  RMessage,
-  { type: `R${T["type"] extends `T${infer S}` ? S : never}` }
->;
 
 interface Pending {
   request: Request;
@@ -96,8 +92,7 @@ export class NinepClient {
 
   /** Dials `unix!PATH`, `tcp!HOST!PORT` or a socket path and negotiates 9P2000. */
   static async dial(address: Address | string, options: ClientOptions & { signal?: AbortSignal } = {}) {
-    const a = typeof address === "string" ? parseAddress(address) : address;
-    return NinepClient.connect(await dial(a, options.signal), options);
+    return NinepClient.connect(await dial(address, options.signal), options);
   }
 
   /** Resolves when the connection has ended. */
@@ -128,7 +123,7 @@ export class NinepClient {
   }
 
   /** Sends one request and waits for its reply; an Rerror rejects with NinepRemoteError. */
-  async rpc<T extends Request>(request: T, signal?: AbortSignal): Promise<ReplyFor<T>> {
+  async rpc<T extends Request>(request: T, signal?: AbortSignal): Promise<ReplyTo<T>> {
     if (this.closedError) throw this.closedError;
     if (signal?.aborted) throw abortError(signal);
     const tag = request.type === "Tversion" ? NOTAG : await this.tags.acquire();
@@ -136,7 +131,7 @@ export class NinepClient {
       if (tag !== NOTAG) this.tags.release(tag);
       throw this.closedError;
     }
-    return new Promise<ReplyFor<T>>((resolve, reject) => {
+    return new Promise<ReplyTo<T>>((resolve, reject) => {
       const entry: Pending = { request, resolve: resolve as (r: RMessage) => void, reject, flushed: false };
       this.pending.set(tag, entry);
       const onAbort = () => {
@@ -149,7 +144,7 @@ export class NinepClient {
         signal.addEventListener("abort", onAbort, { once: true });
         entry.resolve = (r) => {
           signal.removeEventListener("abort", onAbort);
-          resolve(r as ReplyFor<T>);
+          resolve(r as ReplyTo<T>);
         };
         entry.reject = (e) => {
           signal.removeEventListener("abort", onAbort);

@@ -1,4 +1,3 @@
-import { ProtocolError } from "../codec/errors.js";
 import { FrameCursor } from "../codec/reader.js";
 import type { Stat } from "../codec/types.js";
 
@@ -8,6 +7,5 @@ export function parseDirEntries(data: Uint8Array): Stat[] {
   const c = new FrameCursor(buf, 0, buf.length);
   const stats: Stat[] = [];
   while (c.remaining > 0) stats.push(c.stat());
-  if (c.remaining !== 0) throw new ProtocolError("directory data ends inside an entry");
   return stats;
 }

@@ -1,4 +1,4 @@
-import { HEADER_SIZE, MAXWELEM } from "./constants.js";
+import { HEADER_SIZE, MAXWELEM, QID_SIZE } from "./constants.js";
 import { ProtocolError } from "./errors.js";
 import { FrameCursor } from "./reader.js";
 import type { Message } from "./types.js";
@@ -69,7 +69,7 @@ function decodeBody(c: FrameCursor, typeNumber: number, tag: number): Message {
       if (n > MAXWELEM) {
         throw new ProtocolError(`walk reply of ${n} qids exceeds the limit of ${MAXWELEM}`, tag);
       }
-      c.need(13 * n, "wqid");
+      c.need(QID_SIZE * n, "wqid");
       const wqids = [];
       for (let i = 0; i < n; i++) wqids.push(c.qid("wqid"));
       return { type: "Rwalk", tag, wqids };

@@ -1,4 +1,4 @@
-import { MessageTypeNumber } from "./constants.js";
+import { MessageTypeNumber, QID_SIZE } from "./constants.js";
 import type { Message } from "./types.js";
 import { FrameWriter, statSize, stringSize } from "./writer.js";
 
@@ -11,11 +11,11 @@ function bodySize(m: Message): number {
     case "Tauth":
       return 4 + stringSize(m.uname) + stringSize(m.aname);
     case "Rauth":
-      return 13;
+      return QID_SIZE;
     case "Tattach":
       return 8 + stringSize(m.uname) + stringSize(m.aname);
     case "Rattach":
-      return 13;
+      return QID_SIZE;
     case "Rerror":
       return stringSize(m.ename);
     case "Tflush":
@@ -26,7 +26,7 @@ function bodySize(m: Message): number {
       return n;
     }
     case "Rwalk":
-      return 2 + 13 * m.wqids.length;
+      return 2 + QID_SIZE * m.wqids.length;
     case "Topen":
       return 5;
     case "Ropen":

@@ -1,7 +1,9 @@
 import { NOFID, NOTAG, QT } from "./constants.js";
+import { isDontTouchQid } from "./stat.js";
 import type { Message, Qid, Stat } from "./types.js";
 
-const QID_TYPE_LETTERS: ReadonlyArray<[number, string]> = [
+/** The qid type bits as transcripts spell them (parse-message reads them back). */
+export const QID_TYPE_LETTERS: ReadonlyArray<[number, string]> = [
   [QT.DIR, "d"],
   [QT.APPEND, "a"],
   [QT.EXCL, "l"],
@@ -56,7 +58,7 @@ function escapeChar(ch: string): string {
 }
 
 export function formatQid(q: Qid): string {
-  if (q.type === 0xff && q.version === 0xffffffff && q.path === 0xffffffffffffffffn) return "~";
+  if (isDontTouchQid(q)) return "~";
   let letters = "";
   let known = 0;
   for (const [bit, letter] of QID_TYPE_LETTERS) {

@@ -1,3 +1,4 @@
+import { QID_SIZE } from "./constants.js";
 import { ProtocolError } from "./errors.js";
 import type { Qid, Stat } from "./types.js";
 
@@ -66,11 +67,11 @@ export class FrameCursor {
   }
 
   qid(what = "qid"): Qid {
-    this.need(13, what);
+    this.need(QID_SIZE, what);
     const type = this.buf[this.offset]!;
     const version = this.buf.readUInt32LE(this.offset + 1);
     const path = this.buf.readBigUInt64LE(this.offset + 5);
-    this.offset += 13;
+    this.offset += QID_SIZE;
     return { type, version, path };
   }
 

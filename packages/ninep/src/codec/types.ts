@@ -212,7 +212,7 @@ export type Message = TMessage | RMessage;
 export type MessageType = Message["type"];
 
 /** The reply type that answers a request type (Rerror aside). */
-export type ReplyTo<T extends TMessage> = Extract<
+export type ReplyTo<T extends { type: TMessage["type"] }> = Extract<
   RMessage,
   { type: `R${T["type"] extends `T${infer S}` ? S : never}` }
 >;

@@ -1,3 +1,4 @@
+import { QID_SIZE } from "./constants.js";
 import type { Qid, Stat } from "./types.js";
 
 /** Little-endian writer into a buffer allocated at its exact final size. */
@@ -33,7 +34,7 @@ export class FrameWriter {
     this.buf[this.offset] = q.type;
     this.buf.writeUInt32LE(q.version >>> 0, this.offset + 1);
     this.buf.writeBigUInt64LE(q.path, this.offset + 5);
-    this.offset += 13;
+    this.offset += QID_SIZE;
   }
   stat(s: Stat): void {
     this.u16(statSize(s) - 2);

@@ -95,10 +95,6 @@ export class Connection<A = unknown> {
     return this.socket.writableLength;
   }
 
-  get isClosed(): boolean {
-    return this.closed;
-  }
-
   onClose(listener: () => void): void {
     if (this.closed) listener();
     else this.closeListeners.push(listener);

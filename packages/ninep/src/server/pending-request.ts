@@ -21,10 +21,6 @@ export class PendingRequest {
     return this.controller.signal;
   }
 
-  get isAborted(): boolean {
-    return this.aborted;
-  }
-
   /** Throws the abort reason if the request was aborted: a handler is not started for a request already
    * flushed. */
   throwIfAborted(): void {

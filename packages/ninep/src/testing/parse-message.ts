@@ -1,9 +1,12 @@
 import { MessageTypeNumber, NOFID, NOTAG } from "../codec/constants.js";
+import { QID_TYPE_LETTERS } from "../codec/format.js";
 import { DONT_TOUCH_QID } from "../codec/stat.js";
 import type { Message, Qid, Stat } from "../codec/types.js";
 import { type Token, tokenize } from "./tokens.js";
 
-const QID_LETTERS: Record<string, number> = { d: 0x80, a: 0x40, l: 0x20, m: 0x10, A: 0x08, t: 0x04 };
+const QID_LETTERS: Record<string, number> = Object.fromEntries(
+  QID_TYPE_LETTERS.map(([bit, letter]) => [letter, bit]),
+);
 
 function word(t: Token | undefined, what: string): string {
   if (t?.kind !== "word") throw new Error(`${what}: expected a word`);

@@ -37,13 +37,18 @@ export function formatAddress(a: Address): string {
   return a.kind === "unix" ? `unix!${a.path}` : `tcp!${a.host}!${a.port}`;
 }
 
+/** Who the user is, as plan9port asks: $USER, $LOGNAME, then the password database. */
+export function defaultUname(env: NodeJS.ProcessEnv = process.env): string {
+  return env.USER || env.LOGNAME || userInfo().username;
+}
+
 /**
  * The directory where services post their sockets, as plan9port computes it: `$NAMESPACE` if set, otherwise
  * `/tmp/ns.$USER.$DISPLAY` with DISPLAY `:0` when unset, "/" in it replaced by "_" and a trailing ".0" screen number dropped.
  */
 export function namespaceDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.NAMESPACE) return env.NAMESPACE;
-  const user = env.USER || env.LOGNAME || userInfo().username;
+  const user = defaultUname(env);
   let display = (env.DISPLAY || ":0").replaceAll("/", "_");
   if (display.endsWith(".0")) display = display.slice(0, -2);
   return `/tmp/ns.${user}.${display}`;

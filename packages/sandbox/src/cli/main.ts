@@ -5,6 +5,7 @@ import { compileLauncher, ensureLauncher } from "../launcher/ensure-launcher.js"
 import { launcherArgs } from "../launcher/launcher-args.js";
 import { packageRoot } from "../launcher/package-root.js";
 import { missingFeatures, probeLandlock } from "../launcher/probe.js";
+import { PATH_LISTS } from "../policy/policy.js";
 import { expandPolicy, resolvePolicy } from "../policy/resolve.js";
 import { runSandboxed } from "../run/run-sandboxed.js";
 
@@ -30,7 +31,7 @@ async function check(name: string | undefined): Promise<number> {
     out(`policy: ${policy.sources.join(" + ")}`);
     out(`best effort: ${policy.bestEffort ? "yes" : "no"}`);
     const expanded = expandPolicy(policy, { cwd: process.cwd(), env: process.env });
-    for (const list of ["ro", "rox", "rw", "rwx"] as const) {
+    for (const list of PATH_LISTS) {
       out(`${list}: ${expanded.filesystem[list].join(" ") || "(nothing)"}`);
     }
     const n = expanded.network;

@@ -1,5 +1,5 @@
 import { PolicyError } from "../errors.js";
-import type { SandboxPolicy } from "../policy/policy.js";
+import { PATH_LISTS, type SandboxPolicy } from "../policy/policy.js";
 
 export interface LauncherArgOptions {
   /** Use at most this Landlock ABI (to try what an older kernel would do). */
@@ -11,7 +11,7 @@ export interface LauncherArgOptions {
 /** The launcher options that apply an expanded policy (templates already replaced). */
 export function launcherArgs(policy: SandboxPolicy, options: LauncherArgOptions = {}): string[] {
   const args: string[] = [];
-  for (const list of ["ro", "rox", "rw", "rwx"] as const) {
+  for (const list of PATH_LISTS) {
     for (const path of policy.filesystem[list]) {
       // The launcher reads comma-separated lists, as landrun does.
       if (path.includes(","))

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { parseDocument } from "yaml";
 import type { z } from "zod";
 import { PolicyError } from "../errors.js";
+import { PATH_LISTS } from "./policy.js";
 import { type PolicyLayer, policyLayerSchema } from "./schema.js";
 import { KNOWN_TEMPLATES, unknownTemplates } from "./templates.js";
 
@@ -32,7 +33,7 @@ export function validateLayer(data: unknown, source: string): PolicyLayer {
     throw new PolicyError(`${first!.problem}${more}`, source, first!.key);
   }
   const layer = parsed.data;
-  for (const list of ["ro", "rox", "rw", "rwx"] as const) {
+  for (const list of PATH_LISTS) {
     for (const [i, path] of (layer.filesystem?.[list] ?? []).entries()) {
       const unknown = unknownTemplates(path);
       if (unknown.length > 0) {

@@ -1,4 +1,4 @@
-import type { PathList, SandboxPolicy } from "./policy.js";
+import { PATH_LISTS, type SandboxPolicy } from "./policy.js";
 import type { PolicyLayer } from "./schema.js";
 
 function union<T>(a: T[], b: T[]): T[] {
@@ -16,7 +16,7 @@ export function mergeLayer(base: SandboxPolicy, layer: PolicyLayer, source: stri
     return replaces.has(key as never) ? [...new Set(given)] : union(earlier, given);
   };
   const fs = { ...base.filesystem };
-  for (const name of ["ro", "rox", "rw", "rwx"] as PathList[]) {
+  for (const name of PATH_LISTS) {
     fs[name] = list(`filesystem.${name}`, fs[name], layer.filesystem?.[name]);
   }
   return {

@@ -4,7 +4,7 @@ import { PolicyError } from "../errors.js";
 import { DEFAULT_POLICY } from "./defaults.js";
 import { loadPolicyFile, validateLayer } from "./load.js";
 import { emptyPolicy, mergeLayer } from "./merge.js";
-import type { PathList, SandboxPolicy } from "./policy.js";
+import { PATH_LISTS, type SandboxPolicy } from "./policy.js";
 import type { PolicyLayer } from "./schema.js";
 import { expandPath, type TemplateContext } from "./templates.js";
 
@@ -63,7 +63,7 @@ export function withLayer(
 /** The policy with every template expanded for a command run in `ctx.cwd` with `ctx.env`. */
 export function expandPolicy(policy: SandboxPolicy, ctx: TemplateContext): SandboxPolicy {
   const fs = { ...policy.filesystem };
-  for (const name of ["ro", "rox", "rw", "rwx"] as PathList[]) {
+  for (const name of PATH_LISTS) {
     fs[name] = policy.filesystem[name].map((p, i) => expandPath(p, ctx, `filesystem.${name}[${i}]`));
   }
   return { ...policy, filesystem: fs };

@@ -1,6 +1,7 @@
 import type { Readable } from "node:stream";
 import { execa, type ResultPromise } from "execa";
 import { type SandboxCommandOptions, sandboxCommand } from "./prepare.js";
+import { killProcessGroup, launcherRefusal } from "./process-group.js";
 
 export interface SandboxRunOptions extends SandboxCommandOptions {
   /** What the command reads: text or bytes, a stream, or nothing (default). */
@@ -28,17 +29,6 @@ export interface SandboxResult {
    * when the command itself ran.
    */
   launcherError?: string;
-}
-
-const LAUNCHER_EXITS = new Set([125, 126, 127]);
-
-function killGroup(pid: number | undefined): void {
-  if (pid === undefined) return;
-  try {
-    process.kill(-pid, "SIGKILL");
-  } catch {
-    // the group is already gone
-  }
 }
 
 /**
@@ -74,7 +64,7 @@ export async function runSandboxed(
   let aborted = false;
   const onAbort = () => {
     aborted = true;
-    killGroup(child.pid);
+    killProcessGroup(child.pid);
   };
   options.signal?.addEventListener("abort", onAbort, { once: true });
   const timer =
@@ -82,18 +72,14 @@ export async function runSandboxed(
       ? undefined
       : setTimeout(() => {
           timedOut = true;
-          killGroup(child.pid);
+          killProcessGroup(child.pid);
         }, options.timeoutMs);
-  child.on("exit", () => killGroup(child.pid));
+  child.on("exit", () => killProcessGroup(child.pid));
   try {
     const result = await child;
     const stderr = Buffer.from(result.stderr as Uint8Array);
     const exitCode = result.exitCode ?? null;
-    const lastLine = stderr.toString("utf8").trimEnd().split("\n").pop() ?? "";
-    const launcherError =
-      exitCode !== null && LAUNCHER_EXITS.has(exitCode) && lastLine.startsWith("ollie-sandbox: ")
-        ? lastLine.slice("ollie-sandbox: ".length)
-        : undefined;
+    const launcherError = launcherRefusal(exitCode, stderr.toString("utf8"));
     return {
       exitCode,
       signal: (result.signal as NodeJS.Signals | undefined) ?? null,

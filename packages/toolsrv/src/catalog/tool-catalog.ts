@@ -31,6 +31,8 @@ export class ToolCatalog {
   private readonly seen = new Map<string, Seen>();
   private entries = new Map<string, CatalogEntry>();
   private brokenTools: BrokenTool[] = [];
+  /** The scan under way: every look that starts meanwhile shares it instead of statting every file again. */
+  private scanning: Promise<void> | undefined;
 
   constructor(readonly path: readonly string[]) {}
 
@@ -54,17 +56,26 @@ export class ToolCatalog {
     return this.brokenTools;
   }
 
-  private async scan(): Promise<void> {
+  private scan(): Promise<void> {
+    this.scanning ??= this.rescan().finally(() => {
+      this.scanning = undefined;
+    });
+    return this.scanning;
+  }
+
+  private async rescan(): Promise<void> {
     const entries = new Map<string, CatalogEntry>();
     const broken: BrokenTool[] = [];
     const present = new Set<string>();
     for (const dir of this.path) {
-      const names = await readdir(dir).catch(() => [] as string[]);
-      for (const name of names.sort()) {
-        if (name.endsWith(SIDECAR) || name.startsWith(".")) continue;
-        const file = join(dir, name);
+      const names = (await readdir(dir).catch(() => [] as string[]))
+        .filter((name) => !name.endsWith(SIDECAR) && !name.startsWith("."))
+        .sort();
+      const files = names.map((name) => join(dir, name));
+      const results = await Promise.all(files.map((file) => this.describe(file)));
+      for (const [i, file] of files.entries()) {
         present.add(file);
-        const result = await this.describe(file);
+        const result = results[i];
         if (!result) continue;
         if ("problem" in result) {
           broken.push({ file, reason: result.problem });

@@ -1,5 +1,11 @@
 import { dirname } from "node:path";
-import { type SandboxPolicy, sandboxCommand, withLayer } from "@ollie/sandbox";
+import {
+  killProcessGroup,
+  launcherRefusal,
+  type SandboxPolicy,
+  sandboxCommand,
+  withLayer,
+} from "@ollie/sandbox";
 import { LogStream } from "@ollie/virtfs";
 import { execa } from "execa";
 import type { CatalogEntry } from "../catalog/tool-catalog.js";
@@ -27,7 +33,7 @@ export interface ToolOutcome {
   timedOut: boolean;
   cancelled: boolean;
   durationMs: number;
-  /** The sandbox launcher refused (policy, exec denied, not found), as it said. */
+  /** The sandbox launcher refused (policy, exec denied, not found): its `ollie-sandbox: ` line. */
   launcherError?: string;
 }
 
@@ -53,7 +59,6 @@ export interface ToolRun {
 }
 
 const STDERR_LIMIT = 16 * 1024;
-const LAUNCHER_EXITS = new Set([125, 126, 127]);
 
 /** Where the running Node lives, so tools written for it can run under the sandbox. */
 const NODE_PREFIX = dirname(dirname(process.execPath));
@@ -114,13 +119,7 @@ export async function startTool(
   child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
   let timedOut = false;
   let cancelled = false;
-  const killGroup = () => {
-    try {
-      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-    } catch {
-      // The group is already gone.
-    }
-  };
+  const killGroup = () => killProcessGroup(child.pid);
   const timer = setTimeout(() => {
     timedOut = true;
     killGroup();
@@ -148,10 +147,8 @@ export async function startTool(
       cancelled,
       durationMs: Date.now() - startedAt.getTime(),
     };
-    if (result.exitCode !== undefined && LAUNCHER_EXITS.has(result.exitCode)) {
-      const said = errText.split("\n").find((l) => l.startsWith("ollie-sandbox:"));
-      if (said) outcome.launcherError = said;
-    }
+    const refusal = launcherRefusal(result.exitCode, errText);
+    if (refusal !== undefined) outcome.launcherError = `ollie-sandbox: ${refusal}`;
     return outcome;
   })();
   return { tool: entry.meta.name, pid: child.pid, startedAt, stream, done, kill: onAbort };

@@ -19,7 +19,7 @@ export interface ToolMeta {
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 
 /** The metadata as a header or sidecar gives it, before defaults. */
-export const rawMetaSchema = z.strictObject({
+const rawMetaSchema = z.strictObject({
   name: z
     .string()
     .regex(/^[a-z][a-z0-9_]{0,63}$/, "a tool name is lower case letters, digits and _, up to 64"),
@@ -34,8 +34,6 @@ export const rawMetaSchema = z.strictObject({
     .optional(),
   cache: z.string().min(1).optional(),
 });
-
-export type RawMeta = z.infer<typeof rawMetaSchema>;
 
 /** A tool that could not be used, and why. */
 export interface BrokenTool {

@@ -38,6 +38,7 @@ export function bypassTree(broker: BypassBroker, owner: string) {
             { mode: 0o600, owner },
           ),
         ]),
+      { key: (r) => String(r.id) },
     ),
   ]);
 }

@@ -53,10 +53,8 @@ export function toolTree(service: ToolService, options: ToolTreeOptions): Virtua
         "ctl",
         ctl({
           load: async (names, { uname }) => {
-            const tools = await catalog.tools();
-            const unknown = names.filter((n) => !tools.has(n));
-            if (unknown.length > 0) throw new NinepError(`no tool named ${unknown.join(", ")}`);
-            agents.of(uname).load(names);
+            const loaded = await service.load(uname, names);
+            if ("unknown" in loaded) throw new NinepError(`no tool named ${loaded.unknown.join(", ")}`);
           },
           unload: (names, { uname }) => {
             agents.of(uname).unload(names);
@@ -74,6 +72,8 @@ export function toolTree(service: ToolService, options: ToolTreeOptions): Virtua
         "proc",
         () => procs.list(),
         (p: ProcEntry) => procDir(p),
+        // Named without building each process's directory, which a walk would otherwise do for every one.
+        { key: (p) => String(p.id) },
       ),
       ...(options.extra ?? []),
     ]),

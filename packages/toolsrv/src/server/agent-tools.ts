@@ -50,10 +50,6 @@ export class AgentToolSets {
     return tools;
   }
 
-  names(): string[] {
-    return [...this.agents.keys()].sort();
-  }
-
   /** Moves every agent's revision (the catalog changed under them). */
   bumpAll(): void {
     for (const tools of this.agents.values()) tools.bump();

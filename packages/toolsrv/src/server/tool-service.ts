@@ -114,6 +114,13 @@ export class ToolService {
     return { ...resultOf(await run.done), proc: proc.id };
   }
 
+  /** Loads `names` for an agent if every one exists: the names it added, or the ones that do not exist. */
+  async load(uname: string, names: readonly string[]): Promise<{ added: string[] } | { unknown: string[] }> {
+    const tools = await this.catalog.tools();
+    const unknown = names.filter((n) => !tools.has(n));
+    return unknown.length > 0 ? { unknown } : { added: this.agents.of(uname).load(names) };
+  }
+
   private async builtin(uname: string, tool: string, args: Record<string, unknown>): Promise<CallResult> {
     const agent = this.agents.of(uname);
     const tools = await this.catalog.tools();
@@ -131,10 +138,10 @@ export class ToolService {
         ? [args.name]
         : [];
     if (names.length === 0) return failure("tool_load needs names: the tools to load");
-    const unknown = names.filter((n) => !tools.has(n));
-    if (unknown.length > 0)
-      return failure(`no tool named ${unknown.join(", ")} (tool_list shows what exists)`);
-    const added = agent.load(names);
+    const loaded = await this.load(uname, names);
+    if ("unknown" in loaded)
+      return failure(`no tool named ${loaded.unknown.join(", ")} (tool_list shows what exists)`);
+    const { added } = loaded;
     return {
       output: added.length > 0 ? `loaded ${added.join(", ")}\n` : `already loaded: ${names.join(", ")}\n`,
       isError: false,

@@ -68,11 +68,14 @@ export class LogStream {
   /** Up to `count` retained bytes from absolute `position` (clamped to what is retained). */
   read(position: number, count: number): Buffer {
     let pos = Math.max(position, this.first);
+    // Readers mostly follow the end: find the chunk holding `pos` from the newest back, not the oldest on.
+    let i = this.chunks.length;
+    let at = this.total;
+    while (i > 0 && at > pos) at -= this.chunks[--i]!.length;
     const parts: Buffer[] = [];
     let want = count;
-    let at = this.first;
-    for (const c of this.chunks) {
-      if (want === 0) break;
+    for (; i < this.chunks.length && want > 0; i++) {
+      const c = this.chunks[i]!;
       const chunkEnd = at + c.length;
       if (chunkEnd > pos) {
         const piece = c.subarray(pos - at, Math.min(c.length, pos - at + want));

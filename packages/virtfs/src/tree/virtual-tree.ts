@@ -22,9 +22,10 @@ import {
   type WalkRequest,
   type WriteRequest,
 } from "@ollie/ninep";
+import { toBuffer } from "../patterns/bytes.js";
 import type { ReadContext, WriteContext } from "../spec/context.js";
 import type { DirSpec, EachSpec } from "../spec/node-spec.js";
-import { type TreeContext, VNode } from "./vnode.js";
+import { now, type TreeContext, VNode } from "./vnode.js";
 
 export interface TreeOptions {
   /** Owner of nodes that do not name one (default: the user running the process). */
@@ -66,8 +67,6 @@ export interface VirtualFid {
   node: VNode;
   open: OpenFile | null;
 }
-
-const now = () => Math.floor(Date.now() / 1000);
 
 const EMPTY = Buffer.alloc(0);
 
@@ -237,7 +236,7 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
     const h = this.handlers(req.fid);
     if (!h.read) throw new NinepError("file cannot be read");
     const data = await h.read(this.context(req, Number(req.offset), req.count));
-    return typeof data === "string" ? Buffer.from(data, "utf8") : data;
+    return toBuffer(data);
   }
 
   readdir({ fid }: RequestContext<VirtualFid>): Stat[] {
@@ -250,11 +249,10 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
     const node = this.live(req.fid);
     const h = this.handlers(req.fid);
     if (!h.write) throw new NinepError("file cannot be written");
-    const data = Buffer.from(req.data.buffer, req.data.byteOffset, req.data.byteLength);
-    const n = await h.write(this.context(req, Number(req.offset), 0, data));
+    const n = await h.write(this.context(req, Number(req.offset), 0, toBuffer(req.data)));
     node.version = (node.version + 1) >>> 0;
     node.mtime = now();
-    return n ?? data.length;
+    return n ?? req.data.length;
   }
 
   async close(req: RequestContext<VirtualFid>): Promise<void> {

@@ -12,7 +12,7 @@ export interface TreeContext {
 
 type RealSpec = DirSpec | FileSpec | EachSpec;
 
-const now = () => Math.floor(Date.now() / 1000);
+export const now = () => Math.floor(Date.now() / 1000);
 
 /** Aliases followed in one resolution before giving up (a cycle, most likely). */
 const MAX_ALIAS_HOPS = 8;
