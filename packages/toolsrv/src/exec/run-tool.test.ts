@@ -75,6 +75,16 @@ describe("running a tool", () => {
     for (const pid of readFileSync(pids, "utf8").trim().split("\n").map(Number)) expect(gone(pid)).toBe(true);
   });
 
+  it("ends when the tool exits, killing what it left in the background instead of waiting for it", async () => {
+    const pids = join(work, "background.pids");
+    const outcome = await run(entry("leaves_one", `sleep 100 & echo $! > ${pids}; echo started`, 60));
+    expect(outcome).toMatchObject({ exitCode: 0, output: "started\n", timedOut: false });
+    // SIGKILL is sent by the time the call ends; the process may take a moment to finish dying.
+    const pid = Number(readFileSync(pids, "utf8").trim());
+    for (let i = 0; i < 100 && !gone(pid); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(gone(pid)).toBe(true);
+  });
+
   it("is cancelled by its signal, grandchildren included", async () => {
     const pids = join(work, "cancel.pids");
     const ac = new AbortController();

@@ -120,6 +120,8 @@ export async function startTool(
   let timedOut = false;
   let cancelled = false;
   const killGroup = () => killProcessGroup(child.pid);
+  // What the tool left behind holds its stdout open; ending the group when the tool exits ends the call.
+  child.on("exit", killGroup);
   const timer = setTimeout(() => {
     timedOut = true;
     killGroup();
