@@ -7,10 +7,9 @@ import {
   ToolUnsupportedError,
   TransientError,
 } from "../errors.js";
+import type { ResponseHeaders } from "./http-request.js";
 import { isOverflowMessage, isToolUnsupportedMessage } from "./overflow.js";
 import { retryAfterMs, retryInfoMs } from "./retry-after.js";
-
-type Headers = Record<string, string | string[] | undefined>;
 
 /** The parts of an error body the classification needs, whatever the provider's dialect. */
 export interface ErrorFacts {
@@ -72,7 +71,7 @@ export function classifyError(
   provider: string,
   status: number | undefined,
   facts: ErrorFacts,
-  headers: Headers = {},
+  headers: ResponseHeaders = {},
 ): BackendError {
   const requestId = [headers["x-request-id"], headers["request-id"]]
     .flat()

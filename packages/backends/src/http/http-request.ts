@@ -20,7 +20,8 @@ export interface RequestOptions {
   idleTimeoutMs?: number;
 }
 
-function abortReason(signal: AbortSignal | undefined): unknown {
+/** What an aborted request throws: the signal's reason, or an AbortError. */
+export function abortReason(signal: AbortSignal | undefined): unknown {
   return signal?.reason ?? new DOMException("This operation was aborted", "AbortError");
 }
 

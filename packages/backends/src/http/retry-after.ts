@@ -1,6 +1,6 @@
-type Headers = Record<string, string | string[] | undefined>;
+import type { ResponseHeaders } from "./http-request.js";
 
-function header(headers: Headers, name: string): string | undefined {
+function header(headers: ResponseHeaders, name: string): string | undefined {
   const v = headers[name];
   return Array.isArray(v) ? v[0] : v;
 }
@@ -30,7 +30,7 @@ export function parseDuration(text: string): number | undefined {
  * (seconds or an HTTP date), then Anthropic's `anthropic-ratelimit-*-reset` times, then OpenAI's
  * `x-ratelimit-reset-*` durations. Undefined when none says.
  */
-export function retryAfterMs(headers: Headers, now = Date.now()): number | undefined {
+export function retryAfterMs(headers: ResponseHeaders, now = Date.now()): number | undefined {
   const ms = header(headers, "retry-after-ms");
   if (ms !== undefined && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Number(ms);
   const ra = header(headers, "retry-after");

@@ -69,8 +69,10 @@ export abstract class HttpBackend<O extends HttpBackendOptions, I> implements Ba
     params: GenerationParams,
   ): ChatRequest<I>;
 
-  /** The context window of `model`, asked of the provider. */
-  protected abstract lookUpContextLength(model: string, signal?: AbortSignal): Promise<number | undefined>;
+  /** The context window of `model`, asked of the provider: by default, what its model list says. */
+  protected async lookUpContextLength(model: string, signal?: AbortSignal): Promise<number | undefined> {
+    return (await this.models(signal)).find((m) => m.id === model)?.contextLength;
+  }
 
   abstract models(signal?: AbortSignal): Promise<ModelInfo[]>;
 
@@ -98,10 +100,5 @@ export abstract class HttpBackend<O extends HttpBackendOptions, I> implements Ba
       known.catch(() => this.windows.delete(model));
     }
     return known;
-  }
-
-  /** The window the model list gives for `model`. */
-  protected async windowFromModelList(model: string, signal?: AbortSignal): Promise<number | undefined> {
-    return (await this.models(signal)).find((m) => m.id === model)?.contextLength;
   }
 }

@@ -1,5 +1,6 @@
 import type { Readable } from "node:stream";
 import { BackendError, TransientError } from "../errors.js";
+import { abortReason } from "../http/http-request.js";
 import type { StreamEvent } from "../types.js";
 import type { ReplyBuilder } from "./reply-builder.js";
 
@@ -12,10 +13,6 @@ export interface WireDecoder<I> {
 }
 
 export type FrameReader<I> = (body: AsyncIterable<Uint8Array>) => AsyncGenerator<I[]>;
-
-function aborted(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
-}
 
 /**
  * The events of one streaming response. The request is made on the first `next()`; after that, each
@@ -64,10 +61,6 @@ export class EventStream<I> implements AsyncIterableIterator<StreamEvent> {
         this.reader = this.read(this.body)[Symbol.asyncIterator]();
       }
       while (!this.refill()) {
-        if (this.decoder.builder.isDone) {
-          this.close();
-          break;
-        }
         const chunk = await this.reader.next();
         if (chunk.done) {
           this.decoder.end();
@@ -79,7 +72,7 @@ export class EventStream<I> implements AsyncIterableIterator<StreamEvent> {
       }
     } catch (err) {
       this.close();
-      if (this.signal?.aborted) throw aborted(this.signal);
+      if (this.signal?.aborted) throw abortReason(this.signal);
       if (err instanceof BackendError) throw err;
       throw new TransientError({
         provider: this.provider,

@@ -28,7 +28,6 @@ export class ReplyBuilder {
   private readonly calls: ToolCall[] = [];
   private readonly argumentParts = new Map<number, string[]>();
   private finished = false;
-  usage: Usage | undefined;
 
   get isDone(): boolean {
     return this.finished;
@@ -127,7 +126,6 @@ export class ReplyBuilder {
   }
 
   setUsage(usage: Usage): void {
-    this.usage = usage;
     this.push({ type: "usage", usage });
   }
 

@@ -23,8 +23,6 @@ export class ToolCallAssembler {
   private readonly slots: Slot[] = [];
   private readonly byIndex = new Map<number, Slot>();
 
-  constructor(private readonly idPrefix = "call") {}
-
   accept(piece: ToolCallPiece, out: ReplyBuilder): void {
     const id = piece.id || undefined;
     let slot: Slot | undefined;
@@ -39,7 +37,7 @@ export class ToolCallAssembler {
     if (!slot) {
       slot = {
         index: this.slots.length,
-        id: id ?? `${this.idPrefix}_${this.slots.length}`,
+        id: id ?? `call_${this.slots.length}`,
         name: piece.name ?? "",
       };
       this.slots.push(slot);
@@ -72,9 +70,5 @@ export class ToolCallAssembler {
       });
     }
     this.byIndex.clear();
-  }
-
-  get pending(): number {
-    return this.slots.length;
   }
 }

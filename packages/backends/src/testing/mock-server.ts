@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { MockReply, Rendered } from "./mock-reply.js";
 import { renderAnthropic } from "./wire/anthropic.js";
 import { renderGemini } from "./wire/gemini.js";
@@ -26,8 +27,6 @@ export interface MockServerOptions {
   /** Models the list endpoints report, with their context windows. */
   models?: Array<{ id: string; contextLength?: number }>;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * An HTTP server that speaks each provider's exact wire format from a script: OpenAI chat completions at

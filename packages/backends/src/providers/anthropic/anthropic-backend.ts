@@ -52,9 +52,12 @@ export class AnthropicBackend extends HttpBackend<AnthropicOptions, SseItem> {
     );
   }
 
-  protected async lookUpContextLength(model: string, signal?: AbortSignal): Promise<number | undefined> {
+  protected override async lookUpContextLength(
+    model: string,
+    signal?: AbortSignal,
+  ): Promise<number | undefined> {
     return (
-      (await this.windowFromModelList(model, signal)) ??
+      (await super.lookUpContextLength(model, signal)) ??
       (model.startsWith("claude") ? CLAUDE_WINDOW : undefined)
     );
   }

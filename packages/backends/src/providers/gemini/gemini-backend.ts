@@ -51,8 +51,4 @@ export class GeminiBackend extends HttpBackend<GeminiOptions, SseItem> {
         return m.inputTokenLimit ? { id, contextLength: m.inputTokenLimit } : { id };
       });
   }
-
-  protected lookUpContextLength(model: string, signal?: AbortSignal): Promise<number | undefined> {
-    return this.windowFromModelList(model, signal);
-  }
 }

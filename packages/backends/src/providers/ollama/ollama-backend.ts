@@ -43,7 +43,10 @@ export class OllamaBackend extends HttpBackend<OllamaOptions, string> {
   }
 
   /** `num_ctx` when configured (what is allocated); otherwise the trained maximum from /api/show. */
-  protected async lookUpContextLength(model: string, signal?: AbortSignal): Promise<number | undefined> {
+  protected override async lookUpContextLength(
+    model: string,
+    signal?: AbortSignal,
+  ): Promise<number | undefined> {
     if (this.options.numCtx !== undefined) return this.options.numCtx;
     const show = await postJson(this.name, `${this.base}/api/show`, { model }, this.headers(), signal);
     const info = (show as { model_info?: Record<string, unknown> }).model_info ?? {};

@@ -47,6 +47,8 @@ export class OpenAiFastPath {
 
   /** Learns the beginning of `data` if it is a new one; false if there is nothing new to learn. */
   private learn(data: string): boolean {
+    // The known beginning ends at its first CHOICE, so data that starts with it would learn it again.
+    if (this.prefix !== "" && data.startsWith(this.prefix)) return false;
     const at = data.indexOf(CHOICE);
     if (at < 0 || data.lastIndexOf('"usage"', at) >= 0 || data.lastIndexOf('"error"', at) >= 0) return false;
     const prefix = data.slice(0, at + CHOICE.length);

@@ -64,8 +64,4 @@ export class OpenAiBackend extends HttpBackend<OpenAiOptions, SseItem> {
       return window === undefined ? { id: m.id } : { id: m.id, contextLength: window };
     });
   }
-
-  protected lookUpContextLength(model: string, signal?: AbortSignal): Promise<number | undefined> {
-    return this.windowFromModelList(model, signal);
-  }
 }
