@@ -24,6 +24,15 @@ import { type Runtime, refreshRuntime } from "./runtime.js";
 
 export type Watched = { state: AgentState; name: string };
 
+/** AgentOptions without the saved state an agent starts from. */
+export type LastingOptions = Omit<AgentOptions, "history" | "taskState" | "usage">;
+
+/** `options` less the start-up state, so what keeps the options (and the runtime's spec) does not keep it. */
+export function lasting(options: AgentOptions): LastingOptions {
+  const { history: _history, taskState: _taskState, usage: _usage, ...rest } = options;
+  return rest;
+}
+
 /**
  * An agent's state and the services its turns and compactions use — what `runTurn` and `compactAgent` see
  * of it. Internal: `Agent` is the public face, and adds the queue and the turn lifecycle.
@@ -50,10 +59,11 @@ export class AgentCore implements TurnContext, CompactionHost {
   readonly watch = new ChangeWatch<Watched>(() => ({ state: this.state, name: this.name }));
   private saving: Promise<void> = Promise.resolve();
 
-  constructor(
-    runtime: Runtime,
-    private readonly options: AgentOptions,
-  ) {
+  /** What the agent is made with, less the saved state it starts from (not kept: compaction frees it). */
+  private readonly options: LastingOptions;
+
+  constructor(runtime: Runtime, options: AgentOptions) {
+    this.options = lasting(options);
     this.runtime = runtime;
     this.id = options.id ?? randomUUID();
     this.name = options.name ?? this.id;
@@ -68,6 +78,12 @@ export class AgentCore implements TurnContext, CompactionHost {
     this.dispatch = { ...DEFAULT_DISPATCH, ...options.dispatch };
     this.compaction = { ...DEFAULT_COMPACTION, ...options.compaction };
     if (options.onEvent) this.listeners.add(options.onEvent);
+  }
+
+  /** Puts `messages` in place of the history; what the meter measured of the old one no longer holds. */
+  replaceHistory(messages: readonly Message[]): void {
+    this.history.replace(messages);
+    this.meter.reset();
   }
 
   emit(event: AgentEvent): void {

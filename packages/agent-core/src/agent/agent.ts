@@ -10,7 +10,7 @@ import { runTurn } from "../loop/run-turn.js";
 import type { SafetyLimits } from "../loop/safety.js";
 import { emptyTaskState, type TaskState } from "../loop/task-state.js";
 import type { PersistedSession } from "../persist/persisted-session.js";
-import { AgentCore, type Watched } from "./agent-core.js";
+import { AgentCore, type LastingOptions, lasting, type Watched } from "./agent-core.js";
 import { BoundedQueue } from "./bounded-queue.js";
 import {
   AgentBusyError,
@@ -20,7 +20,7 @@ import {
   TurnInterruptedError,
 } from "./errors.js";
 import type { AgentListener, AgentState, TurnOutcome } from "./events.js";
-import { buildRuntime, type Runtime, type RuntimeSpec } from "./runtime.js";
+import { buildRuntime, type Runtime, type RuntimeSpec, requestMessages } from "./runtime.js";
 import { Submission } from "./submission.js";
 
 /**
@@ -81,11 +81,11 @@ export class Agent {
   /** Settles when the queue has run dry; undefined while nothing runs. */
   private draining: Promise<void> | undefined;
 
-  private constructor(
-    runtime: Runtime,
-    private readonly options: AgentOptions,
-  ) {
+  private readonly options: LastingOptions;
+
+  private constructor(runtime: Runtime, options: AgentOptions) {
     this.core = new AgentCore(runtime, options);
+    this.options = lasting(options);
     this.queue = new BoundedQueue(options.maxQueue ?? 64);
   }
 
@@ -94,7 +94,7 @@ export class Agent {
    * agent (HookBlockedError); its output goes into the context.
    */
   static async create(options: AgentOptions): Promise<Agent> {
-    const agent = new Agent(await buildRuntime(options), options);
+    const agent = new Agent(await buildRuntime(lasting(options)), options);
     if (options.history === undefined) {
       const spawn = await agent.core.hook("agentSpawn", {});
       if (spawn.action === "block") throw new HookBlockedError("agentSpawn", spawn.output);
@@ -251,8 +251,7 @@ export class Agent {
     const old = core.runtime;
     core.runtime = next;
     core.profile = name;
-    core.history.clear();
-    core.meter.reset();
+    core.replaceHistory([]);
     core.taskState = emptyTaskState();
     core.emit({ type: "info", message: `switched to profile ${name}` });
     if (old.tools !== next.tools) await old.tools.close?.();
@@ -274,18 +273,13 @@ export class Agent {
 
   /** Replaces the history; the next request is built from the new one. */
   replaceHistory(messages: readonly Message[]): void {
-    this.core.history.replace(messages);
-    this.core.meter.reset();
+    this.core.replaceHistory(messages);
   }
 
   /** How full the context is: the next request's size against the model's window (`ctxsz`). */
   async context(): Promise<ContextFigures> {
     const { preamble, toolSchemas } = this.core.runtime;
-    const history = this.core.history.messages;
-    return this.core.measure(
-      preamble ? [{ role: "system", content: preamble }, ...history] : history,
-      toolSchemas,
-    );
+    return this.core.measure(requestMessages(preamble, this.core.history.messages), toolSchemas);
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { Backend, GenerationParams, Tool } from "@ollie/backends";
+import type { Backend, GenerationParams, Message, Tool } from "@ollie/backends";
 import type { AgentHooks } from "../hooks/agent-hooks.js";
 import type { ToolExecutor, ToolInfo } from "../tools/tool-executor.js";
 import { ToolSet } from "../tools/tool-set.js";
@@ -74,4 +74,11 @@ function renderPreamble(prompt: RuntimeSpec["prompt"], tools: readonly ToolInfo[
   if (tools.length === 0) return text;
   const list = tools.map((t) => `- ${t.name}: ${t.description.split("\n", 1)[0]}`).join("\n");
   return `${text}${text ? "\n\n" : ""}## Tools\n\n${list}`;
+}
+
+/** The messages a request sends: the preamble as the system message, then the history. */
+export function requestMessages(preamble: string, history: readonly Message[]): Message[] {
+  const messages: Message[] = preamble ? [{ role: "system", content: preamble }] : [];
+  for (const m of history) messages.push(m);
+  return messages;
 }

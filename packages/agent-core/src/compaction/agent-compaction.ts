@@ -1,7 +1,6 @@
-import type { Backend } from "@ollie/backends";
+import type { Backend, Message } from "@ollie/backends";
 import type { AgentEvent } from "../agent/events.js";
 import { buildRuntime, type Runtime } from "../agent/runtime.js";
-import type { ContextMeter } from "../context/context-meter.js";
 import type { History } from "../history/history.js";
 import type { HookEvent, HookResult } from "../hooks/agent-hooks.js";
 import { hookNote } from "../loop/nudge.js";
@@ -18,7 +17,8 @@ export interface CompactionHost {
   runtime: Runtime;
   readonly retry: RetryPolicy;
   readonly compaction: CompactionOptions;
-  readonly meter: ContextMeter;
+  /** Puts `messages` in place of the history (and forgets what was measured of the old one). */
+  replaceHistory(messages: readonly Message[]): void;
   contextLength(): Promise<number>;
   hook(event: HookEvent, extra: Record<string, unknown>, signal: AbortSignal): Promise<HookResult>;
   emit(event: AgentEvent): void;
@@ -63,9 +63,8 @@ export async function compactAgent(
       signal,
     });
     restoreModel();
-    host.history.replace(result.messages);
+    host.replaceHistory(result.messages);
     host.taskState = result.taskState;
-    host.meter.reset();
     if (spec.reloadPrompt)
       host.runtime = await buildRuntime({ ...spec, prompt: await spec.reloadPrompt() }, signal);
     const post = await host.hook(

@@ -1,5 +1,6 @@
 import type { Backend, Message, Tool } from "@ollie/backends";
-import { estimateTokens } from "../context/token-estimate.js";
+import { requestMessages } from "../agent/runtime.js";
+import { estimateMessageTokens, estimateTokens } from "../context/token-estimate.js";
 import { collapse } from "../history/tiers.js";
 import { requestReply } from "../loop/model-request.js";
 import { NUDGE_PREFIX } from "../loop/nudge.js";
@@ -49,8 +50,7 @@ export interface CompactionResult {
  * read throws, and the caller keeps the old history.
  */
 export async function compactHistory(run: CompactionRun): Promise<CompactionResult> {
-  const withSystem = (messages: readonly Message[]): Message[] =>
-    run.preamble ? [{ role: "system", content: run.preamble }, ...messages] : [...messages];
+  const withSystem = (messages: readonly Message[]) => requestMessages(run.preamble, messages);
   const tokensBefore = estimateTokens(withSystem(run.messages), run.toolSchemas);
   const start = hotStart(run.messages, run.options.hotMessages);
   const older = run.messages.slice(0, start);
@@ -84,18 +84,17 @@ export async function compactHistory(run: CompactionRun): Promise<CompactionResu
       },
     ];
   }
-  const hot = collapseWarm(run.messages.slice(start), run.tools);
+  const messages = [...head, ...collapseWarm(run.messages.slice(start), run.tools)];
   const limit = run.options.threshold * run.contextLength;
-  for (
-    let i = 0;
-    i < hot.length && estimateTokens(withSystem([...head, ...hot]), run.toolSchemas) > limit;
-    i++
-  ) {
-    const m = hot[i]!;
-    if (m.role === "tool") hot[i] = collapse(m);
+  // Counted once; each collapse changes the count by what that one message saves.
+  let tokensAfter = estimateTokens(withSystem(messages), run.toolSchemas);
+  for (let i = head.length; i < messages.length && tokensAfter > limit; i++) {
+    const m = messages[i]!;
+    if (m.role !== "tool") continue;
+    const collapsed = collapse(m);
+    tokensAfter += estimateMessageTokens(collapsed) - estimateMessageTokens(m);
+    messages[i] = collapsed;
   }
-  const messages = [...head, ...hot];
-  const tokensAfter = estimateTokens(withSystem(messages), run.toolSchemas);
   const dropped = older.map((_, i) => i);
   if (snapshot) {
     const bytes = older.reduce((n, m) => n + Buffer.byteLength(m.content, "utf8"), 0);

@@ -1,4 +1,4 @@
-import type { AssistantMessage, Message, ToolResultMessage } from "@ollie/backends";
+import type { Message, ToolResultMessage } from "@ollie/backends";
 
 /** The result given to a tool call that never got one: a crash, a kill, an interrupt. */
 export const INTERRUPTED_RESULT =
@@ -37,19 +37,6 @@ export class History {
   /** Replaces everything (compaction, agent switching). */
   replace(messages: readonly Message[]): void {
     this.list = [...messages];
-  }
-
-  clear(): void {
-    this.list = [];
-  }
-
-  /** The last assistant message, if the conversation has one. */
-  lastAssistant(): AssistantMessage | undefined {
-    for (let i = this.list.length - 1; i >= 0; i--) {
-      const m = this.list[i]!;
-      if (m.role === "assistant") return m;
-    }
-    return undefined;
   }
 
   /**

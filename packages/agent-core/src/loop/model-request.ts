@@ -78,16 +78,12 @@ async function attemptOnce(r: ModelRequest, streamed: string[]): Promise<ModelRe
   const stopAttempt = () => attempt.abort(r.signal.reason);
   r.signal.addEventListener("abort", stopAttempt, { once: true });
   const idleMs = r.policy.idleTimeoutMs;
-  let idle: NodeJS.Timeout | undefined;
-  const armIdle = () => {
-    clearTimeout(idle);
-    idle = setTimeout(() => attempt.abort(new StreamIdleError(r.backend.name, idleMs)), idleMs);
-  };
+  // One timer, pushed back by every event (refresh), rather than a new one per streamed delta.
+  const idle = setTimeout(() => attempt.abort(new StreamIdleError(r.backend.name, idleMs)), idleMs);
   try {
-    armIdle();
     let usage: Usage | undefined;
     for await (const event of r.backend.chatStream(r.messages, r.tools, r.params, attempt.signal)) {
-      armIdle();
+      idle.refresh();
       switch (event.type) {
         case "text":
           streamed.push(event.delta);

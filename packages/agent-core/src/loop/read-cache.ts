@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import type { ToolCall, ToolResultMessage } from "@ollie/backends";
 import type { ToolInfo } from "../tools/tool-executor.js";
-import { stableJson } from "./stable-json.js";
+import { callKey } from "./stable-json.js";
 
 interface Entry {
   result: ToolResultMessage;
@@ -25,12 +25,13 @@ export class ReadCache {
   /** The cached result for `call`, if it is still fresh. */
   async lookup(call: ToolCall, info: ToolInfo | undefined): Promise<ToolResultMessage | undefined> {
     if (!info?.cache) return undefined;
-    const entry = this.entries.get(keyOf(call));
+    const key = callKey(call);
+    const entry = this.entries.get(key);
     if (!entry) return undefined;
     const now = await stat(entry.file).catch(() => undefined);
     if (now && now.mtimeMs === entry.mtimeMs && now.size === entry.size)
       return { ...entry.result, toolCallId: call.id };
-    this.entries.delete(keyOf(call));
+    this.entries.delete(key);
     return undefined;
   }
 
@@ -45,8 +46,7 @@ export class ReadCache {
     if (typeof path !== "string" || result.isError) return;
     const file = isAbsolute(path) ? path : resolve(this.cwd, path);
     const now = await stat(file).catch(() => undefined);
-    if (now?.isFile()) this.entries.set(keyOf(call), { result, file, mtimeMs: now.mtimeMs, size: now.size });
+    if (now?.isFile())
+      this.entries.set(callKey(call), { result, file, mtimeMs: now.mtimeMs, size: now.size });
   }
 }
-
-const keyOf = (call: ToolCall) => `${call.name}\u0000${stableJson(call.arguments)}`;

@@ -1,6 +1,6 @@
 import { type AssistantMessage, ContextOverflowError, type Message, type Tool } from "@ollie/backends";
 import type { AgentEvent, AgentState, TurnOutcome, TurnStatus } from "../agent/events.js";
-import type { Runtime } from "../agent/runtime.js";
+import { type Runtime, requestMessages } from "../agent/runtime.js";
 import {
   type CompactionOptions,
   type CompactionTrigger,
@@ -276,10 +276,4 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
       );
     }
   }
-}
-
-function requestMessages(preamble: string, history: readonly Message[]): Message[] {
-  const messages: Message[] = preamble ? [{ role: "system", content: preamble }] : [];
-  for (const m of history) messages.push(m);
-  return messages;
 }

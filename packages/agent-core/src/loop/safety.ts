@@ -1,5 +1,5 @@
 import type { ToolCall } from "@ollie/backends";
-import { stableJson } from "./stable-json.js";
+import { callKey } from "./stable-json.js";
 
 /** The thresholds of the loop's safety checks, in rounds of tool calls (or calls, for repeats). */
 export interface SafetyLimits {
@@ -78,7 +78,7 @@ export class SafetyMonitor {
     }
 
     for (const call of round.calls) {
-      const key = `${call.name}\u0000${stableJson(call.arguments)}`;
+      const key = callKey(call);
       this.repeats = key === this.previousCall ? this.repeats + 1 : 1;
       this.previousCall = key;
       if (this.repeats >= l.repeatAbortCalls) {

@@ -1,3 +1,8 @@
+import type { ToolCall } from "@ollie/backends";
+
+/** A tool call's identity: its name and arguments, whatever their key order. */
+export const callKey = (call: ToolCall): string => `${call.name}\u0000${stableJson(call.arguments)}`;
+
 /** JSON with object keys sorted at every level: equal values give equal text, whatever the key order. */
 export function stableJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => {
