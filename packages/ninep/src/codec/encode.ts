@@ -148,13 +148,11 @@ export function encodeMessage(m: Message): Buffer {
       w.u32(m.fid);
       break;
     case "Rstat":
-      w.u16(statSize(m.stat));
-      w.stat(m.stat);
+      w.sized(() => w.stat(m.stat));
       break;
     case "Twstat":
       w.u32(m.fid);
-      w.u16(statSize(m.stat));
-      w.stat(m.stat);
+      w.sized(() => w.stat(m.stat));
       break;
     case "Rflush":
     case "Rclunk":

@@ -36,8 +36,17 @@ export class FrameWriter {
     this.buf.writeBigUInt64LE(q.path, this.offset + 5);
     this.offset += QID_SIZE;
   }
+  /** Writes what `body` writes behind a size[2] of it, filled in afterwards (no second pass to measure). */
+  sized(body: () => void): void {
+    const at = this.offset;
+    this.offset += 2;
+    body();
+    this.buf.writeUInt16LE(this.offset - at - 2, at);
+  }
   stat(s: Stat): void {
-    this.u16(statSize(s) - 2);
+    this.sized(() => this.statFields(s));
+  }
+  private statFields(s: Stat): void {
     this.u16(s.type);
     this.u32(s.dev);
     this.qid(s.qid);
