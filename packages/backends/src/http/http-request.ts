@@ -78,7 +78,7 @@ export async function readText(body: Readable, signal?: AbortSignal): Promise<st
 }
 
 /** The typed error for a response whose status is not 2xx (its body is consumed). */
-export async function errorFromResponse(provider: string, res: HttpResponse, signal?: AbortSignal) {
+async function errorFromResponse(provider: string, res: HttpResponse, signal?: AbortSignal) {
   const text = await readText(res.body, signal).catch(() => "");
   let parsed: unknown;
   try {
@@ -89,6 +89,13 @@ export async function errorFromResponse(provider: string, res: HttpResponse, sig
   return classifyError(provider, res.status, errorFacts(parsed, text.trim()), res.headers);
 }
 
+/** Sends a request and returns the response when its status is 2xx; any other becomes a typed error. */
+export async function sendOk(provider: string, url: string, options: RequestOptions) {
+  const res = await send(provider, url, options);
+  if (res.status < 200 || res.status > 299) throw await errorFromResponse(provider, res, options.signal);
+  return res;
+}
+
 /** GETs JSON, with failures typed like a chat request's. */
 export async function getJson(
   provider: string,
@@ -96,8 +103,7 @@ export async function getJson(
   headers: Record<string, string>,
   signal?: AbortSignal,
 ) {
-  const res = await send(provider, url, { headers, signal });
-  if (res.status < 200 || res.status > 299) throw await errorFromResponse(provider, res, signal);
+  const res = await sendOk(provider, url, { headers, signal });
   return JSON.parse(await readText(res.body, signal)) as unknown;
 }
 
@@ -109,7 +115,6 @@ export async function postJson(
   headers: Record<string, string>,
   signal?: AbortSignal,
 ) {
-  const res = await send(provider, url, { headers, body, signal });
-  if (res.status < 200 || res.status > 299) throw await errorFromResponse(provider, res, signal);
+  const res = await sendOk(provider, url, { headers, body, signal });
   return JSON.parse(await readText(res.body, signal)) as unknown;
 }

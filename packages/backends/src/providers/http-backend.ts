@@ -1,6 +1,6 @@
 import type { Backend } from "../backend.js";
 import { Secret } from "../config/secret.js";
-import { errorFromResponse, send } from "../http/http-request.js";
+import { sendOk } from "../http/http-request.js";
 import { EventStream, type FrameReader, type WireDecoder } from "../stream/event-stream.js";
 import type { GenerationParams, Message, ModelInfo, StreamEvent, Tool } from "../types.js";
 
@@ -84,8 +84,11 @@ export abstract class HttpBackend<O extends HttpBackendOptions, I> implements Ba
   ): AsyncIterableIterator<StreamEvent> {
     const request = this.chatRequest(this.currentModel, messages, tools, params);
     const open = async () => {
-      const res = await send(this.name, request.url, { body: request.body, headers: this.headers(), signal });
-      if (res.status < 200 || res.status > 299) throw await errorFromResponse(this.name, res, signal);
+      const res = await sendOk(this.name, request.url, {
+        body: request.body,
+        headers: this.headers(),
+        signal,
+      });
       return res.body;
     };
     return new EventStream(this.name, open, request.read, request.decoder, signal);
