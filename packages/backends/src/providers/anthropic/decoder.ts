@@ -2,6 +2,7 @@ import { ContextOverflowError, TransientError } from "../../errors.js";
 import { classifyError, errorFacts } from "../../http/classify.js";
 import { RAW_LINE, type SseItem } from "../../http/sse-reader.js";
 import type { WireDecoder } from "../../stream/event-stream.js";
+import { parseFrame } from "../../stream/parse-frame.js";
 import { parseArguments, ReplyBuilder } from "../../stream/reply-builder.js";
 import type { StopReason } from "../../types.js";
 import { AnthropicFastPath, INPUT_JSON_DELTA, TEXT_DELTA, THINKING_DELTA } from "./fast-path.js";
@@ -65,15 +66,7 @@ export class AnthropicDecoder implements WireDecoder<SseItem> {
   accept(item: SseItem): void {
     if (item.event === RAW_LINE) return;
     if (this.fastDelta(item.data)) return;
-    let e: Event;
-    try {
-      e = JSON.parse(item.data) as Event;
-    } catch {
-      throw new TransientError({
-        provider: this.provider,
-        providerMessage: `unreadable stream data: ${item.data.slice(0, 200)}`,
-      });
-    }
+    const e = parseFrame<Event>(this.provider, item.data);
     switch (e.type) {
       case "message_start":
         this.usage = { ...e.message?.usage };

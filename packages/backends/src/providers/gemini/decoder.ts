@@ -3,6 +3,7 @@ import { TransientError } from "../../errors.js";
 import { classifyError, errorFacts } from "../../http/classify.js";
 import { RAW_LINE, type SseItem } from "../../http/sse-reader.js";
 import type { WireDecoder } from "../../stream/event-stream.js";
+import { parseFrame } from "../../stream/parse-frame.js";
 import { ReplyBuilder } from "../../stream/reply-builder.js";
 import type { StopReason } from "../../types.js";
 import { GeminiFastPath } from "./fast-path.js";
@@ -74,13 +75,10 @@ export class GeminiDecoder implements WireDecoder<SseItem> {
     }
     let r: Response;
     try {
-      r = JSON.parse(text) as Response;
-    } catch {
+      r = parseFrame<Response>(this.provider, text);
+    } catch (error) {
       if (raw) return;
-      throw new TransientError({
-        provider: this.provider,
-        providerMessage: `unreadable stream data: ${text.slice(0, 200)}`,
-      });
+      throw error;
     }
     if (r.error !== undefined) throw classifyError(this.provider, undefined, errorFacts(r, text));
     this.idBase ??= r.responseId ?? randomUUID().slice(0, 8);

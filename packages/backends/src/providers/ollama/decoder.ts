@@ -1,6 +1,7 @@
 import { TransientError } from "../../errors.js";
 import { classifyError, errorFacts } from "../../http/classify.js";
 import type { WireDecoder } from "../../stream/event-stream.js";
+import { parseFrame } from "../../stream/parse-frame.js";
 import { parseArguments, ReplyBuilder } from "../../stream/reply-builder.js";
 
 interface Line {
@@ -29,15 +30,7 @@ export class OllamaDecoder implements WireDecoder<string> {
   constructor(private readonly provider: string) {}
 
   accept(text: string): void {
-    let line: Line;
-    try {
-      line = JSON.parse(text) as Line;
-    } catch {
-      throw new TransientError({
-        provider: this.provider,
-        providerMessage: `unreadable stream line: ${text.slice(0, 200)}`,
-      });
-    }
+    const line = parseFrame<Line>(this.provider, text, "stream line");
     if (line.error !== undefined) throw classifyError(this.provider, undefined, errorFacts(line, text));
     const m = line.message;
     if (m?.thinking) this.builder.reasoningDelta(m.thinking);

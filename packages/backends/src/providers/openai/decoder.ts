@@ -2,6 +2,7 @@ import { TransientError } from "../../errors.js";
 import { classifyError, errorFacts } from "../../http/classify.js";
 import { RAW_LINE, type SseItem } from "../../http/sse-reader.js";
 import type { WireDecoder } from "../../stream/event-stream.js";
+import { parseFrame } from "../../stream/parse-frame.js";
 import { ReplyBuilder } from "../../stream/reply-builder.js";
 import { ToolCallAssembler } from "../../stream/tool-call-assembler.js";
 import type { StopReason, Usage } from "../../types.js";
@@ -81,15 +82,7 @@ export class OpenAiDecoder implements WireDecoder<SseItem> {
       this.finish();
       return;
     }
-    let chunk: Chunk;
-    try {
-      chunk = JSON.parse(item.data) as Chunk;
-    } catch {
-      throw new TransientError({
-        provider: this.provider,
-        providerMessage: `unreadable stream data: ${item.data.slice(0, 200)}`,
-      });
-    }
+    const chunk = parseFrame<Chunk>(this.provider, item.data);
     if (item.event === "error" || (chunk.error !== undefined && chunk.error !== null)) {
       throw classifyError(this.provider, undefined, errorFacts(chunk, item.data));
     }
