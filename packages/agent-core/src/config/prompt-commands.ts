@@ -1,4 +1,4 @@
-import { execa } from "execa";
+import { lastLines, runShellInGroup } from "../process/shell-in-group.js";
 
 /** A prompt command that failed: which one, its exit status, and what it said on stderr. */
 export class PromptCommandError extends Error {
@@ -36,35 +36,14 @@ export async function resolvePrompt(
   const outputs: string[] = [];
   const timeoutMs = where.timeoutMs ?? 30_000;
   for (const command of prompt) {
-    // In a process group of its own, so a timeout kills what the shell started too, not just the shell.
-    const child = execa(command, {
-      shell: true,
-      detached: true,
+    const { result: run, stopped } = await runShellInGroup(command, {
       cwd: where.cwd,
       env: { ...(where.env ?? process.env), OLLIE: where.ollieDir, PWD: where.cwd },
-      extendEnv: false,
-      reject: false,
-      stdin: "ignore",
-      stripFinalNewline: false,
+      timeoutMs,
     });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      try {
-        process.kill(-child.pid!, "SIGKILL");
-      } catch {
-        // The group is already gone.
-      }
-    }, timeoutMs);
-    const run = await child;
-    clearTimeout(timer);
-    if (timedOut) throw new PromptCommandError(command, `did not finish within ${timeoutMs / 1000} s`);
+    if (stopped) throw new PromptCommandError(command, `did not finish within ${timeoutMs / 1000} s`);
     if (run.failed) {
-      const said = String(run.stderr ?? "")
-        .trim()
-        .split("\n")
-        .slice(-3)
-        .join(" / ");
+      const said = lastLines(String(run.stderr ?? ""));
       throw new PromptCommandError(
         command,
         `failed (exit status ${run.exitCode ?? "none"})${said ? `: ${said}` : ""}`,

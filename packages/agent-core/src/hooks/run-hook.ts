@@ -1,4 +1,4 @@
-import { execa } from "execa";
+import { runShellInGroup } from "../process/shell-in-group.js";
 import { hookEnv } from "./hook-env.js";
 
 /**
@@ -43,32 +43,16 @@ export async function runHook(
 ): Promise<HookRun> {
   const started = performance.now();
   const timeoutMs = o.timeoutMs ?? 60_000;
-  const child = execa(command, {
-    shell: true,
-    detached: true,
+  const { result, stopped: why } = await runShellInGroup(command, {
     cwd: o.cwd,
     env: { ...(o.env ?? process.env), ...hookEnv(payload) },
-    extendEnv: false,
     input: `${JSON.stringify(payload)}\n`,
-    reject: false,
     maxBuffer: OUTPUT_LIMIT,
-    stripFinalNewline: false,
+    timeoutMs,
+    signal: o.signal,
   });
-  let stopped: string | undefined;
-  const killGroup = (why: string) => {
-    stopped ??= why;
-    try {
-      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-    } catch {
-      // The group is already gone.
-    }
-  };
-  const timer = setTimeout(() => killGroup(`timed out after ${timeoutMs / 1000} s`), timeoutMs);
-  const onAbort = () => killGroup("stopped");
-  o.signal?.addEventListener("abort", onAbort, { once: true });
-  const result = await child;
-  clearTimeout(timer);
-  o.signal?.removeEventListener("abort", onAbort);
+  const stopped =
+    why === "timeout" ? `timed out after ${timeoutMs / 1000} s` : why === "abort" ? "stopped" : undefined;
   const base = {
     command,
     stdout: String(result.stdout ?? ""),

@@ -1,3 +1,4 @@
+import { lastLines } from "../process/shell-in-group.js";
 import type { AgentHooks, HookEvent, HookResult } from "./agent-hooks.js";
 import { type HookRun, type HookRunOptions, runHookList } from "./run-hook.js";
 
@@ -11,7 +12,7 @@ const listOf = (c: string | readonly string[] | undefined) =>
   c === undefined ? [] : typeof c === "string" ? [c] : c;
 
 function describeRun(event: string, run: HookRun): string {
-  return `${event} hook '${run.command}' ${run.problem ?? "failed"}${run.stderr.trim() ? `: ${run.stderr.trim().split("\n").slice(-3).join(" / ")}` : ""}`;
+  return `${event} hook '${run.command}' ${run.problem ?? "failed"}${run.stderr.trim() ? `: ${lastLines(run.stderr)}` : ""}`;
 }
 
 /**
