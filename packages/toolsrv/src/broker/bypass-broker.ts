@@ -30,7 +30,6 @@ export interface BypassRequest {
 export class BypassBroker {
   readonly log = new LogStream({ retain: 256 * 1024 });
   private readonly requests = new Map<number, BypassRequest>();
-  private readonly operations = new Map<number, BypassOperation>();
   private nextId = 1;
 
   constructor(
@@ -70,10 +69,7 @@ export class BypassBroker {
     if (!op) {
       this.finish(r, "denied: the bypass policy does not allow this command");
     } else if (op.approval === "none") {
-      this.operations.set(r.id, op);
       void this.run(r, op, "allowed without approval by the policy");
-    } else {
-      this.operations.set(r.id, op);
     }
     return r.id;
   }
@@ -88,7 +84,8 @@ export class BypassBroker {
       this.finish(r, `denied by ${by}`);
       return;
     }
-    void this.run(r, this.operations.get(id)!, `approved by ${by}`);
+    // Only requests the policy allowed are left pending, and the policy does not change.
+    void this.run(r, operationFor(this.policy, r.spec.operation, r.spec.argv)!, `approved by ${by}`);
   }
 
   private async run(r: BypassRequest, op: BypassOperation, why: string): Promise<void> {
