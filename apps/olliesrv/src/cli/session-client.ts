@@ -42,19 +42,17 @@ export class SessionClient {
     const client = await NinepClient.dial(address).catch((e: unknown) => {
       throw new Error(`cannot reach olliesrv at ${address} (${(e as Error).message}); is it running?`);
     });
-    let who: Identity;
     try {
-      who = await whoever();
-    } catch (error) {
-      client.close();
-      throw error;
-    }
-    try {
-      const fsys = await client.attach({ uname: who.uname, authenticator: hmacAuthenticator(who.key) });
+      const who = await whoever();
+      const fsys = await client
+        .attach({ uname: who.uname, authenticator: hmacAuthenticator(who.key) })
+        .catch((error: unknown) => {
+          throw new Error(`olliesrv at ${address} refused ${who.uname}: ${(error as Error).message}`);
+        });
       return new SessionClient(client, fsys);
     } catch (error) {
       client.close();
-      throw new Error(`olliesrv at ${address} refused ${who.uname}: ${(error as Error).message}`);
+      throw error;
     }
   }
 

@@ -1,4 +1,4 @@
-import type { AgentEvent } from "@ollie/agent-core";
+import { type AgentEvent, NUDGE_PREFIX } from "@ollie/agent-core";
 import type { Message } from "@ollie/backends";
 import { LogStream } from "@ollie/virtfs";
 
@@ -17,7 +17,9 @@ export class ChatLog {
   replay(messages: readonly Message[]): void {
     for (const m of messages) {
       if (m.role === "user")
-        this.block(m.content.startsWith("[ollie] ") ? `· ${m.content.slice(8)}` : `» ${m.content}`);
+        this.block(
+          m.content.startsWith(NUDGE_PREFIX) ? `· ${m.content.slice(NUDGE_PREFIX.length)}` : `» ${m.content}`,
+        );
       else if (m.role === "assistant") {
         if (m.content) this.text(m.content);
         for (const c of m.toolCalls ?? []) this.line(callLine(c.name, c.arguments));
