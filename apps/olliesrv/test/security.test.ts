@@ -155,6 +155,11 @@ describe("principals", () => {
       await o.logged(/audit: refused attach as \S+ from tcp!127\.0\.0\.1!\d+: authentication required/),
     ).toMatch(/audit: refused attach as \S+ from tcp!127\.0\.0\.1!\d+: authentication required/);
     await audited("audit: refused attach as unknown principal somebody from tcp!127.0.0.1!");
+    await expect(o.attachAs("mallory\naudit: forged", "a guess", tcp)).rejects.toThrow(
+      "authentication failed",
+    );
+    await audited("audit: refused attach as unknown principal mallory\\x0aaudit: forged from tcp!");
+    expect(o.log()).not.toContain("\naudit: forged");
 
     const id = await o.create(`cwd=${o.work} name=over-tcp`);
     const fsys = await o.attachAs(o.owner, o.ownerKey(), tcp);

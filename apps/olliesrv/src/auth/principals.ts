@@ -39,9 +39,15 @@ export class Principals {
       start: (uname, aname) => auth.start(uname, aname),
       refused: (r: AuthRefusal) => {
         const who =
-          r.uname === this.owner || this.isAgent(r.uname) ? r.uname : `unknown principal ${r.uname}`;
+          r.uname === this.owner || this.isAgent(r.uname)
+            ? r.uname
+            : `unknown principal ${escapeControls(r.uname)}`;
         this.audit(`refused attach as ${who} from ${r.peer}: ${r.reason}`);
       },
     };
   }
 }
+
+/** A client's claim as it may go into a log line: control characters escaped, so it cannot forge lines. */
+const escapeControls = (text: string) =>
+  text.replace(/\p{Cc}/gu, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);
