@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir, userInfo } from "node:os";
+import { homedir, tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { MockLlmServer, type MockServerOptions } from "@ollie/backends/testing";
@@ -73,6 +73,8 @@ export async function startOllie(prefix = "olliesrv-", options: StartOptions = {
     HOME: root,
     XDG_CONFIG_HOME: join(root, "config"),
     XDG_DATA_HOME: join(root, "data"),
+    // The sandbox keeps its launcher in the user's cache, which no test grants tools to write.
+    XDG_CACHE_HOME: process.env.XDG_CACHE_HOME || join(homedir(), ".cache"),
     NAMESPACE: ns,
     PATH: process.env.PATH ?? "/usr/bin:/bin",
   };

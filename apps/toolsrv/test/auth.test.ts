@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { hmacAuthenticator } from "@ollie/ninep";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, type Daemon, scratch, shTool, startDaemon } from "./daemon.js";
+import { BIN, type Daemon, homes, scratch, shTool, startDaemon } from "./daemon.js";
 
 const s = scratch("toolsrv-auth-");
 const serviceKey = randomBytes(24).toString("hex");
@@ -21,8 +21,8 @@ beforeAll(async () => {
   for (const d of [keysDir, secretDir, env.TMPDIR]) mkdirSync(d);
   writeFileSync(ownerKeyFile, `  ${ownerKey}\n`);
   writeFileSync(token, "a token\n");
-  // The launcher execs the tool, so its parent is toolsrv, whose environ held the key when it started.
-  s.tool("print_env", shTool("print_env", "", "env; tr '\\0' '\\n' < /proc/$PPID/environ"));
+  // toolsrv's environ held the key when it started; the tool is told toolsrv's pid and tries to read it.
+  s.tool("print_env", shTool("print_env", "", "env; tr '\\0' '\\n' < /proc/$OLLIE_ARG_PID/environ"));
   daemon = await startDaemon(
     s,
     ["--owner-key", ownerKeyFile, "--protect", token, "--default-tools", "print_env"],
@@ -51,7 +51,10 @@ async function auditLinesAbout(uname: string): Promise<string[]> {
 const callIn = async (cwd: string) => {
   const conn = await daemon.conn("agent1", { authenticator: hmacAuthenticator(serviceKey), cwd, env });
   try {
-    return await conn.callRaw({ tool: "print_env", args: {} }, new AbortController().signal);
+    return await conn.callRaw(
+      { tool: "print_env", args: { pid: daemon.child.pid } },
+      new AbortController().signal,
+    );
   } finally {
     await conn.close();
   }
@@ -85,8 +88,10 @@ describe("toolsrv with OLLIE_TOOLSRV_KEY", () => {
     expect(r.output).toContain("OLLIE_UNAME=agent1\n");
     expect(r.output).not.toContain(serviceKey);
     expect(r.output).not.toContain("OLLIE_TOOLSRV_KEY");
-    // Nor can it read toolsrv's own environment: Landlock grants /proc/self, not /proc.
-    expect(r.stderr).toMatch(/environ: Permission denied/);
+    // Nor can it read toolsrv's own environment: the sandbox's /proc shows its own processes only.
+    expect(r.stderr).toMatch(
+      new RegExp(`/proc/${daemon.child.pid}/environ: (No such file|Permission denied)`),
+    );
   });
 
   it("makes the owner prove the key in --owner-key, and nobody else", async () => {
@@ -117,7 +122,7 @@ describe("toolsrv with OLLIE_TOOLSRV_KEY", () => {
 describe("toolsrv's keys at start", () => {
   const start = (args: string[], extra: Record<string, string> = {}) =>
     execa(process.execPath, [BIN, "-a", `unix!${join(s.root, "never.sock")}`, ...args], {
-      env: { HOME: s.root, XDG_CONFIG_HOME: s.config, PATH: process.env.PATH, ...extra },
+      env: { ...homes(s), PATH: process.env.PATH, ...extra },
       extendEnv: false,
       reject: false,
     });

@@ -1,5 +1,5 @@
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Authenticator, NinepClient } from "@ollie/ninep";
@@ -45,6 +45,17 @@ export interface Daemon {
 }
 
 /**
+ * A daemon's home directories: its own, except the cache, where the sandbox keeps its launcher. That is the
+ * user's, as for any program: one under /tmp would be refused, since the default policy lets tools write
+ * {TMPDIR}.
+ */
+export const homes = (s: { root: string; config: string }) => ({
+  HOME: s.root,
+  XDG_CONFIG_HOME: s.config,
+  XDG_CACHE_HOME: process.env.XDG_CACHE_HOME || join(homedir(), ".cache"),
+});
+
+/**
  * Starts the real toolsrv command on a Unix socket, with `env` added to its environment, and waits until it
  * serves.
  */
@@ -59,8 +70,7 @@ export async function startDaemon(
     [BIN, "-a", address, "--tools-path", `${s.tools}:${BUNDLED}`, "--owner", "glenda", ...args],
     {
       env: {
-        HOME: s.root,
-        XDG_CONFIG_HOME: s.config,
+        ...homes(s),
         PATH: process.env.PATH,
         OLLIE_MEMORY_PATH: join(s.root, "memory"),
         ...env,

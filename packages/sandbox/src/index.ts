@@ -7,11 +7,20 @@ export {
   SandboxUnavailableError,
 } from "./errors.js";
 export {
+  type CompileOptions,
   compileLauncher,
+  LAUNCHER_TARGETS,
+  type LauncherStamp,
+  type LauncherTarget,
+  launcherSource,
+  sourceHash,
+} from "./launcher/compile.js";
+export {
+  buildLauncher,
   type EnsureOptions,
   ensureLauncher,
   type Launcher,
-  launcherSource,
+  launcherHome,
   locateLauncher,
 } from "./launcher/ensure-launcher.js";
 export { type LauncherArgOptions, launcherArgs } from "./launcher/launcher-args.js";
@@ -29,5 +38,5 @@ export {
 export { type PolicyLayer, REPLACEABLE } from "./policy/schema.js";
 export { KNOWN_TEMPLATES, type TemplateContext } from "./policy/templates.js";
 export { type SandboxCommand, type SandboxCommandOptions, sandboxCommand } from "./run/prepare.js";
-export { killProcessGroup, launcherRefusal } from "./run/process-group.js";
+export { endSandboxed, killProcessGroup, launcherRefusal } from "./run/process-group.js";
 export { runSandboxed, type SandboxResult, type SandboxRunOptions } from "./run/run-sandboxed.js";

@@ -19,7 +19,10 @@ export interface Scratch {
   rwx: string;
   outside: string;
   bin: string;
+  /** The helper that tries one forbidden thing (probe.c). */
   probe: string;
+  /** The helper that makes sockets through io_uring (uring.c). */
+  uring: string;
   launcher: string;
   env: NodeJS.ProcessEnv;
   /** A policy granting the system's programs, /proc/self, and the scratch directories by their names. */
@@ -36,13 +39,18 @@ export async function scratch(): Promise<Scratch> {
   for (const d of Object.values(dirs)) mkdirSync(d!);
   writeFileSync(join(dirs.ro!, "readable.txt"), "readable\n");
   writeFileSync(join(dirs.outside!, "secret.txt"), "secret\n");
-  const probe = join(dirs.bin!, "probe");
-  await execa(process.env.CC ?? "cc", [
-    "-O1",
-    "-o",
-    probe,
-    fileURLToPath(new URL("./probe.c", import.meta.url)),
-  ]);
+  const [probe, uring] = await Promise.all(
+    ["probe", "uring"].map(async (helper) => {
+      const out = join(dirs.bin!, helper);
+      await execa(process.env.CC ?? "cc", [
+        "-O1",
+        "-o",
+        out,
+        fileURLToPath(new URL(`./${helper}.c`, import.meta.url)),
+      ]);
+      return out;
+    }),
+  );
   const launcher = join(dirs.bin!, "ollie-sandbox-launcher");
   copyFileSync((await ensureLauncher()).path, launcher);
   const env: NodeJS.ProcessEnv = {
@@ -59,7 +67,8 @@ export async function scratch(): Promise<Scratch> {
     rwx: dirs.rwx!,
     outside: dirs.outside!,
     bin: dirs.bin!,
-    probe,
+    probe: probe!,
+    uring: uring!,
     launcher,
     env,
     policy: (extra = {}) =>

@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
@@ -7,7 +7,10 @@ import { afterAll, describe, expect, it } from "vitest";
 
 const bin = fileURLToPath(new URL("../../bin/ollie-sandbox.js", import.meta.url));
 const config = mkdtempSync(join(tmpdir(), "sandbox-cli-"));
-const env = { XDG_CONFIG_HOME: config, HOME: config, PATH: "/usr/bin:/bin" };
+// The launcher is kept in the user's cache, as it is for every program; a cache under {TMPDIR}, which the
+// default policy lets commands write, would be refused.
+const cache = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
+const env = { XDG_CONFIG_HOME: config, HOME: config, XDG_CACHE_HOME: cache, PATH: "/usr/bin:/bin" };
 const cli = (args: string[]) =>
   execa(process.execPath, [bin, ...args], { env, extendEnv: false, reject: false, cwd: config });
 afterAll(() => rmSync(config, { recursive: true, force: true }));
@@ -33,5 +36,56 @@ describe("ollie-sandbox", () => {
       `ollie-sandbox: ${join(config, "ollie", "sandbox.yaml")}: network.enabled: Invalid input: expected boolean, received string`,
     );
     expect((await cli(["run", "--", "true"])).exitCode).toBe(125);
+  });
+
+  it("check and run agree: a policy that run refuses, check does not call enforced", async () => {
+    const layer = join(config, "ollie", "sandbox.yaml");
+    mkdirSync(join(config, "ollie"), { recursive: true });
+    for (const yaml of [
+      `filesystem:\n  rw: ['${cache}/ollie']\n`,
+      "filesystem:\n  ro: ['{OLLIE_UNSET}']\n",
+    ]) {
+      writeFileSync(layer, yaml);
+      const checked = await cli(["check"]);
+      const ran = await cli(["run", "--", "true"]);
+      expect(checked.exitCode).toBe(1);
+      expect(ran.exitCode).toBe(125);
+      const why = ran.stderr.replace(/^ollie-sandbox: /, "");
+      expect(checked.stdout).toContain(`verdict: refuses to run: ${why}`);
+    }
+    rmSync(layer);
+  });
+
+  it("has a launcher that says what it is and how to use it", async () => {
+    const launcher = (await cli(["check"])).stdout.match(/^launcher: (\S+)/m)![1]!;
+    const version = await execa(launcher, ["--version"]);
+    expect(version.stdout).toMatch(/^ollie-sandbox-launcher 2 \(Landlock ABI up to 7, (x86_64|aarch64)\)$/);
+    const help = await execa(launcher, ["--help"]);
+    for (const flag of [
+      "--ro",
+      "--rox",
+      "--rw",
+      "--rwx",
+      "--bind-tcp",
+      "--connect-tcp",
+      "--no-inet",
+      "--grace",
+    ]) {
+      expect(help.stdout).toMatch(new RegExp(`^  ${flag} `, "m"));
+    }
+    const bad = await execa(launcher, ["--abi-cap", "abc", "true"], { reject: false });
+    expect(bad).toMatchObject({
+      exitCode: 125,
+      stderr: "ollie-sandbox: --abi-cap: 'abc' is not a whole number from 0 to 99",
+    });
+    const port = await execa(launcher, ["--connect-tcp", "80,4x3", "true"], { reject: false });
+    expect(port.stderr).toBe("ollie-sandbox: --connect-tcp: '4x3' is not a whole number from 0 to 65535");
+    const open = await execa(
+      launcher,
+      ["--unrestricted-filesystem", "--unrestricted-network", "--unrestricted-scope", "true"],
+      { reject: false },
+    );
+    expect(open.exitCode).toBe(125);
+    expect(open.stderr).toMatch(/refusing to run: this command line leaves no Landlock restriction at all/);
   });
 });

@@ -1,10 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SandboxUnavailableError } from "../errors.js";
-import { compileLauncher, locateLauncher } from "./ensure-launcher.js";
+import { compileLauncher, LAUNCHER_NAME, sha256, sourceHash, stampPath } from "./compile.js";
+import { locateLauncher } from "./ensure-launcher.js";
+import { prebuiltLauncher } from "./prebuilt.js";
 import { probeLandlock } from "./probe.js";
+import { checkLauncher } from "./verify.js";
 
 let dir: string;
 beforeEach(() => {
@@ -12,40 +15,88 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+const bytesOf = (path: string) => readFileSync(path);
+
 describe("building the launcher", () => {
-  it("compiles it with the system C compiler and records what it was built from", async () => {
-    const built = await compileLauncher(dir);
-    expect(built.path).toBe(join(dir, "ollie-sandbox-launcher"));
-    expect(readFileSync(`${built.path}.sha256`, "utf8").trim()).toBe(built.hash);
-    const probe = await probeLandlock(built.path);
-    expect(probe.launcherAbi).toBe(7);
-    expect(probe.abi).toBe(Math.min(probe.kernelAbi, 7));
-    expect((await probeLandlock(built.path, 4)).abi).toBe(4);
-  });
-
-  it("rebuilds a launcher older than its source, and reuses a current one", async () => {
-    const first = await locateLauncher({ binDir: dir, cacheDir: join(dir, "cache") });
-    const builtAt = statSync(first.path).mtimeMs;
-    expect((await locateLauncher({ binDir: dir, cacheDir: join(dir, "cache") })).path).toBe(first.path);
-    expect(statSync(first.path).mtimeMs).toBe(builtAt);
-    writeFileSync(`${first.path}.sha256`, "an older source\n");
-    const rebuilt = await locateLauncher({ binDir: dir, cacheDir: join(dir, "cache") });
-    expect(readFileSync(`${rebuilt.path}.sha256`, "utf8").trim()).toBe(first.hash);
-  });
-
-  it("builds into the cache when the package's directory cannot be written", async () => {
-    const built = await locateLauncher({ binDir: "/dev/null/bin", cacheDir: join(dir, "cache") });
-    expect(built.path).toBe(join(dir, "cache", "ollie-sandbox-launcher"));
+  it("compiles it statically and reproducibly, and stamps it with the hashes of its source and itself", async () => {
+    const a = await compileLauncher(join(dir, "a"));
+    const b = await compileLauncher(join(dir, "b"));
+    expect(a.binary).toBe(b.binary);
+    expect(a).toMatchObject({ source: await sourceHash(), static: true, target: process.arch });
+    const path = join(dir, "a", LAUNCHER_NAME);
+    expect(sha256(bytesOf(path))).toBe(a.binary);
+    expect(JSON.parse(readFileSync(stampPath(path), "utf8"))).toEqual(a);
+    const probe = await probeLandlock(path);
+    expect(probe).toMatchObject({ launcherAbi: 7, revision: 2, abi: Math.min(probe.kernelAbi, 7) });
+    expect((await probeLandlock(path, 4)).abi).toBe(4);
   });
 
   it("says what to do when there is no C compiler, or it fails", async () => {
     const missing = await compileLauncher(dir, { compiler: "/nonexistent/cc" }).catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(SandboxUnavailableError);
     expect((missing as Error).message).toBe(
-      "The sandbox launcher is missing and no C compiler '/nonexistent/cc' was found. Install a C compiler (gcc or clang; set CC to choose one) and run `ollie-sandbox build`",
+      "The sandbox launcher cannot be built: no C compiler '/nonexistent/cc' was found. Install the prebuilt launcher (the optional dependency @ollie/sandbox-linux-x64 or -arm64), or a C compiler (gcc or clang; set CC to choose one) and run `ollie-sandbox build`",
     );
-    await expect(compileLauncher(dir, { compiler: "false" })).rejects.toThrow(
-      "'false' failed to build the launcher",
+    await expect(compileLauncher(dir, { compiler: "false" })).rejects.toThrow("'false' failed to build it");
+  });
+});
+
+describe("finding the launcher", () => {
+  it("builds one into the cache when there is no prebuilt one, then reuses it", async () => {
+    const first = await locateLauncher({ cacheDir: dir, prebuilt: false });
+    expect(first).toMatchObject({ origin: "compiled", home: dir });
+    expect(first.path).toBe(join(dir, (await sourceHash()).slice(0, 16), LAUNCHER_NAME));
+    const builtAt = statSync(first.path).mtimeMs;
+    expect(await locateLauncher({ cacheDir: dir, prebuilt: false })).toEqual(first);
+    expect(statSync(first.path).mtimeMs).toBe(builtAt);
+  });
+
+  it("never uses a binary placed beside a copied stamp: it builds a true one over it", async () => {
+    const real = await locateLauncher({ cacheDir: dir, prebuilt: false });
+    const marker = join(dir, "fake-ran");
+    writeFileSync(real.path, `#!/bin/sh\ntouch ${marker}\n`);
+    chmodSync(real.path, 0o755);
+    const again = await locateLauncher({ cacheDir: dir, prebuilt: false });
+    expect(again.hash).toBe(real.hash);
+    expect(sha256(bytesOf(again.path))).toBe(real.hash);
+    await probeLandlock(again.path);
+    expect(() => statSync(marker)).toThrow();
+  });
+
+  it("refuses a launcher whose bytes changed after they were checked", async () => {
+    const launcher = await locateLauncher({ cacheDir: dir, prebuilt: false });
+    await checkLauncher(launcher.path, launcher.hash);
+    const bytes = bytesOf(launcher.path);
+    bytes[bytes.length - 1] ^= 1;
+    writeFileSync(launcher.path, bytes);
+    await expect(checkLauncher(launcher.path, launcher.hash)).rejects.toThrow(
+      `The sandbox launcher ${launcher.path} is not the one that was built (sha256 ${sha256(bytes)}, expected ${launcher.hash})`,
+    );
+  });
+});
+
+describe("the prebuilt launcher", () => {
+  it("is used when its bytes match the hash this package was released with, and copied into the cache", async () => {
+    const prebuilt = await prebuiltLauncher();
+    expect(prebuilt, "the build puts this machine's prebuilt launcher in its package").toBeDefined();
+    const launcher = await locateLauncher({ cacheDir: dir });
+    expect(launcher).toMatchObject({ origin: "prebuilt", hash: prebuilt!.pin.binary });
+    expect(bytesOf(launcher.path).equals(prebuilt!.bytes)).toBe(true);
+    expect((await probeLandlock(launcher.path)).revision).toBe(2);
+  });
+
+  it("is refused, never used, when its bytes are not the released ones", async () => {
+    const prebuilt = await prebuiltLauncher();
+    const tampered = join(dir, "tampered");
+    const bytes = Buffer.from(prebuilt!.bytes);
+    bytes[bytes.length - 1] ^= 1;
+    writeFileSync(tampered, bytes, { mode: 0o755 });
+    await expect(locateLauncher({ cacheDir: join(dir, "cache"), prebuilt: tampered })).rejects.toThrow(
+      `The prebuilt sandbox launcher ${tampered} is not the one @ollie/sandbox was released with`,
+    );
+    copyFileSync("/bin/true", tampered);
+    await expect(locateLauncher({ cacheDir: join(dir, "cache"), prebuilt: tampered })).rejects.toThrow(
+      SandboxUnavailableError,
     );
   });
 });

@@ -1,128 +1,117 @@
-import { createHash } from "node:crypto";
-import { constants } from "node:fs";
-import { access, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { execa } from "execa";
 import { SandboxUnavailableError } from "../errors.js";
-import { packageRoot } from "./package-root.js";
+import { compileLauncher, LAUNCHER_NAME, type LauncherStamp, sourceHash, stampPath } from "./compile.js";
+import { prebuiltLauncher } from "./prebuilt.js";
+import { checkLauncher, fileHash } from "./verify.js";
 
-const CFLAGS = ["-O2", "-Wall", "-Wextra", "-std=gnu11"];
-const BINARY = "ollie-sandbox-launcher";
-
-/** A launcher binary built from this package's source. */
+/** The launcher binary in use. */
 export interface Launcher {
   path: string;
-  /** Identifies the source, flags and architecture it was built from. */
+  /** The sha256 of the binary; it is checked again before every use. */
   hash: string;
+  /** The prebuilt binary of the platform package, or one compiled on this machine. */
+  origin: "prebuilt" | "compiled";
+  /**
+   * The directory launchers are kept in. No sandboxed command may reach it (`sandboxCommand` protects it), so
+   * none can replace the launcher that will confine the next.
+   */
+  home: string;
 }
 
 export interface EnsureOptions {
-  /** Where the build step puts the launcher (default: the package's `bin/`). */
-  binDir?: string;
-  /** Where to build when `binDir` cannot be written (default `$XDG_CACHE_HOME/ollie/sandbox`). */
+  /** Where launchers are kept (default `$XDG_CACHE_HOME/ollie/sandbox`). */
   cacheDir?: string;
-  /** The C compiler (default `$CC`, then `cc`). */
+  /** The C compiler, when one must be built (default `$CC`, then `cc`). */
   compiler?: string;
+  /** The prebuilt launcher to use (default: the `@ollie/sandbox-linux-<arch>` package's), or false for none. */
+  prebuilt?: string | false;
   env?: NodeJS.ProcessEnv;
 }
 
-export function launcherSource(): string {
-  return join(packageRoot(), "native", "ollie-sandbox.c");
-}
-
-async function sourceHash(source: string): Promise<string> {
-  const text = await readFile(source);
-  return createHash("sha256")
-    .update(text)
-    .update(`\0${CFLAGS.join(" ")}\0${process.arch}`)
-    .digest("hex");
-}
-
-async function current(path: string, hash: string): Promise<boolean> {
-  try {
-    await access(path, constants.X_OK);
-    return (await readFile(`${path}.sha256`, "utf8")).trim() === hash;
-  } catch {
-    return false;
-  }
-}
-
-async function writable(dir: string): Promise<boolean> {
-  try {
-    await mkdir(dir, { recursive: true });
-    await access(dir, constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Compiles the launcher into `dir` (atomically: a half-written binary is never found). */
-export async function compileLauncher(dir: string, options: EnsureOptions = {}): Promise<Launcher> {
+/** Where launchers are kept: `$XDG_CACHE_HOME/ollie/sandbox`. */
+export function launcherHome(options: EnsureOptions = {}): string {
   const env = options.env ?? process.env;
-  const compiler = options.compiler ?? env.CC ?? "cc";
-  const source = launcherSource();
-  const hash = await sourceHash(source);
-  const path = join(dir, BINARY);
-  const tmp = `${path}.${process.pid}.tmp`;
-  await mkdir(dir, { recursive: true });
-  const cc = (extra: string[]) =>
-    execa(compiler, [...CFLAGS, ...extra, "-o", tmp, source], { reject: false, env, extendEnv: false });
-  // Static when the C library allows it: no dynamic loader at each launch, which is about a third of what
-  // the launcher adds to starting a command. A plain build otherwise.
-  let result = await cc(["-static"]);
-  if (result.failed && (result as { code?: string }).code !== "ENOENT") result = await cc([]);
-  if (result.failed) {
-    await rm(tmp, { force: true });
-    const why =
-      (result as { code?: string }).code === "ENOENT"
-        ? `no C compiler '${compiler}' was found`
-        : `'${compiler}' failed to build the launcher: ${String(result.stderr).trim().split("\n").slice(-3).join(" ")}`;
-    throw new SandboxUnavailableError(
-      `The sandbox launcher is missing and ${why}`,
-      "Install a C compiler (gcc or clang; set CC to choose one) and run `ollie-sandbox build`",
-    );
-  }
-  await rename(tmp, path);
-  await writeFile(`${path}.sha256.tmp`, `${hash}\n`);
-  await rename(`${path}.sha256.tmp`, `${path}.sha256`);
-  return { path, hash };
+  return (
+    options.cacheDir ?? join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "ollie", "sandbox")
+  );
 }
 
-let ensured: Promise<Launcher> | undefined;
+async function readStamp(path: string): Promise<LauncherStamp | undefined> {
+  try {
+    return JSON.parse(await readFile(stampPath(path), "utf8")) as LauncherStamp;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes a verified prebuilt launcher's bytes (not its file, which could change after the check). */
+async function install(path: string, bytes: Buffer, stamp: LauncherStamp): Promise<void> {
+  await mkdir(join(path, ".."), { recursive: true, mode: 0o700 });
+  const tmp = `${path}.${process.pid}.tmp`;
+  await writeFile(tmp, bytes, { mode: 0o755 });
+  await chmod(tmp, 0o755);
+  await rename(tmp, path);
+  await writeFile(`${stampPath(path)}.tmp`, `${JSON.stringify(stamp, null, 2)}\n`);
+  await rename(`${stampPath(path)}.tmp`, stampPath(path));
+}
 
 /**
- * The launcher, built if it is missing or older than its source: the package's `bin/` is used when it is
- * current (the build step puts it there), otherwise a cached build, otherwise it is compiled now — into `bin/`
- * if that can be written, else into the cache. Remembered for the life of the process.
+ * Finds or makes the launcher for this package's sources, without remembering it: one already kept under
+ * `launcherHome()` whose bytes match its stamp; else the platform package's prebuilt binary, whose bytes
+ * must match the hash this package was released with, copied there; else one compiled there now.
  */
-export function ensureLauncher(options: EnsureOptions = {}): Promise<Launcher> {
-  if (process.platform !== "linux") {
-    return Promise.reject(
-      new SandboxUnavailableError(
-        `Sandboxed commands need Linux (Landlock); this is ${process.platform}`,
-        "Run Ollie's tool server on a Linux machine or VM",
-      ),
-    );
+export async function locateLauncher(options: EnsureOptions = {}): Promise<Launcher> {
+  const home = launcherHome(options);
+  const source = await sourceHash();
+  // One directory per source, so that installs of different versions do not replace each other's launcher.
+  const path = join(home, source.slice(0, 16), LAUNCHER_NAME);
+  const kept = await readStamp(path);
+  if (kept?.source === source && (await fileHash(path).catch(() => undefined)) === kept.binary) {
+    return { path, hash: kept.binary, origin: kept.prebuilt ? "prebuilt" : "compiled", home };
   }
-  ensured ??= locateLauncher(options).catch((err: unknown) => {
-    ensured = undefined;
-    throw err;
-  });
-  return ensured;
+  const prebuilt = options.prebuilt === false ? undefined : await prebuiltLauncher(options.prebuilt);
+  if (prebuilt) {
+    const stamp: LauncherStamp = { ...prebuilt.pin, prebuilt: true };
+    await install(path, prebuilt.bytes, stamp);
+    return { path, hash: stamp.binary, origin: "prebuilt", home };
+  }
+  return buildLauncher(options);
 }
 
-/** `ensureLauncher` without remembering: finds a current launcher or builds one. */
-export async function locateLauncher(options: EnsureOptions = {}): Promise<Launcher> {
-  const env = options.env ?? process.env;
-  const hash = await sourceHash(launcherSource());
-  const packaged = options.binDir ?? join(packageRoot(), "bin");
-  const cache =
-    options.cacheDir ?? join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "ollie", "sandbox");
-  for (const dir of [packaged, cache]) {
-    const path = join(dir, BINARY);
-    if (await current(path, hash)) return { path, hash };
+/** Compiles the launcher for this package's sources into `launcherHome()`, replacing one kept there. */
+export async function buildLauncher(options: EnsureOptions = {}): Promise<Launcher> {
+  const home = launcherHome(options);
+  const dir = join(home, (await sourceHash()).slice(0, 16));
+  const built = await compileLauncher(dir, {
+    ...(options.compiler !== undefined && { compiler: options.compiler }),
+    ...(options.env !== undefined && { env: options.env }),
+  });
+  return { path: join(dir, LAUNCHER_NAME), hash: built.binary, origin: "compiled", home };
+}
+
+let located: Promise<Launcher> | undefined;
+
+/**
+ * The launcher, found or made once per process (see `locateLauncher`) and checked before every use: if its
+ * bytes changed since, this call fails and the next one looks for it again.
+ */
+export async function ensureLauncher(options: EnsureOptions = {}): Promise<Launcher> {
+  if (process.platform !== "linux") {
+    throw new SandboxUnavailableError(
+      `Sandboxed commands need Linux (Landlock); this is ${process.platform}`,
+      "Run Ollie's tool server on a Linux machine or VM",
+    );
   }
-  return compileLauncher((await writable(packaged)) ? packaged : cache, options);
+  located ??= locateLauncher(options);
+  const attempt = located;
+  try {
+    const launcher = await attempt;
+    await checkLauncher(launcher.path, launcher.hash);
+    return launcher;
+  } catch (err) {
+    if (located === attempt) located = undefined;
+    throw err;
+  }
 }

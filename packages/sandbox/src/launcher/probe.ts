@@ -9,6 +9,8 @@ export interface LandlockProbe {
   launcherAbi: number;
   errata: number;
   arch: string;
+  /** The launcher's interface revision. */
+  revision: number;
 }
 
 /** Asks the launcher what this kernel supports. */

@@ -28,19 +28,28 @@ function relation(granted: string, guarded: string): ProtectedRelation | undefin
   return undefined;
 }
 
+/** Paths a command must not reach at all, and paths it may read but never write. */
+export interface Protected {
+  unreachable: readonly string[];
+  unwritable: readonly string[];
+}
+
+const WRITING: ReadonlySet<string> = new Set(["rw", "rwx"]);
+
 /**
- * Refuses an expanded policy that grants a protected path, a directory holding one, or a path inside one,
- * with a ProtectedPathError naming the first such grant. Landlock follows symlinks to the real file, so real
- * paths are compared.
+ * Refuses an expanded policy that grants a protected path, a directory holding one, or a path inside one —
+ * any grant for an unreachable path, a writing grant for an unwritable one — with a ProtectedPathError
+ * naming the first such grant. Landlock follows symlinks to the real file, so real paths are compared.
  */
-export async function refuseProtected(policy: SandboxPolicy, protect: readonly string[]): Promise<void> {
-  if (protect.length === 0) return;
-  const guarded = await Promise.all(protect.map(async (path) => ({ path, real: await realPath(path) })));
+export async function refuseProtected(policy: SandboxPolicy, guard: Protected): Promise<void> {
+  const real = (paths: readonly string[]) =>
+    Promise.all(paths.map(async (path) => ({ path, real: await realPath(path) })));
+  const unreachable = await real(guard.unreachable);
+  const unwritable = await real(guard.unwritable);
   for (const list of PATH_LISTS) {
-    const grants = await Promise.all(
-      policy.filesystem[list].map(async (path) => ({ path, real: await realPath(path) })),
-    );
-    for (const grant of grants) {
+    const guarded = WRITING.has(list) ? [...unreachable, ...unwritable] : unreachable;
+    if (guarded.length === 0) continue;
+    for (const grant of await real(policy.filesystem[list])) {
       for (const g of guarded) {
         const how = relation(grant.real, g.real);
         if (how) throw new ProtectedPathError(grant.path, `filesystem.${list}`, g.path, how, grant.real);

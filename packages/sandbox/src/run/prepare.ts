@@ -18,6 +18,7 @@ export interface SandboxCommandOptions {
   /**
    * Paths the command must never reach (a key file, say): if the expanded policy grants one of them, a
    * directory holding one, or a path inside one, nothing runs and a ProtectedPathError says which grant.
+   * No policy may grant writing to the directory the launcher is kept in, either.
    */
   protect?: readonly string[];
 }
@@ -80,7 +81,7 @@ export async function sandboxCommand(
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const expanded = expandPolicy(policy, { cwd, env });
-  await refuseProtected(expanded, options.protect ?? []);
+  await refuseProtected(expanded, { unreachable: options.protect ?? [], unwritable: [launcher.home] });
   const launcherOptions = launcherArgs(expanded, {
     quiet: true,
     ...(options.abiCap !== undefined && { abiCap: options.abiCap }),

@@ -1,8 +1,9 @@
 import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bash, type Scratch, scratch } from "../__fixtures__/sandbox-fixture.js";
 import { ProtectedPathError } from "../errors.js";
+import { ensureLauncher, launcherHome } from "../launcher/ensure-launcher.js";
 
 let s: Scratch;
 let keys: string;
@@ -90,5 +91,18 @@ describe("protected paths", () => {
     expect(refused).toMatchObject({ granted: keys, list: "filesystem.rw", relation: "holds" });
     const policy = await s.policy({ filesystem: { rw: ["{CWD}"] } });
     expect((await s.run("true", [], { policy, protect: [key], cwd: s.rwx })).exitCode).toBe(0);
+  });
+
+  it("refuses a policy that grants writing where the launcher is kept, and allows reading it", async () => {
+    const kept = dirname((await ensureLauncher()).path);
+    const writer = await refusal({ rw: [dirname(launcherHome())] }, []);
+    expect(writer).toMatchObject({ list: "filesystem.rw", relation: "holds" });
+    expect(writer.protectedPath).toBe(launcherHome());
+    expect(await refusal({ rwx: [kept] }, [])).toMatchObject({
+      list: "filesystem.rwx",
+      relation: "lies inside",
+    });
+    const reader = await s.policy({ filesystem: { ro: [kept] } });
+    expect((await s.run("true", [], { policy: reader })).exitCode).toBe(0);
   });
 });

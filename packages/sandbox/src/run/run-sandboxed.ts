@@ -1,14 +1,14 @@
 import type { Readable } from "node:stream";
 import { execa, type ResultPromise } from "execa";
 import { type SandboxCommandOptions, sandboxCommand } from "./prepare.js";
-import { killProcessGroup, launcherRefusal } from "./process-group.js";
+import { endSandboxed, killProcessGroup, launcherRefusal } from "./process-group.js";
 
 export interface SandboxRunOptions extends SandboxCommandOptions {
   /** What the command reads: text or bytes, a stream, or nothing (default). */
   stdin?: string | Uint8Array | Readable | "ignore";
-  /** Kill the command's whole process group after this long. */
+  /** End the command and everything it started after this long (SIGTERM, then SIGKILL after 500 ms). */
   timeoutMs?: number;
-  /** Kill the command's whole process group when this aborts. */
+  /** End the command and everything it started when this aborts. */
   signal?: AbortSignal;
   /** Most bytes kept of each of stdout and stderr (default 64 MiB); the rest is dropped and `truncated` set. */
   maxBuffer?: number;
@@ -33,8 +33,8 @@ export interface SandboxResult {
 
 /**
  * Runs a command under the sandbox and collects its output. Only standard input, output and error reach it.
- * It runs in its own process group: a timeout or an abort kills the whole group, and so does the command's
- * own exit, so nothing it started outlives it.
+ * Nothing it started outlives it, however it detached: the launcher ends the whole tree when the command
+ * exits, at a timeout, or when `signal` aborts (SIGTERM to the command, then SIGKILL to all after 500 ms).
  */
 export async function runSandboxed(
   command: string,
@@ -64,7 +64,7 @@ export async function runSandboxed(
   let aborted = false;
   const onAbort = () => {
     aborted = true;
-    killProcessGroup(child.pid);
+    endSandboxed(child.pid);
   };
   options.signal?.addEventListener("abort", onAbort, { once: true });
   const timer =
@@ -72,8 +72,9 @@ export async function runSandboxed(
       ? undefined
       : setTimeout(() => {
           timedOut = true;
-          killProcessGroup(child.pid);
+          endSandboxed(child.pid);
         }, options.timeoutMs);
+  // Only finds something if the launcher itself was killed outright.
   child.on("exit", () => killProcessGroup(child.pid));
   try {
     const result = await child;

@@ -1,5 +1,6 @@
 import { dirname } from "node:path";
 import {
+  endSandboxed,
   killProcessGroup,
   launcherRefusal,
   type SandboxPolicy,
@@ -54,7 +55,7 @@ export interface ToolRun {
   /** Everything the process writes to stdout, for readers who follow it (bounded retention). */
   readonly stream: LogStream;
   readonly done: Promise<ToolOutcome>;
-  /** Kills the whole process group. */
+  /** Ends the tool and everything it started (SIGTERM, then SIGKILL for all after 500 ms). */
   kill(): void;
 }
 
@@ -76,9 +77,9 @@ export function argumentEnv(args: Record<string, unknown>): Record<string, strin
 /**
  * Starts a tool under the sandbox: the arguments as JSON on stdin (and scalars as OLLIE_ARG_*), in the
  * request's directory with the session's environment, in a process group of its own. The policy gains
- * read-and-execute on the tool's directory and on Node's installation — nothing else. The group is killed
- * at the tool's timeout, when `signal` aborts, by `kill`, and when the tool exits (so nothing it started
- * lingers). Standard output streams into `stream` and a bounded buffer; a non-zero exit is the caller's
+ * read-and-execute on the tool's directory and on Node's installation — nothing else. The tool and all it
+ * started, however detached, end at the tool's timeout, when `signal` aborts, by `kill`, and when the tool
+ * exits (so nothing it started lingers). Standard output streams into `stream` and a bounded buffer; a non-zero exit is the caller's
  * to report.
  */
 export async function startTool(
@@ -119,23 +120,23 @@ export async function startTool(
   child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
   let timedOut = false;
   let cancelled = false;
-  const killGroup = () => killProcessGroup(child.pid);
-  // What the tool left behind holds its stdout open; ending the group when the tool exits ends the call.
-  child.on("exit", killGroup);
+  // The launcher ends everything the tool started when the tool exits, or when it is told to end (SIGTERM,
+  // then SIGKILL for all after its grace period). Its group is killed too, in case it was killed itself.
+  const end = () => endSandboxed(child.pid);
+  child.on("exit", () => killProcessGroup(child.pid));
   const timer = setTimeout(() => {
     timedOut = true;
-    killGroup();
+    end();
   }, entry.meta.timeoutMs);
   const onAbort = () => {
     cancelled = true;
-    killGroup();
+    end();
   };
   options.signal?.addEventListener("abort", onAbort, { once: true });
   const done = (async (): Promise<ToolOutcome> => {
     const result = await child;
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);
-    killGroup();
     stream.close();
     const errText = stderr.text();
     const outcome: ToolOutcome = {

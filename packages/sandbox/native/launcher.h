@@ -1,0 +1,77 @@
+/*
+ * ollie-sandbox-launcher: shared declarations of the launcher's parts.
+ *
+ *   main.c        options, --help/--version/--probe, the order of the steps
+ *   landlock.c    one Landlock ruleset: paths, TCP ports, scoping
+ *   seccomp.c     the seccomp filter for what Landlock cannot see (sockets, io_uring, terminal injection)
+ *   privileges.c  dropping every capability before the command runs
+ *   proc.c        a /proc that shows the sandbox's own processes
+ *   supervise.c   the parent that stays: forwards signals and ends the whole process tree with the command
+ */
+#ifndef OLLIE_SANDBOX_LAUNCHER_H
+#define OLLIE_SANDBOX_LAUNCHER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The launcher's own interface revision: bumped when its options or behaviour change. */
+#define LAUNCHER_REVISION 2
+/* The newest Landlock ABI this launcher knows how to use. */
+#define LAUNCHER_ABI 7
+
+#define EXIT_POLICY 125
+#define EXIT_EXEC 126
+#define EXIT_NOT_FOUND 127
+
+#define MAX_ITEMS 512
+#define DEFAULT_GRACE_MS 500
+
+#if defined(__x86_64__)
+#define ARCH_NAME "x86_64"
+#elif defined(__aarch64__)
+#define ARCH_NAME "aarch64"
+#else
+#error "ollie-sandbox supports x86_64 and aarch64: its seccomp filter knows no other architecture"
+#endif
+
+struct path_grant {
+  const char *path;
+  uint64_t rights;
+};
+
+struct options {
+  struct path_grant paths[MAX_ITEMS];
+  int npaths;
+  uint64_t bind_ports[MAX_ITEMS];
+  int nbind;
+  uint64_t connect_ports[MAX_ITEMS];
+  int nconnect;
+  int unrestricted_fs, unrestricted_net, unrestricted_scope;
+  int no_inet, best_effort, ignore_missing, log_new_exec, quiet;
+  int abi_cap;
+  long grace_ms;
+  char **command;
+};
+
+void fail(int status, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
+
+/* Landlock (landlock.c). */
+uint64_t landlock_rights(const char *flag);
+int kernel_abi(void);
+long kernel_errata(void);
+void apply_landlock(const struct options *o, int abi);
+
+/* seccomp (seccomp.c). */
+void apply_seccomp(const struct options *o);
+
+/* A /proc of the sandbox's own, where the launcher may mount one (proc.c). */
+void own_proc(struct options *o);
+
+/* Capabilities (privileges.c). */
+void drop_capabilities(void);
+
+/* The supervising parent (supervise.c): runs `start_command` in a child and never returns. */
+void supervise(struct options *o, void (*start_command)(struct options *, int), int abi)
+    __attribute__((noreturn));
+
+#endif

@@ -1,0 +1,197 @@
+/*
+ * The supervising parent. The launcher forks: the child applies the sandbox and becomes the command; the
+ * parent stays outside the sandbox (so nothing inside can signal or trace it) as a child subreaper, which
+ * makes every process the command starts its descendant for good — a `setsid`, a double fork or daemon(3)
+ * only re-parents an orphan to it. It forwards signals to the command and ends the whole tree with it:
+ *
+ *  - when the command exits, whatever it left running is killed, then the launcher exits as the command did;
+ *  - a terminating signal sent to the launcher (TERM, INT, HUP, QUIT) is passed on, and everything still
+ *    running after the grace period is killed;
+ *  - when the launcher's own parent dies (even by SIGKILL), everything is killed at once.
+ *
+ * Signals a terminal sends to its foreground group reach the command directly, so they are not passed on.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "launcher.h"
+
+static const int FORWARDED[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH};
+
+static int terminating(int sig) { return sig == SIGHUP || sig == SIGINT || sig == SIGQUIT || sig == SIGTERM; }
+
+/* SIGKILLs the children found by scanning /proc, for kernels without the `children` file. */
+static void kill_children_by_scan(pid_t self) {
+  DIR *proc = opendir("/proc");
+  if (!proc) return;
+  for (struct dirent *e; (e = readdir(proc));) {
+    char path[300], stat[512];
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    ssize_t n = read(fd, stat, sizeof stat - 1);
+    close(fd);
+    if (n <= 0) continue;
+    stat[n] = '\0';
+    /* "pid (comm) state ppid …": the command name may hold anything, so read after its last ')'. */
+    char *after = strrchr(stat, ')');
+    char state;
+    int ppid;
+    if (after && sscanf(after + 1, " %c %d", &state, &ppid) == 2 && ppid == self)
+      kill((pid_t)atoi(e->d_name), SIGKILL);
+  }
+  closedir(proc);
+}
+
+/* SIGKILLs every current child: the command and every orphan re-parented to this subreaper. */
+static void kill_children(void) {
+  pid_t self = getpid();
+  char path[64];
+  snprintf(path, sizeof path, "/proc/%d/task/%d/children", self, self);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    kill_children_by_scan(self);
+    return;
+  }
+  char buf[4096];
+  long pid = 0;
+  int digits = 0;
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) {
+    for (ssize_t i = 0; i < n; i++) {
+      if (buf[i] >= '0' && buf[i] <= '9') {
+        pid = pid * 10 + (buf[i] - '0');
+        digits = 1;
+      } else if (digits) {
+        kill((pid_t)pid, SIGKILL);
+        pid = 0;
+        digits = 0;
+      }
+    }
+  }
+  if (digits) kill((pid_t)pid, SIGKILL);
+  close(fd);
+}
+
+/*
+ * Kills the whole tree and reaps it: a killed process's own children are re-parented here, so the loop
+ * goes on until no child at all is left. Records the command's status when it is reaped.
+ */
+static void end_tree(pid_t command, int *status) {
+  for (;;) {
+    kill_children();
+    int st;
+    pid_t pid = waitpid(-1, &st, __WALL);
+    if (pid < 0) {
+      if (errno == EINTR) continue;
+      return; /* ECHILD: nothing is left */
+    }
+    if (pid == command) *status = st;
+    while ((pid = waitpid(-1, &st, WNOHANG | __WALL)) > 0)
+      if (pid == command) *status = st;
+  }
+}
+
+/* Exits as the command did: with its status, or killed by its signal (without a core dump of our own). */
+static void exit_like(int status) __attribute__((noreturn));
+static void exit_like(int status) {
+  if (WIFEXITED(status)) _exit(WEXITSTATUS(status));
+  int sig = WTERMSIG(status);
+  struct rlimit no_core = {0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);
+  signal(sig, SIG_DFL);
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, sig);
+  sigprocmask(SIG_UNBLOCK, &only, NULL);
+  kill(getpid(), sig);
+  _exit(128 + sig);
+}
+
+static long remaining_ms(const struct timespec *deadline) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (deadline->tv_sec - now.tv_sec) * 1000 + (deadline->tv_nsec - now.tv_nsec) / 1000000;
+}
+
+void supervise(struct options *o, void (*start_command)(struct options *, int), int abi) {
+  pid_t parent = getppid();
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+    fail(EXIT_POLICY, "cannot become the subreaper of the command's processes: %s", strerror(errno));
+  if (prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) < 0)
+    fail(EXIT_POLICY, "cannot follow the parent's death: %s", strerror(errno));
+  if (getppid() != parent) _exit(EXIT_POLICY); /* the parent is already gone: nobody to run for */
+
+  sigset_t handled, previous;
+  sigemptyset(&handled);
+  for (size_t i = 0; i < sizeof FORWARDED / sizeof FORWARDED[0]; i++) sigaddset(&handled, FORWARDED[i]);
+  sigaddset(&handled, SIGCHLD);
+  sigaddset(&handled, SIGPIPE);
+  sigprocmask(SIG_BLOCK, &handled, &previous);
+  fflush(NULL);
+
+  pid_t self = getpid();
+  pid_t command = fork();
+  if (command < 0) fail(EXIT_POLICY, "fork: %s", strerror(errno));
+  if (command == 0) {
+    sigprocmask(SIG_SETMASK, &previous, NULL);
+    /* Should the launcher itself be killed outright, the command goes with it. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != self) _exit(EXIT_POLICY);
+    start_command(o, abi);
+    _exit(EXIT_POLICY);
+  }
+
+  int status = 0;
+  struct timespec deadline = {0, 0};
+  int counting = 0;
+  for (;;) {
+    siginfo_t info;
+    int sig;
+    if (counting) {
+      long ms = remaining_ms(&deadline);
+      if (ms <= 0) break;
+      struct timespec wait = {ms / 1000, (ms % 1000) * 1000000};
+      sig = sigtimedwait(&handled, &info, &wait);
+    } else {
+      sig = sigwaitinfo(&handled, &info);
+    }
+    if (getppid() != parent) break;
+    if (sig < 0) continue; /* EAGAIN at the deadline (checked above) or EINTR */
+    if (sig == SIGCHLD) {
+      int st, done = 0;
+      for (pid_t pid; (pid = waitpid(-1, &st, WNOHANG | __WALL)) > 0;)
+        if (pid == command) {
+          status = st;
+          done = 1;
+        }
+      if (done) break;
+      continue;
+    }
+    if (sig == SIGPIPE || info.si_code > 0) continue; /* si_code > 0: the kernel's, e.g. a terminal's */
+    kill(command, sig);
+    if (terminating(sig) && !counting) {
+      if (o->grace_ms == 0) break;
+      clock_gettime(CLOCK_MONOTONIC, &deadline);
+      deadline.tv_sec += o->grace_ms / 1000;
+      deadline.tv_nsec += (o->grace_ms % 1000) * 1000000;
+      if (deadline.tv_nsec >= 1000000000) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000;
+      }
+      counting = 1;
+    }
+  }
+  end_tree(command, &status);
+  exit_like(status);
+}
