@@ -1,9 +1,11 @@
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { call, echoTool, scriptedAgent, tools } from "../__fixtures__/agents.js";
 import { HookBlockedError } from "../agent/errors.js";
+import { processesMarked } from "../process/process-tree.js";
 import type { HookCommands } from "./shell-hooks.js";
 import { shellHooks } from "./shell-hooks.js";
 
@@ -118,6 +120,18 @@ describe("hooks in a conversation", () => {
         content: expect.stringContaining(reason!),
       });
     }
+  });
+
+  it("preTool: a hook whose setsid child holds its stdout neither hangs the turn nor outlives it", async () => {
+    const id = randomUUID();
+    const { agent } = await scriptedAgent([call("read", { path: "a" }), { text: "done" }], {
+      hooks: shellHooks(
+        { preTool: hook("detaches", "setsid sleep 1000 &\nexit 0") },
+        { cwd: dir, env: { PATH: process.env.PATH, OLLIE_TEST_MARK: id }, timeoutMs: 60_000 },
+      ),
+    });
+    expect((await agent.submit("go")).status).toBe("done");
+    expect(processesMarked(`OLLIE_TEST_MARK=${id}`)).toEqual([]);
   });
 
   it("postTool: exit 0 output is appended to the result, exit 2 output replaces it, other exits warn", async () => {

@@ -1,7 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { processesMarked as survivors } from "../process/process-tree.js";
 import { runHook, runHookList } from "./run-hook.js";
 import { shellHooks } from "./shell-hooks.js";
 
@@ -62,6 +64,52 @@ describe("a hook command", () => {
     const left = readFileSync(pids, "utf8").trim().split("\n").map(Number);
     expect(left).toHaveLength(2);
     for (const pid of left) expect(gone(pid)).toBe(true);
+  });
+
+  describe("leaves nothing behind, however its children detach", () => {
+    const detached: Array<[string, string]> = [
+      ["setsid, holding its stdout", "setsid sleep 1000 &"],
+      ["a double fork", "( (sleep 1000 &) & )"],
+      [
+        "a daemon's double fork into a new session",
+        `python3 -c 'import os, time; os.fork() and os._exit(0); os.setsid(); os.fork() and os._exit(0); time.sleep(1000)'`,
+      ],
+      ["nohup", "nohup sleep 1000 >/dev/null 2>&1 &"],
+    ];
+    /** What still carries the mark, once the processes have had up to 5 s to go. */
+    const survivorsAfter = async (marker: string) => {
+      for (let i = 0; i < 200 && survivors(marker).length > 0; i++)
+        await new Promise((r) => setTimeout(r, 25));
+      return survivors(marker);
+    };
+    const marked = () => {
+      const id = randomUUID();
+      return { marker: `OLLIE_TEST_MARK=${id}`, env: { ...options.env, OLLIE_TEST_MARK: id } };
+    };
+
+    it.each(detached)("when it exits, leaving %s", async (_how, start) => {
+      const { marker, env } = marked();
+      const run = await runHook(`${start}\nsleep 0.2; echo done`, {}, { ...options, env });
+      expect(run).toMatchObject({ outcome: "ok", stdout: "done\n" });
+      expect(await survivorsAfter(marker)).toEqual([]);
+    });
+
+    it.each(detached)("at its timeout, with %s", async (_how, start) => {
+      const { marker, env } = marked();
+      const run = await runHook(`${start}\nsleep 1000`, {}, { ...options, env, timeoutMs: 500 });
+      expect(run).toMatchObject({ outcome: "failed", problem: "timed out after 0.5 s" });
+      expect(await survivorsAfter(marker)).toEqual([]);
+    });
+
+    it.each(detached)("when stopped, with %s", async (_how, start) => {
+      const { marker, env } = marked();
+      const ac = new AbortController();
+      const running = runHook(`${start}\nsleep 1000`, {}, { ...options, env, signal: ac.signal });
+      while (survivors(marker).length < 2) await new Promise((r) => setTimeout(r, 10));
+      ac.abort();
+      expect(await running).toMatchObject({ outcome: "failed", problem: "stopped" });
+      expect(await survivorsAfter(marker)).toEqual([]);
+    });
   });
 
   it("in a list stops the list when it blocks", async () => {

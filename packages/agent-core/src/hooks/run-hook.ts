@@ -24,7 +24,7 @@ export interface HookRunOptions {
   cwd: string;
   /** The environment besides the OLLIE_* variables (default: this process's). */
   env?: NodeJS.ProcessEnv;
-  /** Kill the hook's whole process group after this long (default 60 s). */
+  /** Kill the hook and everything it started after this long (default 60 s). */
   timeoutMs?: number;
   signal?: AbortSignal;
 }
@@ -33,8 +33,8 @@ const OUTPUT_LIMIT = 1024 * 1024;
 
 /**
  * Runs one hook command through the shell with `payload` as JSON on stdin and OLLIE_* variables derived
- * from it, in a process group of its own: on timeout (or when `signal` aborts) the whole group is killed,
- * children included, and nothing is left behind to hold its pipes open.
+ * from it. Everything it starts, however detached, is killed when it exits, at the timeout, or when
+ * `signal` aborts (see runShellInGroup), so nothing is left behind to hold its pipes open.
  */
 export async function runHook(
   command: string,

@@ -16,8 +16,8 @@ function describeRun(event: string, run: HookRun): string {
 }
 
 /**
- * AgentHooks that run shell commands: JSON payload on stdin, OLLIE_* variables, a process group killed
- * whole at the timeout. Exit 0 continues (stdout is the output), exit 2 blocks (stdout, else stderr, is the
+ * AgentHooks that run shell commands: JSON payload on stdin, OLLIE_* variables, everything a command
+ * started killed when it exits or at the timeout. Exit 0 continues (stdout is the output), exit 2 blocks (stdout, else stderr, is the
  * reason), any other status is a warning and execution continues. A hook that could not start, crashed
  * or timed out is a warning too — except for preTool, which fails closed: the call is blocked and the
  * model is told the hook failed.

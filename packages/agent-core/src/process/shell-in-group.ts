@@ -1,4 +1,8 @@
 import { execa, type Result } from "execa";
+import { ProcessTreeMark } from "./process-tree.js";
+
+/** How long the pipes may stay open after the command has ended and its processes were killed. */
+const PIPE_GRACE_MS = 200;
 
 export interface ShellRunOptions {
   cwd?: string | undefined;
@@ -17,15 +21,18 @@ export interface ShellRun {
 }
 
 /**
- * Runs `command` through the shell in a process group of its own, with only `env`. At the timeout, or when
- * `signal` aborts, the whole group is killed — what the shell started too, so nothing holds its pipes open.
+ * Runs `command` through the shell in a process group of its own, with only `env`. Everything it starts ends
+ * with it, however it detached (`setsid`, a double fork, daemon(3)): when the shell exits, at the timeout,
+ * or when `signal` aborts, its group and every process carrying its mark (see ProcessTreeMark) are killed.
+ * Should something still hold its pipes, they are let go of shortly after, with what was read so far.
  */
 export async function runShellInGroup(command: string, o: ShellRunOptions): Promise<ShellRun> {
+  const tree = new ProcessTreeMark();
   const child = execa(command, {
     shell: true,
     detached: true,
     cwd: o.cwd,
-    env: o.env,
+    env: { ...o.env, ...tree.env },
     extendEnv: false,
     reject: false,
     stripFinalNewline: false,
@@ -33,22 +40,33 @@ export async function runShellInGroup(command: string, o: ShellRunOptions): Prom
     ...(o.maxBuffer !== undefined && { maxBuffer: o.maxBuffer }),
   });
   let stopped: ShellRun["stopped"];
-  const killGroup = (why: "timeout" | "abort") => {
-    stopped ??= why;
+  let letGo: NodeJS.Timeout | undefined;
+  const end = () => {
     try {
       if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
     } catch {
       // The group is already gone.
     }
+    tree.sweep();
+    letGo ??= setTimeout(() => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    }, PIPE_GRACE_MS);
   };
-  const timer = setTimeout(() => killGroup("timeout"), o.timeoutMs);
-  const onAbort = () => killGroup("abort");
+  const stop = (why: "timeout" | "abort") => {
+    stopped ??= why;
+    end();
+  };
+  child.on("exit", end);
+  const timer = setTimeout(() => stop("timeout"), o.timeoutMs);
+  const onAbort = () => stop("abort");
   o.signal?.addEventListener("abort", onAbort, { once: true });
   try {
     const result = await child;
     return { result, ...(stopped && { stopped }) };
   } finally {
     clearTimeout(timer);
+    clearTimeout(letGo);
     o.signal?.removeEventListener("abort", onAbort);
   }
 }

@@ -1,0 +1,75 @@
+import { randomUUID } from "node:crypto";
+import { readdirSync, readFileSync } from "node:fs";
+
+/** The variable that marks every process of one run; descendants inherit it through any detaching. */
+export const TREE_VARIABLE = "OLLIE_PROCESS_TREE";
+
+const LAST_PID = "/proc/sys/kernel/ns_last_pid";
+
+function lastPid(): number | undefined {
+  try {
+    return Number(readFileSync(LAST_PID, "utf8"));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A mark for the processes of one run: a process group ends with one signal, but a child that calls
+ * `setsid`, double-forks or daemonizes leaves the group — never its environment. On Linux, `sweep` finds the
+ * processes that carry the mark among those started since the mark was made, and kills them; elsewhere it
+ * finds nothing. A process that clears its environment is not found: hooks and prompt commands are the
+ * user's own, and this is against accidents, not attacks (tools are confined by the sandbox's launcher).
+ */
+export class ProcessTreeMark {
+  readonly id = randomUUID();
+  private readonly since = lastPid();
+
+  /** The variable to add to the run's environment. */
+  get env(): Record<string, string> {
+    return { [TREE_VARIABLE]: this.id };
+  }
+
+  /** SIGKILLs every marked process until none is left (a killed one may have forked meanwhile). */
+  sweep(): void {
+    if (this.since === undefined) return;
+    const marker = `${TREE_VARIABLE}=${this.id}`;
+    for (let pass = 0; pass < 20; pass++) {
+      const found = this.marked(marker);
+      if (found.length === 0) return;
+      for (const pid of found) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // gone already
+        }
+      }
+    }
+  }
+
+  /** Live processes carrying `marker`, among the pids handed out since the mark was made. */
+  private marked(marker: string): number[] {
+    const since = this.since!;
+    const now = lastPid() ?? since;
+    // Pids count up and wrap around at pid_max.
+    return processesMarked(marker, (pid) =>
+      now >= since ? pid > since && pid <= now : pid > since || pid <= now,
+    );
+  }
+}
+
+/** The live processes whose environment holds `marker` (NAME=VALUE), among those `among` accepts. */
+export function processesMarked(marker: string, among: (pid: number) => boolean = () => true): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || !among(pid)) continue;
+    try {
+      // A zombie's environment reads empty: it runs nothing, and is not counted.
+      if (readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(marker)) found.push(pid);
+    } catch {
+      // gone meanwhile, or another user's
+    }
+  }
+  return found;
+}
