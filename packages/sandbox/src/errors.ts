@@ -1,12 +1,24 @@
-/** A policy file (or layer) that cannot be used. `file` and `key` say where; the message says what is wrong. */
+/** A line and column (both from 1) in a policy file. */
+export interface FilePosition {
+  line: number;
+  column: number;
+}
+
+/**
+ * A policy file (or layer) that cannot be used. `file`, `key` and, for files, `position` say where — the
+ * user's own entry, not its place in the merged policy; the message (`FILE:LINE:COLUMN: KEY: PROBLEM`, as
+ * compilers write it) says what is wrong.
+ */
 export class PolicyError extends Error {
   override readonly name = "PolicyError";
   constructor(
     readonly problem: string,
     readonly file?: string,
     readonly key?: string,
+    readonly position?: FilePosition,
   ) {
-    super([file, key, problem].filter((part) => part !== undefined && part !== "").join(": "));
+    const where = file !== undefined && position ? `${file}:${position.line}:${position.column}` : file;
+    super([where, key, problem].filter((part) => part !== undefined && part !== "").join(": "));
   }
 }
 

@@ -1,6 +1,7 @@
 // The public face of @ollie/sandbox: every name exported here is part of the API.
 
 export {
+  type FilePosition,
   PolicyError,
   ProtectedPathError,
   type ProtectedRelation,
@@ -27,6 +28,7 @@ export { type LauncherArgOptions, launcherArgs } from "./launcher/launcher-args.
 export { type LandlockProbe, missingFeatures, probeLandlock } from "./launcher/probe.js";
 export { DEFAULT_POLICY } from "./policy/defaults.js";
 export { loadPolicyFile, validateLayer } from "./policy/load.js";
+export type { EntryOrigin, PolicyOrigins } from "./policy/origins.js";
 export type { PathList, SandboxPolicy } from "./policy/policy.js";
 export {
   expandPolicy,

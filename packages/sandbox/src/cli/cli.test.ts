@@ -33,7 +33,7 @@ describe("ollie-sandbox", () => {
     const broken = await cli(["check"]);
     expect(broken.exitCode).toBe(1);
     expect(broken.stderr).toBe(
-      `ollie-sandbox: ${join(config, "ollie", "sandbox.yaml")}: network.enabled: Invalid input: expected boolean, received string`,
+      `ollie-sandbox: ${join(config, "ollie", "sandbox.yaml")}:2:12: network.enabled: Invalid input: expected boolean, received string`,
     );
     expect((await cli(["run", "--", "true"])).exitCode).toBe(125);
   });

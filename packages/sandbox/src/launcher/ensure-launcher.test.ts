@@ -67,7 +67,7 @@ describe("finding the launcher", () => {
     const launcher = await locateLauncher({ cacheDir: dir, prebuilt: false });
     await checkLauncher(launcher.path, launcher.hash);
     const bytes = bytesOf(launcher.path);
-    bytes[bytes.length - 1] ^= 1;
+    bytes.writeUInt8(bytes.readUInt8(bytes.length - 1) ^ 1, bytes.length - 1);
     writeFileSync(launcher.path, bytes);
     await expect(checkLauncher(launcher.path, launcher.hash)).rejects.toThrow(
       `The sandbox launcher ${launcher.path} is not the one that was built (sha256 ${sha256(bytes)}, expected ${launcher.hash})`,
@@ -89,7 +89,7 @@ describe("the prebuilt launcher", () => {
     const prebuilt = await prebuiltLauncher();
     const tampered = join(dir, "tampered");
     const bytes = Buffer.from(prebuilt!.bytes);
-    bytes[bytes.length - 1] ^= 1;
+    bytes.writeUInt8(bytes.readUInt8(bytes.length - 1) ^ 1, bytes.length - 1);
     writeFileSync(tampered, bytes, { mode: 0o755 });
     await expect(locateLauncher({ cacheDir: join(dir, "cache"), prebuilt: tampered })).rejects.toThrow(
       `The prebuilt sandbox launcher ${tampered} is not the one @ollie/sandbox was released with`,

@@ -1,4 +1,4 @@
-import { PolicyError } from "../errors.js";
+import { entryError } from "../policy/origins.js";
 import { PATH_LISTS, type SandboxPolicy } from "../policy/policy.js";
 
 export interface LauncherArgOptions {
@@ -12,13 +12,13 @@ export interface LauncherArgOptions {
 export function launcherArgs(policy: SandboxPolicy, options: LauncherArgOptions = {}): string[] {
   const args: string[] = [];
   for (const list of PATH_LISTS) {
-    for (const path of policy.filesystem[list]) {
+    for (const [i, path] of policy.filesystem[list].entries()) {
       // The launcher reads comma-separated lists, as landrun does.
       if (path.includes(","))
-        throw new PolicyError(
+        throw entryError(
           `'${path}': paths containing ',' cannot be granted`,
-          undefined,
-          `filesystem.${list}`,
+          policy.origins?.[list]?.get(path),
+          `filesystem.${list}[${i}]`,
         );
       args.push(`--${list}`, path);
     }

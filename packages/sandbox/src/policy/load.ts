@@ -1,10 +1,14 @@
 import { readFile } from "node:fs/promises";
-import { parseDocument } from "yaml";
+import { type Document, isMap, isNode, isScalar, LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
-import { PolicyError } from "../errors.js";
+import { type FilePosition, PolicyError } from "../errors.js";
+import { type EntryOrigin, type PolicyOrigins, recordOrigins } from "./origins.js";
 import { PATH_LISTS } from "./policy.js";
 import { type PolicyLayer, policyLayerSchema } from "./schema.js";
 import { KNOWN_TEMPLATES, unknownTemplates } from "./templates.js";
+
+/** Where a key path (and, for an unknown key, the key itself) is in the file; undefined for data from code. */
+type Locate = (path: readonly PropertyKey[], unknownKey?: string) => FilePosition | undefined;
 
 function keyOf(path: readonly PropertyKey[]): string {
   return path
@@ -13,12 +17,53 @@ function keyOf(path: readonly PropertyKey[]): string {
     .replace(/^\./, "");
 }
 
-function describe(issue: z.core.$ZodIssue): { key: string; problem: string } {
+function describe(issue: z.core.$ZodIssue): { path: PropertyKey[]; problem: string; unknownKey?: string } {
   if (issue.code === "unrecognized_keys") {
     const keys = issue.keys.map((k) => `'${k}'`).join(", ");
-    return { key: keyOf(issue.path), problem: `unknown key${issue.keys.length > 1 ? "s" : ""} ${keys}` };
+    return {
+      path: issue.path,
+      problem: `unknown key${issue.keys.length > 1 ? "s" : ""} ${keys}`,
+      ...(issue.keys[0] !== undefined && { unknownKey: issue.keys[0] }),
+    };
   }
-  return { key: keyOf(issue.path), problem: issue.message };
+  return { path: issue.path, problem: issue.message };
+}
+
+/** Validates a layer, placing errors and entries with `locate` when the layer came from a file. */
+function checkLayer(data: unknown, source: string, locate: Locate): PolicyLayer {
+  const parsed = policyLayerSchema.safeParse(data ?? {});
+  if (!parsed.success) {
+    const [first, ...rest] = parsed.error.issues.map(describe);
+    const more = rest.map((d) => `; ${keyOf(d.path)}: ${d.problem}`).join("");
+    throw new PolicyError(
+      `${first!.problem}${more}`,
+      source,
+      keyOf(first!.path),
+      locate(first!.path, first!.unknownKey),
+    );
+  }
+  const layer = parsed.data;
+  const origins: PolicyOrigins = {};
+  for (const list of PATH_LISTS) {
+    const entries = new Map<string, EntryOrigin>();
+    for (const [i, path] of (layer.filesystem?.[list] ?? []).entries()) {
+      const position = locate(["filesystem", list, i]);
+      const origin: EntryOrigin = { source, key: `filesystem.${list}[${i}]`, ...(position && { position }) };
+      const unknown = unknownTemplates(path);
+      if (unknown.length > 0) {
+        throw new PolicyError(
+          `unknown template variable {${unknown[0]}} (known: ${KNOWN_TEMPLATES})`,
+          source,
+          origin.key,
+          position,
+        );
+      }
+      if (!entries.has(path)) entries.set(path, origin);
+    }
+    if (entries.size > 0) origins[list] = entries;
+  }
+  recordOrigins(layer, origins);
+  return layer;
 }
 
 /**
@@ -26,26 +71,22 @@ function describe(issue: z.core.$ZodIssue): { key: string; problem: string } {
  * Throws PolicyError naming the source, the key and the problem.
  */
 export function validateLayer(data: unknown, source: string): PolicyLayer {
-  const parsed = policyLayerSchema.safeParse(data ?? {});
-  if (!parsed.success) {
-    const [first, ...rest] = parsed.error.issues.map(describe);
-    const more = rest.map((d) => `; ${d.key}: ${d.problem}`).join("");
-    throw new PolicyError(`${first!.problem}${more}`, source, first!.key);
-  }
-  const layer = parsed.data;
-  for (const list of PATH_LISTS) {
-    for (const [i, path] of (layer.filesystem?.[list] ?? []).entries()) {
-      const unknown = unknownTemplates(path);
-      if (unknown.length > 0) {
-        throw new PolicyError(
-          `unknown template variable {${unknown[0]}} (known: ${KNOWN_TEMPLATES})`,
-          source,
-          `filesystem.${list}[${i}]`,
-        );
-      }
+  return checkLayer(data, source, () => undefined);
+}
+
+function locator(doc: Document, lines: LineCounter): Locate {
+  const at = (offset: number): FilePosition => {
+    const { line, col } = lines.linePos(offset);
+    return { line, column: col };
+  };
+  return (path, unknownKey) => {
+    const node = path.length === 0 ? doc.contents : doc.getIn(path as unknown[], true);
+    if (unknownKey !== undefined && isMap(node)) {
+      const pair = node.items.find((p) => isScalar(p.key) && String(p.key.value) === unknownKey);
+      if (pair && isNode(pair.key) && pair.key.range) return at(pair.key.range[0]);
     }
-  }
-  return layer;
+    return isNode(node) && node.range ? at(node.range[0]) : undefined;
+  };
 }
 
 /** Reads one policy file. A missing file is `undefined`; anything else wrong is a PolicyError. */
@@ -57,12 +98,13 @@ export async function loadPolicyFile(file: string): Promise<PolicyLayer | undefi
     if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new PolicyError(`cannot read: ${(err as Error).message}`, file);
   }
-  const doc = parseDocument(text);
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
-    const where = e.linePos ? `line ${e.linePos[0].line}, column ${e.linePos[0].col}: ` : "";
     const what = e.message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
-    throw new PolicyError(`${where}${what}`, file);
+    const position = e.linePos ? { line: e.linePos[0].line, column: e.linePos[0].col } : undefined;
+    throw new PolicyError(what, file, undefined, position);
   }
-  return validateLayer(doc.toJS(), file);
+  return checkLayer(doc.toJS(), file, locator(doc, lines));
 }

@@ -1,3 +1,4 @@
+import { originsOf, type PolicyOrigins } from "./origins.js";
 import { PATH_LISTS, type SandboxPolicy } from "./policy.js";
 import type { PolicyLayer } from "./schema.js";
 
@@ -16,8 +17,14 @@ export function mergeLayer(base: SandboxPolicy, layer: PolicyLayer, source: stri
     return replaces.has(key as never) ? [...new Set(given)] : union(earlier, given);
   };
   const fs = { ...base.filesystem };
+  const given = originsOf(layer);
+  const origins: PolicyOrigins = { ...base.origins };
   for (const name of PATH_LISTS) {
     fs[name] = list(`filesystem.${name}`, fs[name], layer.filesystem?.[name]);
+    if (!given[name]) continue;
+    // The first layer to give a path is where it comes from, unless this layer replaces the list.
+    const earlier = replaces.has(`filesystem.${name}`) ? [] : [...(origins[name] ?? [])];
+    origins[name] = new Map([...given[name], ...earlier]);
   }
   return {
     bestEffort: layer.general?.best_effort ?? base.bestEffort,
@@ -30,6 +37,7 @@ export function mergeLayer(base: SandboxPolicy, layer: PolicyLayer, source: stri
       connectTcp: list("network.connect_tcp", base.network.connectTcp, layer.network?.connect_tcp),
     },
     sources: [...base.sources, source],
+    origins,
   };
 }
 

@@ -1,3 +1,5 @@
+import type { PolicyOrigins } from "./origins.js";
+
 /** A sandbox policy with its template variables not yet expanded (see `expandPolicy`). */
 export interface SandboxPolicy {
   /** Run with the strongest rules the kernel supports when it cannot enforce them all (never without Landlock). */
@@ -26,6 +28,8 @@ export interface SandboxPolicy {
   };
   /** The layers this policy was built from, in order ("built-in defaults", then file paths). */
   sources: string[];
+  /** Where each path-list entry was written (file, key, line), for errors that point at it. */
+  origins?: PolicyOrigins;
 }
 
 export type PathList = keyof SandboxPolicy["filesystem"];

@@ -4,6 +4,7 @@ import { PolicyError } from "../errors.js";
 import { DEFAULT_POLICY } from "./defaults.js";
 import { loadPolicyFile, validateLayer } from "./load.js";
 import { emptyPolicy, mergeLayer } from "./merge.js";
+import { type EntryOrigin, entryError, type PolicyOrigins } from "./origins.js";
 import { PATH_LISTS, type SandboxPolicy } from "./policy.js";
 import type { PolicyLayer } from "./schema.js";
 import { expandPath, type TemplateContext } from "./templates.js";
@@ -33,7 +34,7 @@ export async function resolvePolicy(options: ResolveOptions = {}): Promise<Sandb
   const { global, overlays } = policyPaths(options.env);
   let policy = options.withoutDefaults
     ? emptyPolicy()
-    : mergeLayer(emptyPolicy(), DEFAULT_POLICY, "built-in defaults");
+    : mergeLayer(emptyPolicy(), validateLayer(DEFAULT_POLICY, "built-in defaults"), "built-in defaults");
   const globalLayer = await loadPolicyFile(global);
   if (globalLayer) policy = mergeLayer(policy, globalLayer, global);
   if (options.name !== undefined) {
@@ -60,11 +61,23 @@ export function withLayer(
   return mergeLayer(policy, validateLayer(layer, source), source);
 }
 
-/** The policy with every template expanded for a command run in `ctx.cwd` with `ctx.env`. */
+/**
+ * The policy with every template expanded for a command run in `ctx.cwd` with `ctx.env`. An entry that
+ * cannot be expanded is a PolicyError placed where it was written.
+ */
 export function expandPolicy(policy: SandboxPolicy, ctx: TemplateContext): SandboxPolicy {
   const fs = { ...policy.filesystem };
+  const origins: PolicyOrigins = {};
   for (const name of PATH_LISTS) {
-    fs[name] = policy.filesystem[name].map((p, i) => expandPath(p, ctx, `filesystem.${name}[${i}]`));
+    const given = policy.origins?.[name];
+    const expanded = new Map<string, EntryOrigin>();
+    fs[name] = policy.filesystem[name].map((p, i) => {
+      const origin = given?.get(p);
+      const path = expandPath(p, ctx, (problem) => entryError(problem, origin, `filesystem.${name}[${i}]`));
+      if (origin && !expanded.has(path)) expanded.set(path, origin);
+      return path;
+    });
+    origins[name] = expanded;
   }
-  return { ...policy, filesystem: fs };
+  return { ...policy, filesystem: fs, origins };
 }

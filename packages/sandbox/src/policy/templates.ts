@@ -1,6 +1,5 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, normalize } from "node:path";
-import { PolicyError } from "../errors.js";
 
 const TEMPLATE = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 const FIXED = [
@@ -54,13 +53,13 @@ function value(name: string, ctx: TemplateContext): string | undefined {
   }
 }
 
-/** Expands `{NAME}` variables in a policy path; the result must be absolute. `key` names it in errors. */
-export function expandPath(path: string, ctx: TemplateContext, key: string): string {
+/** Expands `{NAME}` variables in a policy path; the result must be absolute. `error` makes what is thrown. */
+export function expandPath(path: string, ctx: TemplateContext, error: (problem: string) => Error): string {
   const expanded = path.replace(TEMPLATE, (_, name: string) => {
     const v = value(name, ctx);
-    if (v === undefined) throw new PolicyError(`{${name}} is used but not set`, undefined, key);
+    if (v === undefined) throw error(`{${name}} is used but not set`);
     return v;
   });
-  if (!isAbsolute(expanded)) throw new PolicyError(`'${expanded}' is not an absolute path`, undefined, key);
+  if (!isAbsolute(expanded)) throw error(`'${expanded}' is not an absolute path`);
   return normalize(expanded);
 }
