@@ -65,9 +65,12 @@ void apply_landlock(const struct options *o, int abi);
 void apply_seccomp(const struct options *o);
 
 /* A /proc of the sandbox's own, where the launcher may mount one (proc.c). */
+int wants_own_proc(const struct options *o);
 void own_proc(struct options *o);
+int enter_user_namespace(void);
 
 /* Capabilities (privileges.c). */
+int holds_capability(int cap);
 void drop_capabilities(void);
 
 /* The supervising parent (supervise.c): runs `start_command` in a child and never returns. */

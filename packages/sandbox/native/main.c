@@ -152,6 +152,14 @@ static void start_command(struct options *o, int abi) {
   fail(EXIT_EXEC, "%s: cannot execute: %s", o->command[0], strerror(err));
 }
 
+/* In the first process of a new PID namespace: mount its /proc, then stay as its init for the command. */
+static void init_then_command(struct options *o, int abi) {
+  own_proc(o);
+  supervise(o, start_command, abi);
+}
+
+#define CAP_SYS_ADMIN_ 21
+
 int main(int argc, char **argv) {
   static struct options o;
   enum action action = parse(argc, argv, &o);
@@ -174,5 +182,6 @@ int main(int argc, char **argv) {
   if (abi == 0)
     fail(EXIT_POLICY, "Landlock is not available (kernel ABI %d%s); refusing to run unsandboxed", kabi,
          kabi > 0 ? ", capped to 0" : ": needs Linux 5.13+ with landlock in the lsm= list");
-  supervise(&o, start_command, abi);
+  int namespaced = wants_own_proc(&o) && !holds_capability(CAP_SYS_ADMIN_) && enter_user_namespace();
+  supervise(&o, namespaced ? init_then_command : start_command, abi);
 }

@@ -33,10 +33,15 @@ static void get_caps(struct cap_data data[2]) {
   if (syscall(SYS_capget, &header, data) < 0) fail(EXIT_POLICY, "capget: %s", strerror(errno));
 }
 
-void drop_capabilities(void) {
+int holds_capability(int cap) {
   struct cap_data data[2];
   get_caps(data);
-  if (data[0].effective & (1U << CAP_SETPCAP_)) {
+  return (data[cap / 32].effective >> (cap % 32)) & 1;
+}
+
+void drop_capabilities(void) {
+  struct cap_data data[2];
+  if (holds_capability(CAP_SETPCAP_)) {
     for (int cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
       if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
         fail(EXIT_POLICY, "cannot drop capability %d from the bounding set: %s", cap, strerror(errno));

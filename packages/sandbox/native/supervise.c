@@ -146,8 +146,9 @@ void supervise(struct options *o, void (*start_command)(struct options *, int), 
   if (command < 0) fail(EXIT_POLICY, "fork: %s", strerror(errno));
   if (command == 0) {
     sigprocmask(SIG_SETMASK, &previous, NULL);
-    /* Should the launcher itself be killed outright, the command goes with it. */
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != self) _exit(EXIT_POLICY);
+    /* Should the launcher itself be killed outright, the command goes with it. (The first process of a new
+     * PID namespace sees its parent as 0.) */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || (getppid() != self && getppid() != 0)) _exit(EXIT_POLICY);
     start_command(o, abi);
     _exit(EXIT_POLICY);
   }

@@ -1,0 +1,117 @@
+import { randomUUID } from "node:crypto";
+import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { survivorsAfter } from "../__fixtures__/survivors.js";
+import { ensureLauncher } from "../launcher/ensure-launcher.js";
+import { launcherArgs } from "../launcher/launcher-args.js";
+import { expandPolicy, resolvePolicy } from "../policy/resolve.js";
+
+/**
+ * The sandbox as a normal user meets it (the other tests run as whoever runs them: in containers and CI,
+ * root). Started as root, these run the launcher as `nobody`: no capabilities to drop, no CAP_SYS_ADMIN, so
+ * the private /proc comes from a user and PID namespace instead of a plain mount.
+ */
+
+const NOBODY = 65534;
+const asRoot = process.getuid?.() === 0;
+let root: string;
+let launcher: string;
+let probe: string;
+let work: string;
+
+beforeAll(async () => {
+  if (!asRoot) return;
+  root = mkdtempSync(join(tmpdir(), "sandbox-as-user-"));
+  chmodSync(root, 0o755);
+  launcher = join(root, "ollie-sandbox-launcher");
+  copyFileSync((await ensureLauncher()).path, launcher);
+  probe = join(root, "probe");
+  await execa(process.env.CC ?? "cc", [
+    "-O1",
+    "-o",
+    probe,
+    fileURLToPath(new URL("../__fixtures__/probe.c", import.meta.url)),
+  ]);
+  work = join(root, "work");
+  mkdirSync(work);
+  chownSync(work, NOBODY, NOBODY);
+});
+afterAll(() => {
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+/** Starts `script` under the default policy as nobody; resolves to the running launcher (not its result). */
+async function startAsNobody(script: string, extra: { env?: Record<string, string> } = {}) {
+  const env = { PATH: "/usr/bin:/bin", HOME: work, TMPDIR: work, ...extra.env };
+  const policy = await resolvePolicy({
+    env: { HOME: work, XDG_CONFIG_HOME: join(work, "none") },
+    layers: [{ source: "test", layer: { filesystem: { rox: [root] } } }],
+  });
+  const args = launcherArgs(expandPolicy(policy, { cwd: work, env }));
+  const process = execa(launcher, [...args, "bash", "-c", script], {
+    uid: NOBODY,
+    gid: NOBODY,
+    cwd: work,
+    env,
+    extendEnv: false,
+    reject: false,
+  });
+  return { process };
+}
+
+const asNobody = async (script: string) => (await startAsNobody(script)).process;
+
+describe.runIf(asRoot)("as a normal user", () => {
+  it("every process inside reads its own /proc/self, and nothing outside is visible", async () => {
+    const r = await asNobody(
+      `python3 -c 'print(open("/proc/self/status").read().split()[1])'; bash -c 'ls /proc/self/fd | wc -l'; ls /proc | grep -c -x 1; cat /proc/1/cmdline`,
+    );
+    expect(r.stdout.split("\n")).toEqual(["python3", "4", "0"]);
+    expect(r.stderr).toMatch(/\/proc\/1\/cmdline: No such file or directory/);
+  });
+
+  it("holds no capability, cannot write outside its grants, nor signal outside processes", async () => {
+    const outsider = execa("sleep", ["60"], { uid: NOBODY, gid: NOBODY, reject: false });
+    try {
+      const r = await asNobody(
+        `grep ^CapEff /proc/self/status; echo x > ${root}/outside; echo ok > ${work}/inside && cat ${work}/inside; kill ${outsider.pid}; echo kill=$?`,
+      );
+      expect(r.stdout.split("\n")).toEqual(["CapEff:\t0000000000000000", "ok", "kill=1"]);
+      expect(r.stderr).toContain(`${root}/outside: Permission denied`);
+    } finally {
+      outsider.kill();
+    }
+  });
+
+  it("refuses the sockets it refuses as root", async () => {
+    const r = await asNobody(
+      ["raw-icmp", "packet", "mptcp", "tcp-flags"]
+        .map((k) => `echo ${k}: $(${probe} socket ${k})`)
+        .join("; "),
+    );
+    expect(r.stdout.split("\n")).toEqual([
+      "raw-icmp: Operation not permitted",
+      "packet: Address family not supported by protocol",
+      "mptcp: Operation not permitted",
+      "tcp-flags: ok",
+    ]);
+  });
+
+  it("leaves nothing behind when the command exits or is told to end", async () => {
+    for (const end of ["exit", "sigterm"] as const) {
+      const id = randomUUID();
+      const script = `setsid sleep 300 & ( (sleep 300 &) & ) ; ${end === "exit" ? "echo done" : "sleep 300"}`;
+      const { process: run } = await startAsNobody(script, { env: { OLLIE_TEST_MARK: id } });
+      if (end === "sigterm") {
+        await new Promise((r) => setTimeout(r, 300));
+        run.kill("SIGTERM");
+      }
+      await run;
+      expect(await survivorsAfter(`OLLIE_TEST_MARK=${id}`)).toEqual([]);
+    }
+  });
+});
