@@ -105,7 +105,7 @@ static void need(const struct options *o, int ok, const char *feature, int abi, 
     fail(EXIT_POLICY, "the kernel's Landlock ABI %d cannot enforce %s (needs ABI %d); use best_effort to run without it",
          abi, feature, min);
   if (!o->quiet)
-    fprintf(stderr, "ollie-sandbox: best effort: Landlock ABI %d cannot enforce %s (needs ABI %d); running without it\n",
+    dprintf(2, "ollie-sandbox: best effort: Landlock ABI %d cannot enforce %s (needs ABI %d); running without it\n",
             abi, feature, min);
 }
 

@@ -73,8 +73,11 @@ int enter_user_namespace(void);
 int holds_capability(int cap);
 void drop_capabilities(void);
 
-/* The supervising parent (supervise.c): runs `start_command` in a child and never returns. */
-void supervise(struct options *o, void (*start_command)(struct options *, int), int abi)
+/*
+ * The supervising parent (supervise.c): runs `start` in a child and never returns. `execs` says that the
+ * child ends by exec (or exit): it then shares the launcher's memory until it does, which spares copying it.
+ */
+void supervise(struct options *o, void (*start)(struct options *, int), int abi, int execs)
     __attribute__((noreturn));
 
 #endif

@@ -43,14 +43,18 @@ static const char USAGE[] =
     "\n"
     "Exit status: the command's; 125 the sandbox cannot be applied, 126 cannot execute, 127 not found.\n";
 
+/* One write and _exit: safe in the child that shares the launcher's memory until it execs. */
 void fail(int status, const char *fmt, ...) {
+  char line[1024];
+  int n = snprintf(line, sizeof line, "ollie-sandbox: ");
   va_list ap;
   va_start(ap, fmt);
-  fputs("ollie-sandbox: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  n += vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
   va_end(ap);
-  exit(status);
+  if (n > (int)sizeof line - 2) n = (int)sizeof line - 2;
+  line[n++] = '\n';
+  if (write(2, line, (size_t)n) < 0) _exit(status);
+  _exit(status);
 }
 
 /* A whole decimal number in [0, max], or a clear error naming the option. */
@@ -155,7 +159,7 @@ static void start_command(struct options *o, int abi) {
 /* In the first process of a new PID namespace: mount its /proc, then stay as its init for the command. */
 static void init_then_command(struct options *o, int abi) {
   own_proc(o);
-  supervise(o, start_command, abi);
+  supervise(o, start_command, abi, 1);
 }
 
 #define CAP_SYS_ADMIN_ 21
@@ -183,5 +187,6 @@ int main(int argc, char **argv) {
     fail(EXIT_POLICY, "Landlock is not available (kernel ABI %d%s); refusing to run unsandboxed", kabi,
          kabi > 0 ? ", capped to 0" : ": needs Linux 5.13+ with landlock in the lsm= list");
   int namespaced = wants_own_proc(&o) && !holds_capability(CAP_SYS_ADMIN_) && enter_user_namespace();
-  supervise(&o, namespaced ? init_then_command : start_command, abi);
+  /* The namespace's init stays, so it is a copy of the launcher; a command execs, so it may share memory. */
+  supervise(&o, namespaced ? init_then_command : start_command, abi, !namespaced);
 }

@@ -42,9 +42,11 @@ int holds_capability(int cap) {
 void drop_capabilities(void) {
   struct cap_data data[2];
   if (holds_capability(CAP_SETPCAP_)) {
-    for (int cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
-      if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
-        fail(EXIT_POLICY, "cannot drop capability %d from the bounding set: %s", cap, strerror(errno));
+    /* Past the last capability the kernel knows, dropping fails with EINVAL. */
+    int cap = 0;
+    while (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0) cap++;
+    if (errno != EINVAL)
+      fail(EXIT_POLICY, "cannot drop capability %d from the bounding set: %s", cap, strerror(errno));
   }
   /* Kernels before 4.3 have no ambient set (EINVAL): nothing to clear there. */
   if (prctl(PR_CAP_AMBIENT_, PR_CAP_AMBIENT_CLEAR_ALL_, 0, 0, 0) < 0 && errno != EINVAL)
