@@ -1,46 +1,57 @@
-import { spawnSync } from "node:child_process";
-import { resolvePolicy, sandboxCommand } from "../src/index.js";
+import { spawn } from "node:child_process";
+import { resolvePolicy, runSandboxed, sandboxCommand } from "../src/index.js";
 
 /**
- * Added latency of starting /bin/true through the launcher, with the built-in default policy (about 35
- * paths, TCP port rules, scoping and the seccomp filter), against starting it directly — alternating, in
- * the same run.
+ * What starting a command in the sandbox adds, with the built-in default policy (about 35 paths, TCP port
+ * rules, scoping, the seccomp filter, a private /proc): `/bin/true` spawned by Node directly (the baseline),
+ * through `runSandboxed` (the launcher service, as toolsrv runs tools), and by spawning the launcher binary
+ * itself (`sandboxCommand`, for callers that spawn on their own) — alternating, in the same run.
  */
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 1000);
+const env = { PATH: "/usr/bin:/bin" };
 
-function timeMs(file: string, args: string[]): number {
+function spawned(file: string, args: string[]): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, { stdio: "ignore", env });
+    child.on("error", reject);
+    child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${file} exited ${code}`))));
+  });
+}
+
+async function timeMs(run: () => Promise<unknown>): Promise<number> {
   const start = process.hrtime.bigint();
-  const r = spawnSync(file, args, { stdio: "ignore" });
-  if (r.status !== 0) throw new Error(`${file} exited ${r.status}`);
+  await run();
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
 const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor(q * (xs.length - 1))]!;
 
 const policy = await resolvePolicy({ env: { HOME: "/nonexistent", XDG_CONFIG_HOME: "/nonexistent" } });
-const sandboxed = await sandboxCommand("/bin/true", [], { policy, env: { PATH: "/usr/bin:/bin" } });
-const direct: number[] = [];
-const launched: number[] = [];
-for (let i = 0; i < 50; i++) {
-  timeMs("/bin/true", []);
-  timeMs(sandboxed.file, sandboxed.args);
+const launched = await sandboxCommand("/bin/true", [], { policy, env, cwd: "/tmp" });
+const ways: Record<string, () => Promise<unknown>> = {
+  "/bin/true spawned directly": () => spawned("/bin/true", []),
+  "runSandboxed (launcher service)": async () => {
+    const r = await runSandboxed("/bin/true", [], { policy, env, cwd: "/tmp" });
+    if (r.exitCode !== 0) throw new Error(`exit ${r.exitCode}: ${r.stderr}`);
+  },
+  "the launcher spawned directly": () => spawned(launched.file, launched.args),
+};
+const times: Record<string, number[]> = Object.fromEntries(Object.keys(ways).map((k) => [k, []]));
+for (let i = 0; i < RUNS + 50; i++) {
+  for (const [name, run] of Object.entries(ways)) {
+    const ms = await timeMs(run);
+    if (i >= 50) times[name]!.push(ms);
+  }
 }
-for (let i = 0; i < RUNS; i++) {
-  direct.push(timeMs("/bin/true", []));
-  launched.push(timeMs(sandboxed.file, sandboxed.args));
+const base = quantile(times["/bin/true spawned directly"]!, 0.5);
+console.log(
+  `@ollie/sandbox benchmark (node ${process.version}, ${RUNS} alternating runs, Landlock ABI ${launched.probe.abi}, ${launched.args.length} launcher arguments)\n`,
+);
+for (const [name, xs] of Object.entries(times)) {
+  const median = quantile(xs, 0.5);
+  const added = name.startsWith("/bin/true") ? "" : `, added ${(median - base).toFixed(2)} ms`;
+  console.log(
+    `${name.padEnd(34)} median ${median.toFixed(2)} ms, p90 ${quantile(xs, 0.9).toFixed(2)} ms${added}`,
+  );
 }
-const d = quantile(direct, 0.5);
-const l = quantile(launched, 0.5);
-console.log(
-  `@ollie/sandbox benchmark (node ${process.version}, ${RUNS} alternating runs, Landlock ABI ${sandboxed.probe.abi})\n`,
-);
-console.log(
-  `/bin/true directly:          median ${d.toFixed(2)} ms, p90 ${quantile(direct, 0.9).toFixed(2)} ms`,
-);
-console.log(
-  `through the launcher:        median ${l.toFixed(2)} ms, p90 ${quantile(launched, 0.9).toFixed(2)} ms`,
-);
-console.log(
-  `added by the launcher:       median ${(l - d).toFixed(2)} ms (${sandboxed.args.length} launcher arguments)`,
-);

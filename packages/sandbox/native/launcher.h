@@ -7,6 +7,7 @@
  *   privileges.c  dropping every capability before the command runs
  *   proc.c        a /proc that shows the sandbox's own processes
  *   supervise.c   the parent that stays: forwards signals and ends the whole process tree with the command
+ *   serve.c       --serve: a long-lived launcher that starts sandboxed commands on request, for less than an exec
  */
 #ifndef OLLIE_SANDBOX_LAUNCHER_H
 #define OLLIE_SANDBOX_LAUNCHER_H
@@ -54,6 +55,12 @@ struct options {
 };
 
 void fail(int status, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
+
+/* Runs a command line of options and a command, as the launcher does when started with it (main.c). */
+void launch(int argc, char **argv) __attribute__((noreturn));
+
+/* Serves requests to launch on stdin, replying on stdout (serve.c). */
+void serve(void) __attribute__((noreturn));
 
 /* Landlock (landlock.c). */
 uint64_t landlock_rights(const char *flag);

@@ -38,6 +38,7 @@ static const char USAGE[] =
     "  --grace MS                 after a forwarded TERM, INT, HUP or QUIT, kill the tree after MS (default 500)\n"
     "  --log-new-exec             audit-log the command's denials (Landlock ABI 7)\n"
     "  --probe                    print what the kernel supports as JSON and exit\n"
+    "  --serve                    (alone) start commands on request, read from stdin (see serve.c)\n"
     "  --version                  print the launcher's version and exit\n"
     "  --help                     print this and exit\n"
     "\n"
@@ -164,16 +165,17 @@ static void init_then_command(struct options *o, int abi) {
 
 #define CAP_SYS_ADMIN_ 21
 
-int main(int argc, char **argv) {
+void launch(int argc, char **argv) {
   static struct options o;
+  memset(&o, 0, sizeof o);
   enum action action = parse(argc, argv, &o);
   if (action == HELP) {
     fputs(USAGE, stdout);
-    return 0;
+    exit(0);
   }
   if (action == VERSION) {
     printf("ollie-sandbox-launcher %d (Landlock ABI up to %d, %s)\n", LAUNCHER_REVISION, LAUNCHER_ABI, ARCH_NAME);
-    return 0;
+    exit(0);
   }
   int kabi = kernel_abi();
   int abi = kabi < o.abi_cap ? kabi : o.abi_cap;
@@ -181,7 +183,7 @@ int main(int argc, char **argv) {
   if (action == PROBE) {
     printf("{\"abi\":%d,\"kernelAbi\":%d,\"launcherAbi\":%d,\"errata\":%ld,\"arch\":\"%s\",\"revision\":%d}\n",
            abi, kabi, LAUNCHER_ABI, kernel_errata(), ARCH_NAME, LAUNCHER_REVISION);
-    return 0;
+    exit(0);
   }
   if (abi == 0)
     fail(EXIT_POLICY, "Landlock is not available (kernel ABI %d%s); refusing to run unsandboxed", kabi,
@@ -189,4 +191,9 @@ int main(int argc, char **argv) {
   int namespaced = wants_own_proc(&o) && !holds_capability(CAP_SYS_ADMIN_) && enter_user_namespace();
   /* The namespace's init stays, so it is a copy of the launcher; a command execs, so it may share memory. */
   supervise(&o, namespaced ? init_then_command : start_command, abi, !namespaced);
+}
+
+int main(int argc, char **argv) {
+  if (argc == 2 && strcmp(argv[1], "--serve") == 0) serve();
+  launch(argc, argv);
 }

@@ -8,6 +8,8 @@
  *  - io_uring: refused (ENOSYS, so programs fall back to plain system calls); its operations, socket
  *    creation among them, are not seen by the checks above.
  *  - TIOCSTI and TIOCLINUX: pushing input into a terminal the command inherited would run it outside.
+ *  - kernel keyrings (keyctl, add_key, request_key): shared with the user's other processes, unseen by
+ *    Landlock; refused with ENOSYS, as on a kernel built without them.
  *  - another architecture's system calls (i386 via int 0x80, x32): the process is killed or refused.
  */
 #define _GNU_SOURCE
@@ -124,6 +126,9 @@ void apply_seccomp(const struct options *o) {
   jump_if(&p, NR_io_uring_setup, L_ENOSYS);
   jump_if(&p, NR_io_uring_enter, L_ENOSYS);
   jump_if(&p, NR_io_uring_register, L_ENOSYS);
+  jump_if(&p, SYS_keyctl, L_ENOSYS);
+  jump_if(&p, SYS_add_key, L_ENOSYS);
+  jump_if(&p, SYS_request_key, L_ENOSYS);
   ret(&p, RET_ALLOW);
 
   label(&p, L_SOCKET);

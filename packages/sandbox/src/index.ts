@@ -39,6 +39,13 @@ export {
 } from "./policy/resolve.js";
 export { type PolicyLayer, REPLACEABLE } from "./policy/schema.js";
 export { KNOWN_TEMPLATES, type TemplateContext } from "./policy/templates.js";
+export { endSandboxed } from "./run/end-sandboxed.js";
+export { launcherRefusal } from "./run/launcher-refusal.js";
 export { type SandboxCommand, type SandboxCommandOptions, sandboxCommand } from "./run/prepare.js";
-export { endSandboxed, killProcessGroup, launcherRefusal } from "./run/process-group.js";
-export { runSandboxed, type SandboxResult, type SandboxRunOptions } from "./run/run-sandboxed.js";
+export {
+  runSandboxed,
+  type SandboxedProcess,
+  type SandboxResult,
+  type SandboxRunOptions,
+  startSandboxed,
+} from "./run/run-sandboxed.js";

@@ -1,4 +1,4 @@
-import { realpath } from "node:fs/promises";
+import { realpathSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { ProtectedPathError, type ProtectedRelation } from "../errors.js";
 import { PATH_LISTS, type SandboxPolicy } from "./policy.js";
@@ -7,13 +7,14 @@ import { PATH_LISTS, type SandboxPolicy } from "./policy.js";
  * Where a path really is: its real path when it exists; otherwise its nearest existing ancestor's real path
  * with the rest appended, so a file not yet created under a symlinked directory still compares right.
  */
-async function realPath(path: string): Promise<string> {
+function realPath(path: string): string {
   const absolute = resolve(path);
   try {
-    return await realpath(absolute);
+    // One system call, where the promise form takes a trip through the thread pool for each path.
+    return realpathSync.native(absolute);
   } catch {
     const parent = dirname(absolute);
-    return parent === absolute ? absolute : join(await realPath(parent), basename(absolute));
+    return parent === absolute ? absolute : join(realPath(parent), basename(absolute));
   }
 }
 
@@ -41,15 +42,14 @@ const WRITING: ReadonlySet<string> = new Set(["rw", "rwx"]);
  * any grant for an unreachable path, a writing grant for an unwritable one — with a ProtectedPathError
  * naming the first such grant. Landlock follows symlinks to the real file, so real paths are compared.
  */
-export async function refuseProtected(policy: SandboxPolicy, guard: Protected): Promise<void> {
-  const real = (paths: readonly string[]) =>
-    Promise.all(paths.map(async (path) => ({ path, real: await realPath(path) })));
-  const unreachable = await real(guard.unreachable);
-  const unwritable = await real(guard.unwritable);
+export function refuseProtected(policy: SandboxPolicy, guard: Protected): void {
+  const real = (paths: readonly string[]) => paths.map((path) => ({ path, real: realPath(path) }));
+  const unreachable = real(guard.unreachable);
+  const unwritable = real(guard.unwritable);
   for (const list of PATH_LISTS) {
     const guarded = WRITING.has(list) ? [...unreachable, ...unwritable] : unreachable;
     if (guarded.length === 0) continue;
-    for (const grant of await real(policy.filesystem[list])) {
+    for (const grant of real(policy.filesystem[list])) {
       for (const g of guarded) {
         const how = relation(grant.real, g.real);
         if (how) throw new ProtectedPathError(grant.path, `filesystem.${list}`, g.path, how, grant.real);

@@ -100,6 +100,11 @@ describe("privileges", () => {
     ]);
   });
 
+  it("cannot reach the kernel keyrings it would share with the user", async () => {
+    expect(await outside(s.probe, ["keyctl", "-"])).toBe("ok");
+    expect(await inside(s.probe, ["keyctl", "-"])).toBe("Function not implemented");
+  });
+
   it("cannot push input into a terminal (TIOCSTI)", async () => {
     expect(await outside(s.probe, ["tiocsti", "-"])).toBe("ok");
     expect(await inside(s.probe, ["tiocsti", "-"], { filesystem: { rw: ["/dev/ptmx", "/dev/pts"] } })).toBe(

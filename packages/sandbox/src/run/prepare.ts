@@ -81,7 +81,7 @@ export async function sandboxCommand(
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const expanded = expandPolicy(policy, { cwd, env });
-  await refuseProtected(expanded, { unreachable: options.protect ?? [], unwritable: [launcher.home] });
+  refuseProtected(expanded, { unreachable: options.protect ?? [], unwritable: [launcher.home] });
   const launcherOptions = launcherArgs(expanded, {
     quiet: true,
     ...(options.abiCap !== undefined && { abiCap: options.abiCap }),

@@ -1,7 +1,8 @@
 import type { Readable } from "node:stream";
-import { execa, type ResultPromise } from "execa";
+import { endSandboxed } from "./end-sandboxed.js";
+import { launcherRefusal } from "./launcher-refusal.js";
+import { launcherService, type ServedCommand } from "./launcher-service.js";
 import { type SandboxCommandOptions, sandboxCommand } from "./prepare.js";
-import { endSandboxed, killProcessGroup, launcherRefusal } from "./process-group.js";
 
 export interface SandboxRunOptions extends SandboxCommandOptions {
   /** What the command reads: text or bytes, a stream, or nothing (default). */
@@ -10,7 +11,7 @@ export interface SandboxRunOptions extends SandboxCommandOptions {
   timeoutMs?: number;
   /** End the command and everything it started when this aborts. */
   signal?: AbortSignal;
-  /** Most bytes kept of each of stdout and stderr (default 64 MiB); the rest is dropped and `truncated` set. */
+  /** Most bytes kept of each of stdout and stderr (default 64 MiB); the rest is read, dropped, and `truncated` set. */
   maxBuffer?: number;
 }
 
@@ -31,6 +32,48 @@ export interface SandboxResult {
   launcherError?: string;
 }
 
+/** A sandboxed command that is running: its streams, its exit, and `end()`. */
+export interface SandboxedProcess extends ServedCommand {
+  /** Ends the command and everything it started (SIGTERM, then SIGKILL for all after 500 ms). */
+  end(): void;
+}
+
+/**
+ * Starts a command under the sandbox and hands back its streams: the same launcher, checks and sandbox as
+ * `sandboxCommand` describes, started by a launcher service that stays (a call costs a fork of that small
+ * process rather than a fork of Node). Only standard input, output and error reach the command; nothing
+ * it starts outlives it, however it detaches.
+ */
+export async function startSandboxed(
+  command: string,
+  args: readonly string[],
+  options: SandboxCommandOptions,
+): Promise<SandboxedProcess> {
+  const prepared = await sandboxCommand(command, args, options);
+  const served = await launcherService(prepared.file).run(prepared.args, prepared.cwd, prepared.env);
+  return { ...served, end: () => endSandboxed(served.pid) };
+}
+
+/** Reads a stream whole, keeping at most `limit` bytes. */
+function collect(stream: Readable, limit: number): Promise<{ bytes: Buffer; cut: boolean }> {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let cut = false;
+  stream.on("data", (chunk: Buffer) => {
+    const room = limit - kept;
+    if (chunk.length > room) cut = true;
+    if (room > 0) {
+      chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+      kept += Math.min(room, chunk.length);
+    }
+  });
+  return new Promise((resolve) => {
+    const done = () => resolve({ bytes: Buffer.concat(chunks), cut });
+    stream.once("end", done);
+    stream.once("error", done);
+  });
+}
+
 /**
  * Runs a command under the sandbox and collects its output. Only standard input, output and error reach it.
  * Nothing it started outlives it, however it detached: the launcher ends the whole tree when the command
@@ -41,58 +84,46 @@ export async function runSandboxed(
   args: readonly string[],
   options: SandboxRunOptions,
 ): Promise<SandboxResult> {
-  const prepared = await sandboxCommand(command, args, options);
   options.signal?.throwIfAborted();
-  const stdin = options.stdin ?? "ignore";
+  const child = await startSandboxed(command, args, options);
   const maxBuffer = options.maxBuffer ?? 64 * 1024 * 1024;
-  const child: ResultPromise = execa(prepared.file, prepared.args, {
-    cwd: prepared.cwd,
-    env: prepared.env,
-    extendEnv: false,
-    detached: true,
-    reject: false,
-    encoding: "buffer",
-    stripFinalNewline: false,
-    maxBuffer,
-    ...(stdin === "ignore"
-      ? { stdin }
-      : typeof stdin === "string" || stdin instanceof Uint8Array
-        ? { input: stdin }
-        : { stdin }),
-  });
+  const stdout = collect(child.stdout, maxBuffer);
+  const stderr = collect(child.stderr, maxBuffer);
+  const input = options.stdin ?? "ignore";
+  if (input === "ignore") child.stdin.end();
+  else if (typeof input === "string" || input instanceof Uint8Array) child.stdin.end(input);
+  else input.pipe(child.stdin);
   let timedOut = false;
   let aborted = false;
   const onAbort = () => {
     aborted = true;
-    endSandboxed(child.pid);
+    child.end();
   };
   options.signal?.addEventListener("abort", onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
   const timer =
     options.timeoutMs === undefined
       ? undefined
       : setTimeout(() => {
           timedOut = true;
-          endSandboxed(child.pid);
+          child.end();
         }, options.timeoutMs);
-  // Only finds something if the launcher itself was killed outright.
-  child.on("exit", () => killProcessGroup(child.pid));
   try {
-    const result = await child;
-    const stderr = Buffer.from(result.stderr as Uint8Array);
-    const exitCode = result.exitCode ?? null;
-    const launcherError = launcherRefusal(exitCode, stderr.toString("utf8"));
+    const [exit, out, err] = await Promise.all([child.exit, stdout, stderr]);
+    const errText = err.bytes.toString("utf8");
+    const launcherError = launcherRefusal(exit.exitCode, errText);
     return {
-      exitCode,
-      signal: (result.signal as NodeJS.Signals | undefined) ?? null,
-      stdout: Buffer.from(result.stdout as Uint8Array),
-      stderr,
+      ...exit,
+      stdout: out.bytes,
+      stderr: err.bytes,
       timedOut,
       aborted,
-      truncated: Boolean(result.isMaxBuffer),
+      truncated: out.cut || err.cut,
       ...(launcherError !== undefined && { launcherError }),
     };
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);
+    if (typeof input === "object" && !(input instanceof Uint8Array)) input.unpipe(child.stdin);
   }
 }

@@ -1,14 +1,6 @@
 import { dirname } from "node:path";
-import {
-  endSandboxed,
-  killProcessGroup,
-  launcherRefusal,
-  type SandboxPolicy,
-  sandboxCommand,
-  withLayer,
-} from "@ollie/sandbox";
+import { launcherRefusal, type SandboxPolicy, startSandboxed, withLayer } from "@ollie/sandbox";
 import { LogStream } from "@ollie/virtfs";
-import { execa } from "execa";
 import type { CatalogEntry } from "../catalog/tool-catalog.js";
 import { OutputBuffer } from "./output-buffer.js";
 
@@ -76,11 +68,11 @@ export function argumentEnv(args: Record<string, unknown>): Record<string, strin
 
 /**
  * Starts a tool under the sandbox: the arguments as JSON on stdin (and scalars as OLLIE_ARG_*), in the
- * request's directory with the session's environment, in a process group of its own. The policy gains
+ * request's directory with the session's environment. The policy gains
  * read-and-execute on the tool's directory and on Node's installation — nothing else. The tool and all it
  * started, however detached, end at the tool's timeout, when `signal` aborts, by `kill`, and when the tool
- * exits (so nothing it started lingers). Standard output streams into `stream` and a bounded buffer; a non-zero exit is the caller's
- * to report.
+ * exits (so nothing it started lingers). Standard output streams into `stream` and a bounded buffer; a
+ * non-zero exit is the caller's to report.
  */
 export async function startTool(
   entry: CatalogEntry,
@@ -93,48 +85,41 @@ export async function startTool(
     `tool ${entry.meta.name}`,
   );
   const env = { ...request.env, ...argumentEnv(request.args), OLLIE_TOOL: entry.meta.name };
-  const prepared = await sandboxCommand(entry.file, [], {
+  const child = await startSandboxed(entry.file, [], {
     policy,
     cwd: request.cwd,
     env,
     ...(options.protect && { protect: options.protect }),
   });
-  options.signal?.throwIfAborted();
+  if (options.signal?.aborted) child.end();
   const startedAt = new Date();
-  const child = execa(prepared.file, prepared.args, {
-    cwd: prepared.cwd,
-    env: prepared.env,
-    extendEnv: false,
-    detached: true,
-    reject: false,
-    buffer: false,
-    input: `${JSON.stringify(request.args)}\n`,
-  });
+  child.stdin.end(`${JSON.stringify(request.args)}\n`);
   const stream = new LogStream({ retain: options.maxOutputBytes ?? 1024 * 1024 });
   const output = new OutputBuffer(options.maxOutputBytes ?? 1024 * 1024);
   const stderr = new OutputBuffer(STDERR_LIMIT);
-  child.stdout?.on("data", (chunk: Buffer) => {
+  const ended = (s: NodeJS.ReadableStream) =>
+    new Promise<void>((resolve) => s.once("close", () => resolve()));
+  const streams = Promise.all([ended(child.stdout), ended(child.stderr)]);
+  child.stdout.on("data", (chunk: Buffer) => {
     output.push(chunk);
     stream.append(chunk);
   });
-  child.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
+  child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
   let timedOut = false;
   let cancelled = false;
   // The launcher ends everything the tool started when the tool exits, or when it is told to end (SIGTERM,
-  // then SIGKILL for all after its grace period). Its group is killed too, in case it was killed itself.
-  const end = () => endSandboxed(child.pid);
-  child.on("exit", () => killProcessGroup(child.pid));
+  // then SIGKILL for all after its grace period).
   const timer = setTimeout(() => {
     timedOut = true;
-    end();
+    child.end();
   }, entry.meta.timeoutMs);
   const onAbort = () => {
     cancelled = true;
-    end();
+    child.end();
   };
   options.signal?.addEventListener("abort", onAbort, { once: true });
   const done = (async (): Promise<ToolOutcome> => {
-    const result = await child;
+    const [result] = await Promise.all([child.exit, streams]);
     clearTimeout(timer);
     options.signal?.removeEventListener("abort", onAbort);
     stream.close();
