@@ -80,6 +80,9 @@ int enter_user_namespace(void);
 int holds_capability(int cap);
 void drop_capabilities(void);
 
+/* Calls `visit` for each child of this process (supervise.c). */
+void each_child(void (*visit)(pid_t));
+
 /*
  * The supervising parent (supervise.c): runs `start` in a child and never returns. `execs` says that the
  * child ends by exec (or exit): it then shares the launcher's memory until it does, which spares copying it.

@@ -183,39 +183,33 @@ static void handle(char *request, size_t len) {
   }
 }
 
-/* SIGKILLs this process's children that are not calls' launchers: orphans of one that was killed outright. */
-static void kill_orphans(void) {
-  char path[64], buf[4096];
-  snprintf(path, sizeof path, "/proc/%d/task/%d/children", getpid(), getpid());
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;
-  ssize_t n = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (n <= 0) return;
-  buf[n] = '\0';
-  for (char *p = buf, *end; p < buf + n; p = end + 1) {
-    long pid = strtol(p, &end, 10);
-    if (end == p) break;
-    int known = 0;
-    for (size_t i = 0; i < ncalls; i++) known |= calls[i].pid == pid;
-    if (!known) kill((pid_t)pid, SIGKILL);
-  }
+static void kill_if_orphan(pid_t pid) {
+  for (size_t i = 0; i < ncalls; i++)
+    if (calls[i].pid == pid) return;
+  kill(pid, SIGKILL);
 }
 
+/*
+ * Reaps what ended. A call's launcher that ended by a signal may have been killed before it could end its
+ * command's tree, whose processes then come here (this process is their subreaper): every child that is
+ * not a call's launcher is killed — again whenever one of them ends, since its own children come here then.
+ */
 static void reap(void) {
-  int status, orphans = 0;
+  int status, sweep = 0;
   for (pid_t pid; (pid = waitpid(-1, &status, WNOHANG | __WALL)) > 0;) {
-    for (size_t i = 0; i < ncalls; i++) {
-      if (calls[i].pid != pid) continue;
-      reply("exited %s %d", calls[i].id, status);
-      calls[i].pid = 0;
-      forget(&calls[i]);
-      /* A launcher that ended by a signal may have been killed before it could end its command's tree. */
-      orphans |= WIFSIGNALED(status);
-      break;
+    struct call *c = NULL;
+    for (size_t i = 0; i < ncalls && !c; i++)
+      if (calls[i].pid == pid) c = &calls[i];
+    if (!c) {
+      sweep = 1;
+      continue;
     }
+    reply("exited %s %d", c->id, status);
+    c->pid = 0;
+    forget(c);
+    sweep |= WIFSIGNALED(status);
   }
-  if (orphans) kill_orphans();
+  if (sweep) each_child(kill_if_orphan);
 }
 
 static void shut_down(void) __attribute__((noreturn));

@@ -32,8 +32,8 @@ static const int FORWARDED[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUS
 
 static int terminating(int sig) { return sig == SIGHUP || sig == SIGINT || sig == SIGQUIT || sig == SIGTERM; }
 
-/* SIGKILLs the children found by scanning /proc, for kernels without the `children` file. */
-static void kill_children_by_scan(pid_t self) {
+/* Visits the children found by scanning /proc, for kernels without the `children` file. */
+static void each_child_by_scan(pid_t self, void (*visit)(pid_t)) {
   DIR *proc = opendir("/proc");
   if (!proc) return;
   for (struct dirent *e; (e = readdir(proc));) {
@@ -50,20 +50,18 @@ static void kill_children_by_scan(pid_t self) {
     char *after = strrchr(stat, ')');
     char state;
     int ppid;
-    if (after && sscanf(after + 1, " %c %d", &state, &ppid) == 2 && ppid == self)
-      kill((pid_t)atoi(e->d_name), SIGKILL);
+    if (after && sscanf(after + 1, " %c %d", &state, &ppid) == 2 && ppid == self) visit((pid_t)atoi(e->d_name));
   }
   closedir(proc);
 }
 
-/* SIGKILLs every current child: the command and every orphan re-parented to this subreaper. */
-static void kill_children(void) {
+void each_child(void (*visit)(pid_t)) {
   pid_t self = getpid();
   char path[64];
   snprintf(path, sizeof path, "/proc/%d/task/%d/children", self, self);
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    kill_children_by_scan(self);
+    each_child_by_scan(self, visit);
     return;
   }
   char buf[4096];
@@ -75,15 +73,20 @@ static void kill_children(void) {
         pid = pid * 10 + (buf[i] - '0');
         digits = 1;
       } else if (digits) {
-        kill((pid_t)pid, SIGKILL);
+        visit((pid_t)pid);
         pid = 0;
         digits = 0;
       }
     }
   }
-  if (digits) kill((pid_t)pid, SIGKILL);
+  if (digits) visit((pid_t)pid);
   close(fd);
 }
+
+static void kill_now(pid_t pid) { kill(pid, SIGKILL); }
+
+/* SIGKILLs every current child: the command and every orphan re-parented to this subreaper. */
+static void kill_children(void) { each_child(kill_now); }
 
 /*
  * Kills the whole tree and reaps it: a killed process's own children are re-parented here, so the loop

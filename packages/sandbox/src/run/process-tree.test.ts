@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Scratch, scratch } from "../__fixtures__/sandbox-fixture.js";
 import { started, survivors, survivorsAfter } from "../__fixtures__/survivors.js";
 import { sandboxCommand } from "./prepare.js";
+import { startSandboxed } from "./run-sandboxed.js";
 
 /**
  * Whatever a sandboxed command starts ends with it, however it detached. Each test marks the command's
@@ -54,6 +55,22 @@ describe.each(Object.keys(DETACHED))("a command that leaves a process behind wit
     await started(marker, 2);
     ac.abort();
     expect((await running).aborted).toBe(true);
+    expect(await survivorsAfter(marker)).toEqual([]);
+  });
+
+  it("leaves nothing when its launcher itself is killed outright", async () => {
+    const { marker, env } = mark();
+    const child = await startSandboxed("bash", ["-c", script(how, "sleep 300")], {
+      policy: await s.policy(),
+      env,
+      cwd: s.rw,
+    });
+    child.stdin.end();
+    child.stdout.resume();
+    child.stderr.resume();
+    await started(marker, 2);
+    process.kill(child.pid, "SIGKILL");
+    expect(await child.exit).toMatchObject({ signal: "SIGKILL" });
     expect(await survivorsAfter(marker)).toEqual([]);
   });
 
