@@ -32,6 +32,8 @@ export interface LauncherStamp {
   static: boolean;
   /** The compiler's first line of `--version`. */
   compiler: string;
+  /** The compiler command. */
+  cc: string;
   /** Copied from the platform package, not compiled here. */
   prebuilt?: boolean;
 }
@@ -112,6 +114,7 @@ export async function compileLauncher(dir: string, options: CompileOptions = {})
     target,
     static: isStatic,
     compiler: String(version.stdout).split("\n")[0] ?? compiler,
+    cc: compiler,
   };
   await rename(tmp, path);
   await writeFile(`${stampPath(path)}.tmp`, `${JSON.stringify(stamp, null, 2)}\n`);

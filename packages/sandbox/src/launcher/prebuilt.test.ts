@@ -55,9 +55,12 @@ describe.each(LAUNCHER_TARGETS.filter((t) => pinned[`linux-${t}`]))("the prebuil
   });
 
   it("is what the committed source gives again with the same compiler", async (ctx) => {
-    const compiler = target === process.arch ? undefined : `${ARCH_NAME[target]}-linux-gnu-gcc`;
-    if (compiler && !(await onPath(compiler))) ctx.skip();
-    const again = await compileLauncher(join(scratch, target), { target, staticOnly: true });
+    if (!(await onPath(stamp.cc))) ctx.skip();
+    const again = await compileLauncher(join(scratch, target), {
+      target,
+      staticOnly: true,
+      compiler: stamp.cc,
+    });
     if (again.compiler !== stamp.compiler) ctx.skip();
     expect(again.binary).toBe(stamp.binary);
   });
