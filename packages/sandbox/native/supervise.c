@@ -94,16 +94,15 @@ static void kill_children(void) { each_child(kill_now); }
  */
 static void end_tree(pid_t command, int *status) {
   for (;;) {
-    kill_children();
     int st;
-    pid_t pid = waitpid(-1, &st, __WALL);
-    if (pid < 0) {
-      if (errno == EINTR) continue;
-      return; /* ECHILD: nothing is left */
+    pid_t pid = waitpid(-1, &st, WNOHANG | __WALL);
+    if (pid < 0 && errno == EINTR) continue;
+    if (pid < 0) return; /* ECHILD: nothing is left */
+    if (pid == 0) {
+      kill_children(); /* some still run */
+      pid = waitpid(-1, &st, __WALL);
     }
     if (pid == command) *status = st;
-    while ((pid = waitpid(-1, &st, WNOHANG | __WALL)) > 0)
-      if (pid == command) *status = st;
   }
 }
 

@@ -14,8 +14,8 @@ export interface Launcher {
   /** The prebuilt binary of the platform package, or one compiled on this machine. */
   origin: "prebuilt" | "compiled";
   /**
-   * The directory launchers are kept in. No sandboxed command may reach it (`sandboxCommand` protects it), so
-   * none can replace the launcher that will confine the next.
+   * The directory launchers are kept in. No policy may grant writing to it (`sandboxCommand` refuses one
+   * that does), so no sandboxed command can replace the launcher that will confine the next.
    */
   home: string;
 }

@@ -59,7 +59,10 @@ class LauncherService {
   ended: Error | undefined;
 
   constructor(readonly launcher: string) {
+    // A session of its own: a terminal's Ctrl-C or hangup meant for Node does not reach the service or the
+    // commands it started (Node's own end does: the service follows it).
     this.child = execa(launcher, ["--serve"], {
+      detached: true,
       stdin: "pipe",
       stdout: "pipe",
       stderr: "pipe",
