@@ -122,23 +122,29 @@ class LauncherService {
         const why = rest.join(" ");
         this.starting
           .get(id)
-          ?.reject(new Error(`the sandbox launcher service could not start a command: ${why}`));
+          ?.reject(
+            new SandboxUnavailableError(
+              `The sandbox launcher service could not start a command (${why})`,
+              "Check the limits on processes and open files",
+            ),
+          );
       }
       this.starting.delete(id);
       this.idle();
     }
   }
 
-  private send(fields: readonly string[]): void {
-    this.child.stdin!.write(request(fields));
+  private send(frame: Buffer): void {
+    this.child.stdin!.write(frame);
   }
 
   async run(args: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<ServedCommand> {
     if (this.ended) throw this.ended;
     const id = String(this.nextId++);
     const vars = Object.entries(env).flatMap(([k, v]) => (v === undefined ? [] : [`${k}=${v}`]));
+    const frame = request(["run", id, cwd, String(args.length), ...args, String(vars.length), ...vars]);
     const started = new Promise<Started>((resolve, reject) => this.starting.set(id, { resolve, reject }));
-    this.send(["run", id, cwd, String(args.length), ...args, String(vars.length), ...vars]);
+    this.send(frame);
     this.idle();
     const { pid, fds } = await started;
     const exit = this.exits.get(id)!;
@@ -155,7 +161,7 @@ class LauncherService {
       process.kill(pid, "SIGKILL");
       throw err;
     } finally {
-      this.send(["opened", id]);
+      this.send(request(["opened", id]));
     }
     const [stdin, stdout, stderr] = opened.map(
       (fd, i) => new Socket({ fd, readable: i > 0, writable: i === 0 }),
