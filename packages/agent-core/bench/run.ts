@@ -293,6 +293,6 @@ console.log(`@ollie/agent-core benchmarks (node ${process.version})\n`);
   }
   const [bm, hm] = [median(b.slice(10)), median(h.slice(10))];
   console.log(
-    `5. a hook (sh -c, JSON on stdin, OLLIE_* variables, own process group): ${hm.toFixed(2)} ms; the same shell spawned bare ${bm.toFixed(2)} ms; overhead ${(hm - bm).toFixed(2)} ms (median of 50)`,
+    `5. a hook (sh -c, JSON on stdin, OLLIE_* variables, what it started swept when it ends): ${hm.toFixed(2)} ms; the same shell spawned bare ${bm.toFixed(2)} ms; overhead ${(hm - bm).toFixed(2)} ms (median of 50)`,
   );
 }

@@ -30,9 +30,12 @@ export class ProcessTreeMark {
     return { [TREE_VARIABLE]: this.id };
   }
 
-  /** SIGKILLs every marked process until none is left (a killed one may have forked meanwhile). */
-  sweep(): void {
-    if (this.since === undefined) return;
+  /**
+   * SIGKILLs every marked process until none is left (a killed one may have forked meanwhile). `started`, the
+   * run's own first process: when no pid was handed out after it, nothing else can carry the mark.
+   */
+  sweep(started?: number): void {
+    if (this.since === undefined || (started !== undefined && lastPid() === started)) return;
     const marker = `${TREE_VARIABLE}=${this.id}`;
     for (let pass = 0; pass < 20; pass++) {
       const found = this.marked(marker);

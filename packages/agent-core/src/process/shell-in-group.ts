@@ -47,7 +47,7 @@ export async function runShellInGroup(command: string, o: ShellRunOptions): Prom
     } catch {
       // The group is already gone.
     }
-    tree.sweep();
+    tree.sweep(child.pid);
     letGo ??= setTimeout(() => {
       child.stdout?.destroy();
       child.stderr?.destroy();
