@@ -61,6 +61,7 @@ export type {
   WriteRequest,
   WstatRequest,
 } from "./server/file-server.js";
+export { DEFAULT_LIMITS, type ServerLimits } from "./server/limits.js";
 export { NinepError } from "./server/ninep-error.js";
 export {
   accessForOpenMode,

@@ -10,6 +10,7 @@ import type { Message, RMessage, TMessage, Tversion } from "../codec/types.js";
 import { WriteBatcher } from "../transport/write-batcher.js";
 import type { FidState } from "./fid-state.js";
 import type { FileServer } from "./file-server.js";
+import type { ServerLimits } from "./limits.js";
 import { errorText, truncateUtf8 } from "./ninep-error.js";
 import { PendingRequest } from "./pending-request.js";
 import { RequestHandlers } from "./request-handlers.js";
@@ -24,6 +25,7 @@ const DISPATCH_BATCH = 32;
 export interface ConnectionOptions {
   /** Largest msize this server accepts (the client may ask for less). */
   maxMsize: number;
+  limits: ServerLimits;
   /** Require authentication on every attach. */
   auth?: ServerAuth | undefined;
   /** Receives one line per message in and out. */
@@ -45,6 +47,11 @@ export class Connection<A = unknown> {
   private readonly batch: WriteBatcher;
   private readonly handlers: RequestHandlers<A>;
   private waitingForDrain = false;
+  /** Stopped reading because `maxRequestsInFlight` requests wait for their replies. */
+  private waitingForReplies = false;
+  /** A fid was attached on this session: the message size limit of an unattached connection is lifted. */
+  private attached = false;
+  private attachDeadline: NodeJS.Timeout | undefined;
   private pumpScheduled = false;
   /** The client shut down its side: answer what it sent, then end ours. */
   private inputEnded = false;
@@ -64,7 +71,18 @@ export class Connection<A = unknown> {
     readonly options: ConnectionOptions,
   ) {
     this.msize = options.maxMsize;
-    this.reader = new FrameReader(options.maxMsize);
+    this.reader = new FrameReader(Math.min(options.maxMsize, options.limits.maxMessageBeforeAttach));
+    if (options.limits.attachDeadlineMs > 0) {
+      this.attachDeadline = setTimeout(() => {
+        options.onError?.(
+          new Error(
+            `${this.peer}: no attach within ${options.limits.attachDeadlineMs / 1000} s; connection closed`,
+          ),
+        );
+        this.close();
+      }, options.limits.attachDeadlineMs);
+      this.attachDeadline.unref();
+    }
     this.batch = new WriteBatcher(socket);
     this.handlers = new RequestHandlers(this, fs);
     socket.on("data", (chunk: Buffer) => {
@@ -95,6 +113,14 @@ export class Connection<A = unknown> {
     return this.socket.writableLength;
   }
 
+  /** A fid was attached: the connection may send full-size messages and has no deadline any more. */
+  markAttached(): void {
+    if (this.attached) return;
+    this.attached = true;
+    clearTimeout(this.attachDeadline);
+    this.reader.maxSize = this.msize;
+  }
+
   onClose(listener: () => void): void {
     if (this.closed) listener();
     else this.closeListeners.push(listener);
@@ -113,6 +139,11 @@ export class Connection<A = unknown> {
     this.send(reply);
     for (const flush of req.flushes) this.respond(flush, { type: "Rflush", tag: flush.tag });
     if (this.inputEnded) this.endIfIdle();
+    if (this.waitingForReplies && this.tags.size < this.options.limits.maxRequestsInFlight) {
+      this.waitingForReplies = false;
+      this.socket.resume();
+      this.pump();
+    }
   }
 
   respondError(req: PendingRequest, err: unknown): void {
@@ -138,21 +169,30 @@ export class Connection<A = unknown> {
   private shutdown(): void {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.attachDeadline);
     this.reset("connection closed");
     for (const l of this.closeListeners.splice(0)) l();
   }
 
   /**
    * Dispatches received frames. Frames are taken in batches, with a turn of the event loop between batches so
-   * that the replies of quick requests are written and counted before more are accepted; while the socket's
-   * write buffer is full, nothing is taken and the socket is not read. Together these bound what a client
-   * that does not read its replies can make the server hold.
+   * that the replies of quick requests are written and counted before more are accepted. Replies queue for a
+   * client that writes its requests before it reads any reply (as pipelining clients do), up to
+   * `maxQueuedReplyBytes`; past that, or with `maxRequestsInFlight` requests unanswered, nothing is taken
+   * and the socket is not read until the client catches up. Together these bound what a client that does
+   * not read its replies can make the server hold.
    */
   private pump(): void {
     let budget = DISPATCH_BATCH;
+    const limits = this.options.limits;
     while (!this.closed) {
-      if (this.socket.writableNeedDrain) {
+      if (this.socket.writableLength > limits.maxQueuedReplyBytes) {
         this.waitingForDrain = true;
+        this.socket.pause();
+        return;
+      }
+      if (this.tags.size >= limits.maxRequestsInFlight) {
+        this.waitingForReplies = true;
         this.socket.pause();
         return;
       }
@@ -260,7 +300,9 @@ export class Connection<A = unknown> {
     this.negotiated = outcome.version !== "unknown";
     if (this.negotiated) {
       this.msize = outcome.msize;
-      this.reader.maxSize = outcome.msize;
+      this.reader.maxSize = this.attached
+        ? outcome.msize
+        : Math.min(outcome.msize, this.options.limits.maxMessageBeforeAttach);
     }
     this.send({ type: "Rversion", tag: m.tag, msize: outcome.msize, version: outcome.version });
   }

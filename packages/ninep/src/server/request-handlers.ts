@@ -149,9 +149,25 @@ export class RequestHandlers<A> {
     }
   }
 
+  /** Refuses a uname or aname longer than the server allows. */
+  private checkNames(uname: string, aname: string): void {
+    const max = this.conn.options.limits.maxNameBytes;
+    for (const [what, name] of [
+      ["uname", uname],
+      ["aname", aname],
+    ] as const) {
+      if (Buffer.byteLength(name) > max) throw new NinepError(`${what} is longer than ${max} bytes`);
+    }
+  }
+
   private async auth(m: Tauth): Promise<RMessage> {
     const auth = this.conn.options.auth;
     if (!auth) throw new NinepError("authentication not required");
+    this.checkNames(m.uname, m.aname);
+    const max = this.conn.options.limits.maxAuthFids;
+    let held = 0;
+    for (const f of this.conn.fids.values()) if (f.auth) held++;
+    if (held >= max) throw new NinepError(`too many authentication fids (at most ${max}); clunk one first`);
     const aqid = { type: QT.AUTH, version: 0, path: this.authPath++ };
     const f = this.fids.reserve(
       m.afid,
@@ -206,6 +222,7 @@ export class RequestHandlers<A> {
   }
 
   private async attach(req: PendingRequest, m: Tattach): Promise<RMessage> {
+    this.checkNames(m.uname, m.aname);
     this.checkAuthentication(m);
     const f = this.fids.reserve(
       m.fid,
@@ -221,6 +238,7 @@ export class RequestHandlers<A> {
       }
       f.serverOwned = true;
       if (!this.fids.install(req, f)) throw new NinepError("interrupted");
+      this.conn.markAttached();
       return { type: "Rattach", tag: m.tag, qid: f.qid };
     } finally {
       end();

@@ -5,6 +5,7 @@ import { type Address, parseAddress } from "../transport/address.js";
 import { type Listener, listen } from "../transport/listen.js";
 import { Connection } from "./connection.js";
 import type { FileServer } from "./file-server.js";
+import { type ServerLimits, serverLimits } from "./limits.js";
 import { MIN_MSIZE } from "./version.js";
 
 export const DEFAULT_MAX_MSIZE = 1024 * 1024 + 24;
@@ -12,6 +13,8 @@ export const DEFAULT_MAX_MSIZE = 1024 * 1024 + 24;
 export interface ServerOptions {
   /** Largest msize accepted (default 1 MiB + 24); clients asking more get this. */
   maxMsize?: number;
+  /** What clients may hold: connections, queued replies, requests in flight, time to attach… (ServerLimits). */
+  limits?: Partial<ServerLimits>;
   /** Require every attach to be authenticated through Tauth (also settable per listener). */
   auth?: ServerAuth;
   /** Receives one line per 9P message in and out, like lib9p's chatty9p. */
@@ -30,6 +33,8 @@ export interface ListenOptions {
 
 export interface ServerStats {
   connections: number;
+  /** Connections closed on arrival because `limits.maxConnections` were open. */
+  refusedConnections: number;
   fids: number;
   /** Requests received and not yet answered. */
   requests: number;
@@ -45,19 +50,37 @@ export class NinepServer<A = unknown> {
   private readonly connections = new Set<Connection<A>>();
   private readonly listeners = new Set<Listener>();
   private readonly maxMsize: number;
+  readonly limits: ServerLimits;
+  /** Connections closed on arrival because `maxConnections` were open. */
+  private refused = 0;
 
   constructor(
     private readonly fs: FileServer<A>,
     private readonly options: ServerOptions = {},
   ) {
+    this.limits = serverLimits(options.limits);
     this.maxMsize = options.maxMsize ?? DEFAULT_MAX_MSIZE;
     if (this.maxMsize < MIN_MSIZE) throw new RangeError(`maxMsize must be at least ${MIN_MSIZE}`);
   }
 
-  /** Serves one already-connected stream (a socket, or one end of an in-memory pair). */
-  handle(stream: Duplex, options: ListenOptions = {}): Connection<A> {
+  /**
+   * Serves one already-connected stream (a socket, or one end of an in-memory pair). Past `maxConnections`
+   * the stream is closed at once (and `onError` told); undefined is returned then.
+   */
+  handle(stream: Duplex, options: ListenOptions = {}): Connection<A> | undefined {
+    if (this.connections.size >= this.limits.maxConnections) {
+      this.refused++;
+      this.options.onError?.(
+        new Error(
+          `connection refused: ${this.limits.maxConnections} connections are open (limits.maxConnections)`,
+        ),
+      );
+      stream.destroy();
+      return undefined;
+    }
     const conn = new Connection(stream, this.fs, {
       maxMsize: this.maxMsize,
+      limits: this.limits,
       auth: options.auth ?? this.options.auth,
       trace: this.options.trace,
       onError: this.options.onError,
@@ -76,7 +99,13 @@ export class NinepServer<A = unknown> {
   }
 
   stats(): ServerStats {
-    const stats = { connections: this.connections.size, fids: 0, requests: 0, bufferedOutput: 0 };
+    const stats = {
+      connections: this.connections.size,
+      refusedConnections: this.refused,
+      fids: 0,
+      requests: 0,
+      bufferedOutput: 0,
+    };
     for (const c of this.connections) {
       stats.fids += c.fids.size;
       stats.requests += c.tags.size;
