@@ -153,6 +153,17 @@ export class AgentSlot {
     this.activating = undefined;
   }
 
+  /**
+   * Ends what readers block on, for good: `statewait`, `turnwait`, `chat`, `tail` and `fifo.out` readers,
+   * now and later, get `reason` (e.g. "session killed") instead of waiting for what will never come.
+   */
+  end(reason: Error): void {
+    this.state.close(reason);
+    this.turns.close(reason);
+    this.replies.close(reason);
+    this.chat.stream.close(reason);
+  }
+
   /** Starts over with `profile`: the live agent is closed, the history dropped; the next use makes a new one. */
   async reset(profile: string): Promise<void> {
     await this.close();
@@ -250,6 +261,7 @@ export class AgentSlot {
 
   private onEvent(e: AgentEvent): void {
     this.chat.event(e);
+    if (this.replies.closed) return;
     switch (e.type) {
       case "assistant":
         this.replies.append(e.delta);

@@ -67,7 +67,8 @@ export class ChatLog {
   }
 
   private text(t: string): void {
-    if (t === "") return;
+    // A killed agent's log has ended; what its last events say is not for anyone any more.
+    if (t === "" || this.stream.closed) return;
     this.stream.append(t);
     this.atLineStart = t.endsWith("\n");
     this.blankBefore = t.endsWith("\n\n");

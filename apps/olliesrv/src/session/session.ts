@@ -129,7 +129,10 @@ export class Session {
 
   /** Ends the session: its agents are stopped and closed, and its file removed. */
   async kill(): Promise<void> {
-    for (const slot of this.agents.values()) slot.agent?.interrupt("the session was killed");
+    for (const slot of this.agents.values()) {
+      slot.end(new Error(`session ${this.id} was killed`));
+      slot.agent?.interrupt("the session was killed");
+    }
     await Promise.all([...this.agents.values()].map((s) => s.close()));
     this.killed = true;
     await this.saving;

@@ -9,7 +9,8 @@ export interface FifoOptions {
 
 /**
  * A pipe with back-pressure: `write` waits while the buffer is full, `read` waits while it is empty. After
- * `close`, readers drain what is left and then get end-of-file, and writers are refused.
+ * `close`, readers drain what is left and then get end-of-file (or the error it was closed with), and
+ * writers are refused.
  */
 export class Fifo {
   private readonly capacity: number;
@@ -35,7 +36,7 @@ export class Fifo {
   async write(data: string | Uint8Array, signal?: AbortSignal): Promise<void> {
     let rest = Buffer.from(toBuffer(data));
     while (rest.length > 0) {
-      if (this.ended) throw new Error("write to a closed fifo");
+      if (this.ended) throw this.writable.failed ?? new Error("write to a closed fifo");
       const room = this.capacity - this.buffered;
       if (room <= 0) {
         await this.writable.wait(signal);
@@ -52,6 +53,7 @@ export class Fifo {
   /** Waits for data, then returns up to `max` bytes; an empty result means closed and drained. */
   async read(max: number, signal?: AbortSignal): Promise<Buffer> {
     while (this.buffered === 0) {
+      if (this.readable.failed) throw this.readable.failed;
       if (this.ended) return Buffer.alloc(0);
       await this.readable.wait(signal);
     }
@@ -74,10 +76,13 @@ export class Fifo {
     return out;
   }
 
-  close(): void {
+  /** Ends the pipe; with an `error`, readers waiting on an empty pipe and writers get it. */
+  close(error?: Error): void {
     this.ended = true;
-    this.readable.wake();
-    this.writable.wake();
+    for (const w of [this.readable, this.writable]) {
+      if (error) w.fail(error);
+      else w.wake();
+    }
   }
 }
 

@@ -59,10 +59,14 @@ export class LogStream {
     this.waiters.wake();
   }
 
-  /** Ends the stream: readers at the end get end-of-file instead of waiting. */
-  close(): void {
+  /**
+   * Ends the stream: readers at the end get end-of-file instead of waiting — or, given an `error` (e.g.
+   * "session killed"), that error. What was appended can still be read.
+   */
+  close(error?: Error): void {
     this.ended = true;
-    this.waiters.wake();
+    if (error) this.waiters.fail(error);
+    else this.waiters.wake();
   }
 
   /** Up to `count` retained bytes from absolute `position` (clamped to what is retained). */
@@ -88,9 +92,13 @@ export class LogStream {
     return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
   }
 
-  /** Waits until something is appended past `position` or the stream closes. */
+  /**
+   * Waits until something is appended past `position` or the stream closes; rejects, at the end of a
+   * stream closed with an error, with that error.
+   */
   async waitPast(position: number, signal?: AbortSignal): Promise<void> {
     while (this.total <= position && !this.ended) await this.waiters.wait(signal);
+    if (this.total <= position && this.waiters.failed) throw this.waiters.failed;
   }
 
   private trim(): void {

@@ -44,4 +44,12 @@ export class WatchedValue<T> implements Watchable<T> {
   changed(signal?: AbortSignal): Promise<void> {
     return this.waiters.wait(signal);
   }
+
+  /**
+   * Ends the value's life: every reader waiting for a change, now or later, gets `error` (e.g. "session
+   * killed") instead of waiting for a change that will never come. The value can still be read.
+   */
+  close(error: Error): void {
+    this.waiters.fail(error);
+  }
 }

@@ -1,0 +1,41 @@
+import { OREAD } from "@ollie/ninep";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Ollie, startOllie } from "./harness.js";
+
+let o: Ollie;
+beforeAll(async () => {
+  o = await startOllie("olliesrv-killed-");
+});
+afterAll(async () => {
+  await o.stop();
+  await o.remove();
+});
+
+const BLOCKING = ["statewait", "turnwait", "tail", "fifo.out"];
+
+describe("readers blocked on a session that is killed", () => {
+  it("are woken with an error that says so", async () => {
+    const id = await o.create(`agent=coding cwd=${o.work}`);
+    const agent = `session/${id}/agent/main`;
+    const outcomes: string[] = [];
+    const reads = await Promise.all(
+      BLOCKING.map(async (name) => {
+        const f = await o.fsys.open(`${agent}/${name}`, OREAD);
+        // Wrapped, so that opening all four does not wait for the reads.
+        return {
+          done: f.read(0, 4096).then(
+            (data) => outcomes.push(`${name}: read ${JSON.stringify(data.toString())}`),
+            (error: Error) => outcomes.push(`${name}: ${error.message}`),
+          ),
+        };
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 200));
+    expect(outcomes, "every reader is blocked before the kill").toEqual([]);
+    await o.fsys.writeFile(`session/${id}/ctl`, "kill\n");
+    await Promise.all(reads.map((r) => r.done));
+    expect(outcomes.sort()).toEqual(
+      BLOCKING.map((name) => `${name}: ${agent}/${name}: session ${id} was killed`).sort(),
+    );
+  });
+});
