@@ -1,4 +1,4 @@
-import { readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Ollie, prompt, startOllie } from "./harness.js";
@@ -51,5 +51,30 @@ describe("restarting olliesrv", () => {
       "assistant",
       "user",
     ]);
+  });
+
+  it("brings back a session that was never prompted with its agent, and quarantines ids that are not ids", async () => {
+    const id = await o.create(`agent=coding cwd=${o.work} name=unprompted`);
+    const dataDir = join(o.root, "data", "ollie", "sessions");
+    const saved = JSON.parse(readFileSync(join(dataDir, `${id}.json`), "utf8")) as { id: string };
+    const forged = { "slash.json": "a/b", "climb.json": "../../../../escaped", "other.json": `${id}x` };
+    for (const [file, forgedId] of Object.entries(forged)) {
+      writeFileSync(join(dataDir, file), JSON.stringify({ ...saved, id: forgedId }));
+    }
+
+    await o.crash();
+    await o.restart();
+
+    expect(await o.read(`session/${id}/agent/main/state`)).toBe("idle\n");
+    expect(await o.read("session/idx")).toContain(`${id}\tunprompted\tidle\t${o.work}\n`);
+    for (const file of Object.keys(forged)) {
+      expect(o.log()).toMatch(new RegExp(`session file .*${file.replace(".", "\\.")} is unreadable`));
+    }
+    expect(readdirSync(dataDir).filter((f) => f.endsWith(".json"))).not.toContain("slash.json");
+    expect((await o.fsys.readdir("session")).map((e) => e.name)).toContain(id);
+    await o.stop();
+    expect(existsSync(join(o.root, "escaped.json"))).toBe(false);
+    expect(existsSync(join(dataDir, "..", "..", "..", "..", "escaped.json"))).toBe(false);
+    await o.restart();
   });
 });

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { SESSION_ID } from "../session/names.js";
 import { defaultAddress, identity, SessionClient } from "./session-client.js";
 import { shell } from "./shell.js";
 
@@ -15,8 +16,6 @@ The address defaults to $NAMESPACE/ollie. You attach as yourself, proven with th
 ($XDG_DATA_HOME/ollie/keys/owner.key; -k names another, e.g. a copy for a TCP listener); inside an agent's
 tool, as that agent ($OLLIE_UNAME, proven with $OLLIE_KEY).
 `;
-
-const SESSION_ID = /^\d{19}-[0-9a-f]{6}$/;
 
 /** The `ollie` command. Returns the exit status: 0 success, 1 a failure, 2 a usage mistake. */
 export async function main(argv: string[]): Promise<number> {

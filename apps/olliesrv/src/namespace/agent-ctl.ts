@@ -1,6 +1,7 @@
 import { ctl } from "@ollie/virtfs";
 import type { AgentEnvironment, AgentSlot } from "../session/agent-slot.js";
 import { stampSender } from "../session/callback.js";
+import { checkProfileName } from "../session/names.js";
 import type { Session } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
 import { fail } from "./fail.js";
@@ -36,6 +37,7 @@ export function agentOperations(sessions: Sessions, session: Session, slot: Agen
     },
     agent: async (profile: string) => {
       if (!profile) fail("agent needs a profile: agent NAME");
+      checkProfileName(profile);
       idle(slot, "switch profile");
       await slot.reset(profile);
       await session.save();

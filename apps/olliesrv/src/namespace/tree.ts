@@ -11,6 +11,7 @@ import {
   type VirtualTree,
 } from "@ollie/virtfs";
 import type { AgentSlot } from "../session/agent-slot.js";
+import { checkProfileName } from "../session/names.js";
 import type { Session, SessionSpec } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
 import { moveSession } from "./agent-ctl.js";
@@ -40,6 +41,13 @@ export function parseSpec(spec: string): SessionSpec {
     }
     if (typeof value !== "string" || value === "")
       throw new NinepError(`'${key}' in the session spec needs a value`);
+    if (key === "agent" || key === "profile") {
+      try {
+        checkProfileName(value);
+      } catch (error) {
+        throw new NinepError((error as Error).message);
+      }
+    }
     (out as Record<string, string>)[key === "profile" ? "agent" : key] = value;
   }
   return out;

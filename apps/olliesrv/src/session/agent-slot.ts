@@ -185,10 +185,9 @@ export class AgentSlot {
     await agent.updateRuntime({ prompt: this.withSkills(this.basePrompt) });
   }
 
-  /** The slot as it is saved. */
+  /** The slot as it is saved (with no history if it was never prompted). */
   toSaved(): SavedAgent {
     const session = this.agent?.snapshot() ?? this.saved;
-    if (!session) throw new Error(`agent ${this.name} has nothing to save yet`);
     return {
       name: this.name,
       profile: this.profile,
@@ -196,18 +195,13 @@ export class AgentSlot {
       ...(this.model !== undefined && { model: this.model }),
       ...(this.skills.length > 0 && { skills: this.skills }),
       ...(this.lastPrompt && { lastPrompt: this.lastPrompt }),
-      session,
+      ...(session && { session }),
     };
   }
 
   /** The session's usage as last saved (for a paused agent). */
   savedUsage() {
     return this.saved?.usage;
-  }
-
-  /** Whether there is anything to save (a slot never activated and never saved has no history). */
-  get hasState(): boolean {
-    return this.agent !== undefined || this.saved !== undefined;
   }
 
   /** The system prompt with the loaded skills' text after it. */

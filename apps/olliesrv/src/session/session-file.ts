@@ -2,6 +2,7 @@ import { mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { type PersistedSession, writeFileAtomic } from "@ollie/agent-core";
 import { z } from "zod";
+import { AGENT_NAME, PROFILE_NAME, SESSION_ID } from "./names.js";
 
 /** One agent of a session as it is saved. */
 export interface SavedAgent {
@@ -11,7 +12,8 @@ export interface SavedAgent {
   model?: string;
   skills?: string[];
   lastPrompt?: string;
-  session: PersistedSession;
+  /** The agent's history; absent for an agent that was never prompted. */
+  session?: PersistedSession;
 }
 
 /** A session as it is saved: `$XDG_DATA_HOME/ollie/sessions/{id}.json`. */
@@ -33,9 +35,13 @@ export interface SessionFile {
   agents: SavedAgent[];
 }
 
+const profileName = z.string().refine((name) => PROFILE_NAME.test(name) && !name.includes(".."), {
+  message: "not a profile name",
+});
+
 const schema = z.object({
   version: z.literal(1),
-  id: z.string().min(1),
+  id: z.string().regex(SESSION_ID, "not a session id"),
   name: z.string(),
   cwd: z.string(),
   env: z.record(z.string(), z.string()),
@@ -47,13 +53,16 @@ const schema = z.object({
   grants: z.array(z.string()).optional(),
   agents: z.array(
     z.object({
-      name: z.string().min(1),
-      profile: z.string().min(1),
+      name: z.string().regex(AGENT_NAME, "not an agent name"),
+      profile: profileName,
       backend: z.string().optional(),
       model: z.string().optional(),
       skills: z.array(z.string()).optional(),
       lastPrompt: z.string().optional(),
-      session: z.object({ id: z.string(), messages: z.array(z.unknown()) }).passthrough(),
+      session: z
+        .object({ id: z.string(), messages: z.array(z.unknown()) })
+        .passthrough()
+        .optional(),
     }),
   ),
 });
@@ -64,8 +73,9 @@ export async function writeSessionFile(dir: string, session: SessionFile): Promi
 }
 
 /**
- * Reads every session file in `dir`, concurrently. A file that does not parse or check is moved to
- * `corruptDir` (never deleted) and reported; the rest come back.
+ * Reads every session file in `dir`, concurrently. A file that does not parse or check — ids, agent and
+ * profile names included, since paths and principals are made of them, and its id must be its file's name —
+ * is moved to `corruptDir` (never deleted) and reported; the rest come back.
  */
 export async function readSessionFiles(
   dir: string,
@@ -82,6 +92,7 @@ export async function readSessionFiles(
           const issue = parsed.error.issues[0]!;
           throw new Error(`${issue.path.join(".") || "(top)"}: ${issue.message}`);
         }
+        if (`${parsed.data.id}.json` !== name) throw new Error(`id ${parsed.data.id} is not the file's name`);
         return parsed.data as unknown as SessionFile;
       } catch (error) {
         await mkdir(corruptDir, { recursive: true, mode: 0o700 });

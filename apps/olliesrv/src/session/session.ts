@@ -108,7 +108,7 @@ export class Session {
       ...(this.parent !== undefined && { parent: this.parent }),
       ...(this.depth > 0 && { depth: this.depth }),
       ...(this.grants.size > 0 && { grants: [...this.grants] }),
-      agents: [...this.agents.values()].filter((a) => a.hasState).map((a) => a.toSaved()),
+      agents: [...this.agents.values()].map((a) => a.toSaved()),
     };
   }
 
