@@ -1,7 +1,14 @@
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { formatAddress, hmacAuthenticator, NinepServer, parseAddress, serveUntilSignal } from "@ollie/ninep";
+import {
+  assertAddressFree,
+  formatAddress,
+  hmacAuthenticator,
+  NinepServer,
+  parseAddress,
+  serveUntilSignal,
+} from "@ollie/ninep";
 import { loadOwnerKey } from "./auth/owner-key.js";
 import { Principals } from "./auth/principals.js";
 import { loadBackends } from "./config/backends.js";
@@ -50,6 +57,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (!Number.isInteger(maxDepth) || maxDepth < 0) {
     process.stderr.write(`olliesrv: --max-depth takes a whole number, not '${values["max-depth"]}'\n`);
     return 2;
+  }
+  // A second daemon fails here, before it starts a toolsrv or touches any session.
+  try {
+    await assertAddressFree(parseAddress(address));
+  } catch (error) {
+    log((error as Error).message);
+    return 1;
   }
   const keyFile = values["key-file"] ?? paths.ownerKey;
   let ownerKey: string;

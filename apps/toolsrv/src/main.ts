@@ -101,12 +101,18 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     process.stdin.once("end", () => process.kill(process.pid, "SIGTERM"));
   }
   const address = values.a ? parseAddress(values.a) : serviceAddress("toolsrv", env);
-  await serveUntilSignal(server, address, (listener) => {
-    const access = keys
-      ? "every attach must prove its key"
-      : "unauthenticated: OLLIE_TOOLSRV_KEY is not set, so anyone who can reach the socket can run tools";
-    log(`serving ${toolsPath.length} tool directories on ${formatAddress(listener.boundAddress)}; ${access}`);
-  });
+  try {
+    await serveUntilSignal(server, address, (listener) => {
+      const access = keys
+        ? "every attach must prove its key"
+        : "unauthenticated: OLLIE_TOOLSRV_KEY is not set, so anyone who can reach the socket can run tools";
+      log(`serving ${toolsPath.length} tool directories on ${formatAddress(listener.boundAddress)}; ${access}`);
+    });
+  } finally {
+    // Stdin is held open to notice the parent's end; it must not keep the process alive once serving ends,
+    // by a signal or because it could not start.
+    if (values["exit-with-stdin"]) process.stdin.destroy();
+  }
   await tools.close();
   await server.close();
   return 0;

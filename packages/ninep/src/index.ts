@@ -91,4 +91,4 @@ export {
   serviceAddress,
 } from "./transport/address.js";
 export { dial } from "./transport/dial.js";
-export { AddressInUseError, type Listener } from "./transport/listen.js";
+export { AddressInUseError, assertAddressFree, type Listener } from "./transport/listen.js";

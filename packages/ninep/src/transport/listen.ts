@@ -17,9 +17,9 @@ export class AddressInUseError extends Error {
   override readonly name = "AddressInUseError";
 }
 
-function isListening(path: string): Promise<boolean> {
+function isListening(where: string | { host: string; port: number }): Promise<boolean> {
   return new Promise((resolve) => {
-    const probe = connect(path);
+    const probe = typeof where === "string" ? connect(where) : connect(where.port, where.host);
     probe.once("connect", () => {
       probe.destroy();
       resolve(true);
@@ -42,6 +42,24 @@ async function prepareUnixPath(path: string): Promise<void> {
   if (!existing.isSocket()) throw new AddressInUseError(`${path} exists and is not a socket`);
   if (await isListening(path)) throw new AddressInUseError(`another server is listening on ${path}`);
   await unlink(path);
+}
+
+/**
+ * Fails with AddressInUseError when a server already answers at `address` (a Unix socket, or a TCP port on
+ * loopback or a named host): a daemon checks this before it starts anything else, so that a second one
+ * fails at once, saying where.
+ */
+export async function assertAddressFree(address: Address): Promise<void> {
+  if (address.kind === "unix") {
+    const existing = await lstat(address.path).catch(() => undefined);
+    if (existing && !existing.isSocket()) throw new AddressInUseError(`${address.path} exists and is not a socket`);
+    if (existing && (await isListening(address.path)))
+      throw new AddressInUseError(`another server is listening on ${address.path}`);
+    return;
+  }
+  const host = address.host === "*" ? "127.0.0.1" : address.host;
+  if (await isListening({ host, port: address.port }))
+    throw new AddressInUseError(`another server is listening on tcp!${address.host}!${address.port}`);
 }
 
 export async function listen(address: Address, onConnection: (socket: Socket) => void): Promise<Listener> {

@@ -1,0 +1,65 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { execa } from "execa";
+import { afterEach, describe, expect, it } from "vitest";
+import { OLLIESRV, type Ollie, startOllie, watchStates } from "./harness.js";
+
+/**
+ * Stopping olliesrv is quick and single-minded, and a second one on a live address fails at once. The
+ * bounds are twice what the daemon aims for (1 s idle, 2 s with a turn running): far below the several
+ * seconds a hang costs, far above scheduling noise.
+ */
+
+let o: Ollie | undefined;
+afterEach(async () => {
+  await o?.remove();
+  o = undefined;
+});
+
+async function stopTimed(ollie: Ollie): Promise<{ ms: number; exitCode: number | undefined }> {
+  const started = performance.now();
+  ollie.child.kill("SIGTERM");
+  const result = await ollie.child;
+  return { ms: performance.now() - started, exitCode: result.exitCode };
+}
+
+describe("shutting olliesrv down", () => {
+  it("exits quickly on SIGTERM when idle, its toolsrv with it", async () => {
+    o = await startOllie("olliesrv-stop-");
+    const { ms, exitCode } = await stopTimed(o);
+    expect(exitCode).toBe(0);
+    expect(ms).toBeLessThan(2000);
+    // toolsrv removes its socket as it exits; olliesrv waits for that.
+    expect(existsSync(join(o.root, "ns", "toolsrv"))).toBe(false);
+  });
+
+  it("exits quickly on SIGTERM with a turn running a tool", async () => {
+    o = await startOllie("olliesrv-stop-busy-");
+    const id = await o.create(`agent=coding cwd=${o.work}`);
+    const agent = `session/${id}/agent/main`;
+    o.mock.enqueue({ toolCalls: [{ name: "shell", arguments: { command: "sleep 100" } }] });
+    const states = await watchStates(o, agent);
+    await o.fsys.writeFile(`${agent}/prompt`, "Wait a long time");
+    await states.until("calling: shell");
+    const { ms, exitCode } = await stopTimed(o);
+    expect(exitCode).toBe(0);
+    expect(ms).toBeLessThan(4000);
+  });
+
+  it("fails at once when another olliesrv serves its address, and leaves that one serving", async () => {
+    o = await startOllie("olliesrv-second-");
+    const second = await execa(process.execPath, [OLLIESRV, "-a", o.address], {
+      env: o.env,
+      extendEnv: false,
+      reject: false,
+      timeout: 10_000,
+    });
+    expect(second.timedOut).toBe(false);
+    expect(second.exitCode).toBe(1);
+    expect(second.stderr).toContain(
+      `olliesrv: another server is listening on ${o.address.replace(/^unix!/, "")}`,
+    );
+    expect(await o.read("session/idx")).toBe("");
+    await o.stop();
+  });
+});
