@@ -52,6 +52,35 @@ describe("text", () => {
     expect(got).toEqual(["key=value\n"]);
   });
 
+  it("refuses what goes past maxBytes before storing it, a write far out included", async () => {
+    const got: string[] = [];
+    const served = await serve(
+      dir("/", [
+        file("small", text(undefined, { write: (t) => void got.push(t), maxBytes: 8 })),
+        file("default", text(undefined, { write: (t) => void got.push(t) })),
+        file(
+          "said",
+          text(undefined, { write: () => {}, maxBytes: 1024, tooLong: (l) => `prompts are ${l} at most` }),
+        ),
+      ]),
+    );
+    const fsys = await served.attach();
+    await expect(fsys.writeFile("small", "123456789")).rejects.toThrow("this file takes at most 8 bytes");
+    // What came before the write that went past the limit is not delivered either.
+    await expect(
+      fsys.withFile("small", OWRITE, async (f) => {
+        await f.write("1234", 0);
+        await f.write("56789", 4);
+      }),
+    ).rejects.toThrow("this file takes at most 8 bytes");
+    await fsys.writeFile("small", "12345678");
+    await expect(fsys.withFile("default", OWRITE, (f) => f.write("x", 2 ** 40))).rejects.toThrow(
+      "this file takes at most 1 MiB",
+    );
+    await expect(fsys.writeFile("said", "y".repeat(1025))).rejects.toThrow("prompts are 1 KiB at most");
+    expect(got).toEqual(["12345678"]);
+  });
+
   it("hands over each write as it comes with writeOn 'write'", async () => {
     const got: string[] = [];
     const served = await serve(

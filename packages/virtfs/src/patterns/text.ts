@@ -1,4 +1,4 @@
-import { OWRITE } from "@ollie/ninep";
+import { NinepError, OWRITE } from "@ollie/ninep";
 import type { FileContext, FileHandlers, OpenContext } from "../spec/context.js";
 import { slice, toBuffer, WrittenBytes } from "./bytes.js";
 
@@ -15,11 +15,24 @@ export interface TextOptions {
    * `echo value > file` delivers whole values; "write" for each write as it arrives.
    */
   writeOn?: "close" | "write";
+  /**
+   * The most bytes one open may write (default 1 MiB): a write that would go past it is refused, before
+   * anything is stored, with "this file takes at most 1 MiB" (or `tooLong`'s message).
+   */
+  maxBytes?: number;
+  tooLong?: (limit: string) => string;
 }
+
+export const DEFAULT_TEXT_MAX_BYTES = 1024 * 1024;
+
+const sizeText = (n: number) =>
+  n % (1024 * 1024) === 0 ? `${n / (1024 * 1024)} MiB` : n % 1024 === 0 ? `${n / 1024} KiB` : `${n} bytes`;
 
 interface TextState {
   snapshot: Buffer;
   written: WrittenBytes;
+  /** A write went past `maxBytes`: what this open wrote is not delivered. */
+  refused?: NinepError;
 }
 
 /**
@@ -30,7 +43,8 @@ export function text(
   produce?: (ctx: OpenContext) => MaybePromise<string | Uint8Array>,
   options: TextOptions = {},
 ) {
-  const { write, writeOn = "close" } = options;
+  const { write, writeOn = "close", maxBytes = DEFAULT_TEXT_MAX_BYTES } = options;
+  const tooLong = options.tooLong ?? ((limit: string) => `this file takes at most ${limit}`);
   const handlers: FileHandlers<TextState> = {
     async open(ctx) {
       const reads = (ctx.mode & 3) !== OWRITE;
@@ -41,12 +55,17 @@ export function text(
   if (produce) handlers.read = ({ state, offset, count }) => slice(state.snapshot, offset, count);
   if (write) {
     handlers.write = async (ctx) => {
+      if (ctx.offset + ctx.data.length > maxBytes) {
+        ctx.state.refused = new NinepError(tooLong(sizeText(maxBytes)));
+        throw ctx.state.refused;
+      }
       if (writeOn === "write") await write(ctx.data.toString("utf8"), ctx);
       else ctx.state.written.put(ctx.offset, ctx.data);
       return ctx.data.length;
     };
     if (writeOn === "close") {
       handlers.close = async (ctx) => {
+        if (ctx.state.refused) throw ctx.state.refused;
         if (ctx.state.written.size > 0) await write(ctx.state.written.text(), ctx);
       };
     }

@@ -4,7 +4,7 @@ import { type Ollie, startOllie } from "./harness.js";
 
 let o: Ollie;
 beforeAll(async () => {
-  o = await startOllie("olliesrv-killed-");
+  o = await startOllie("olliesrv-hostile-");
 });
 afterAll(async () => {
   await o.stop();
@@ -37,5 +37,17 @@ describe("readers blocked on a session that is killed", () => {
     expect(outcomes.sort()).toEqual(
       BLOCKING.map((name) => `${name}: ${agent}/${name}: session ${id} was killed`).sort(),
     );
+  });
+});
+
+describe("a prompt", () => {
+  it("longer than 1 MiB is refused, saying the limit, and nothing is submitted", async () => {
+    const id = await o.create(`agent=coding cwd=${o.work}`);
+    const agent = `session/${id}/agent/main`;
+    await expect(o.fsys.writeFile(`${agent}/prompt`, "x".repeat(1024 * 1024 + 1))).rejects.toThrow(
+      "a prompt is at most 1 MiB",
+    );
+    expect(await o.read(`${agent}/prompt.prev`)).toBe("");
+    expect(await o.read(`${agent}/state`)).toBe("idle\n");
   });
 });
