@@ -2,6 +2,7 @@ import type { Readable } from "node:stream";
 import { request } from "undici";
 import { TransientError } from "../errors.js";
 import { classifyError, errorFacts } from "./classify.js";
+import { redactText, redactUrl } from "./redact.js";
 
 export type ResponseHeaders = Record<string, string | string[] | undefined>;
 
@@ -56,7 +57,7 @@ export async function send(
     if (options.signal?.aborted) throw abortReason(options.signal);
     throw new TransientError({
       provider,
-      providerMessage: `request to ${url} failed: ${(err as Error).message}`,
+      providerMessage: redactText(`request to ${redactUrl(url)} failed: ${(err as Error).message}`),
     });
   }
 }
