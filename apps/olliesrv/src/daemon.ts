@@ -80,7 +80,13 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     (uname) => sessions?.agent(uname) !== undefined,
     (line) => log(`audit: ${line}`),
   );
-  const backends = await loadBackends(paths, log);
+  let backends: Awaited<ReturnType<typeof loadBackends>>;
+  try {
+    backends = await loadBackends(paths);
+  } catch (error) {
+    log(`${(error as Error).message}; fix it and start again`);
+    return 1;
+  }
   const skills = await loadSkills([join(paths.config, "skills"), join(paths.defaults, "skills")], log);
 
   let toolsrv: ToolsrvProcess | undefined;

@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { OREAD } from "@ollie/ninep";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Ollie, startOllie } from "./harness.js";
@@ -49,5 +51,20 @@ describe("a prompt", () => {
     );
     expect(await o.read(`${agent}/prompt.prev`)).toBe("");
     expect(await o.read(`${agent}/state`)).toBe("idle\n");
+  });
+});
+
+describe("a session spec", () => {
+  it("naming an unknown backend, a missing profile or a broken one is refused at once, saying why", async () => {
+    const agents = join(o.root, "config", "ollie", "agents");
+    mkdirSync(agents, { recursive: true });
+    writeFileSync(join(agents, "broken.json"), '{ "model": 42 }\n');
+    await expect(o.create(`agent=coding cwd=${o.work} backend=nosuch`)).rejects.toThrow(
+      "no backend profile 'nosuch' (profiles: mock, other, down)",
+    );
+    await expect(o.create(`agent=nosuch cwd=${o.work}`)).rejects.toThrow("no agent profile 'nosuch'");
+    await expect(o.create(`agent=broken cwd=${o.work}`)).rejects.toThrow(/broken\.json/);
+    await expect(o.create("agent=../../etc/x")).rejects.toThrow("'../../etc/x' is not a profile name");
+    expect(await o.read("session/idx")).not.toContain("nosuch");
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
@@ -61,5 +61,20 @@ describe("shutting olliesrv down", () => {
     );
     expect(await o.read("session/idx")).toBe("");
     await o.stop();
+  });
+});
+
+describe("starting olliesrv", () => {
+  it("refuses to start on a broken backends.conf, naming its file, line and problem", async () => {
+    const broken = startOllie("olliesrv-broken-conf-", {
+      setup: (config) =>
+        writeFileSync(
+          join(config, "backends.conf"),
+          "default = a\n[a]\ntype = openai\nurl = ftp://x\nmodel = m\n",
+        ),
+    });
+    await expect(broken).rejects.toThrow(
+      /olliesrv: \S+\/config\/ollie\/backends\.conf:4: url in \[a\] is not an http\(s\) URL; fix it and start again/,
+    );
   });
 });

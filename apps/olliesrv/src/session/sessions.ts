@@ -1,5 +1,6 @@
 import { realpath } from "node:fs/promises";
 import { resolve, sep } from "node:path";
+import { checkedProfile } from "../config/profiles.js";
 import { type AgentEnvironment, type AgentSlot, splitUname } from "./agent-slot.js";
 import { Session, type SessionSpec } from "./session.js";
 import { readSessionFiles } from "./session-file.js";
@@ -54,6 +55,8 @@ export class Sessions {
         throw error;
       }
     }
+    await checkedProfile(this.environment.agentDirs, spec.agent ?? "default");
+    if (spec.backend !== undefined) this.environment.backends.profile(spec.backend);
     const session = Session.create(this.dir, this.environment, { ...spec, ...lineage });
     this.byId.set(session.id, session);
     this.changes++;
