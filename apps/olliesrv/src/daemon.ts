@@ -132,6 +132,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     onError: (error) => log(error.message),
   });
   let restoring: Promise<void> = Promise.resolve();
+  let unsaved = 0;
   try {
     if (tcp !== undefined) {
       const listener = await server.listen(tcp);
@@ -157,11 +158,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     });
   } finally {
     await restoring;
-    await sessions.close();
+    unsaved = await sessions.close();
     await server.close();
     await toolsrv?.stop();
   }
-  return 0;
+  // What could not be saved was logged, session by session; the exit status says that something was lost.
+  return unsaved > 0 ? 1 : 0;
 }
 
 /** `PORT`, `HOST:PORT`, `[V6]:PORT` or a 9P address; a bare port is loopback. */

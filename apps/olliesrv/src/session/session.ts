@@ -112,12 +112,16 @@ export class Session {
     };
   }
 
-  /** Saves the session file (atomically; one save at a time; a killed session is not saved again). */
+  /**
+   * Saves the session file (atomically; one save at a time; a killed session is not saved again). A failed
+   * save (a full disk, say) rejects this call only: the next save tries again from scratch.
+   */
   save(): Promise<void> {
-    this.saving = this.saving.then(async () => {
+    const attempt = this.saving.then(async () => {
       if (!this.killed) await writeSessionFile(this.dir, this.toFile());
     });
-    return this.saving;
+    this.saving = attempt.catch(() => undefined);
+    return attempt;
   }
 
   /** Stops every agent's turn and closes their connections, saving first. */

@@ -58,9 +58,10 @@ export class Sessions {
     await checkedProfile(this.environment.agentDirs, spec.agent ?? "default");
     if (spec.backend !== undefined) this.environment.backends.profile(spec.backend);
     const session = Session.create(this.dir, this.environment, { ...spec, ...lineage });
+    // Saved before it is listed: a session that cannot be saved (a full disk) is not made at all.
+    await session.save();
     this.byId.set(session.id, session);
     this.changes++;
-    await session.save();
     return session;
   }
 
@@ -110,8 +111,20 @@ export class Sessions {
   }
 
   /** Stops every turn, saves every session, closes every connection. */
-  async close(): Promise<void> {
-    await Promise.all(this.list().map((s) => s.close()));
+  /**
+   * Stops every session, saving each; a session that cannot be saved is logged and the others go on.
+   * Resolves with how many could not be saved.
+   */
+  async close(): Promise<number> {
+    const sessions = this.list();
+    const results = await Promise.allSettled(sessions.map((s) => s.close()));
+    let unsaved = 0;
+    results.forEach((result, i) => {
+      if (result.status === "fulfilled") return;
+      unsaved++;
+      this.log(`could not save session ${sessions[i]!.id}: ${(result.reason as Error).message}`);
+    });
+    return unsaved;
   }
 }
 
