@@ -3,12 +3,15 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import {
   assertAddressFree,
+  DEFAULT_LIMITS,
   formatAddress,
   hmacAuthenticator,
   NinepServer,
   parseAddress,
+  type ServerLimits,
   serveUntilSignal,
 } from "@ollie/ninep";
+import { AuditTrail, auditSource } from "./auth/audit-trail.js";
 import { loadOwnerKey } from "./auth/owner-key.js";
 import { Principals } from "./auth/principals.js";
 import { loadBackends } from "./config/backends.js";
@@ -16,14 +19,20 @@ import { loadSkills } from "./config/skills.js";
 import { ollieTree } from "./namespace/tree.js";
 import { ensureDirs, olliePaths } from "./paths.js";
 import type { AgentEnvironment } from "./session/agent-slot.js";
+import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "./session/limits.js";
 import { Sessions } from "./session/sessions.js";
 import { startToolsrv, type ToolsrvProcess } from "./toolsrv-process.js";
 
-const USAGE = `usage: olliesrv [-a ADDR] [--tcp [HOST:]PORT] [--key-file FILE] [--max-depth N] [--toolsrv ADDR] [-D]
+const USAGE = `usage: olliesrv [-a ADDR] [--tcp [HOST:]PORT] [--key-file FILE] [--max-* N] [--toolsrv ADDR] [-D]
   -a ADDR           where to serve the namespace (default: $NAMESPACE/ollie)
   --tcp [HOST:]PORT also serve on TCP (HOST defaults to 127.0.0.1; port 0 picks a free one)
   --key-file FILE   the owner's key (default: $XDG_DATA_HOME/ollie/keys/owner.key, made at first start)
   --max-depth N     how deep agents may spawn sessions from sessions (default 3)
+  --max-children N  sessions one agent may have spawned at once (default 16)
+  --max-sessions N  sessions the daemon holds at once (default 512)
+  --max-hops N      agent-to-agent prompts in a row before a person must prompt again (default 10)
+  --max-connections N, --attach-deadline SECONDS
+                    9P clients at once (default 1024); how long a client has to attach (default 30)
   --toolsrv ADDR    use a toolsrv already running at ADDR instead of starting one at $NAMESPACE/toolsrv
                     (it is authenticated with $OLLIE_TOOLSRV_KEY when that is set)
   -D                trace 9P messages to stderr
@@ -53,9 +62,29 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const paths = olliePaths(env);
   await ensureDirs(paths);
   const address = values.a ?? `unix!${join(paths.namespace, "ollie")}`;
-  const maxDepth = values["max-depth"] === undefined ? 3 : Number(values["max-depth"]);
-  if (!Number.isInteger(maxDepth) || maxDepth < 0) {
-    process.stderr.write(`olliesrv: --max-depth takes a whole number, not '${values["max-depth"]}'\n`);
+  let limits: SessionLimits;
+  let serverLimits: Partial<ServerLimits>;
+  try {
+    const whole = (flag: keyof typeof values, fallback: number) => {
+      const given = values[flag];
+      if (given === undefined) return fallback;
+      const n = Number(given);
+      if (!Number.isInteger(n) || n < 0) throw new Error(`--${flag} takes a whole number, not '${given}'`);
+      return n;
+    };
+    const d = DEFAULT_SESSION_LIMITS;
+    limits = {
+      maxDepth: whole("max-depth", d.maxDepth),
+      maxChildren: whole("max-children", d.maxChildren),
+      maxSessions: whole("max-sessions", d.maxSessions),
+      maxHops: whole("max-hops", d.maxHops),
+    };
+    serverLimits = {
+      maxConnections: whole("max-connections", DEFAULT_LIMITS.maxConnections),
+      attachDeadlineMs: whole("attach-deadline", DEFAULT_LIMITS.attachDeadlineMs / 1000) * 1000,
+    };
+  } catch (error) {
+    process.stderr.write(`olliesrv: ${(error as Error).message}\n`);
     return 2;
   }
   // A second daemon fails here, before it starts a toolsrv or touches any session.
@@ -74,11 +103,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     return 1;
   }
   let sessions: Sessions | undefined;
+  const trail = new AuditTrail(log);
   const principals = new Principals(
     userInfo().username,
     ownerKey,
     (uname) => sessions?.agent(uname) !== undefined,
-    (line) => log(`audit: ${line}`),
+    (line, source) => trail.record(line, auditSource(source)),
   );
   let backends: Awaited<ReturnType<typeof loadBackends>>;
   try {
@@ -113,13 +143,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     tmpRoot: join(tmpdir(), `ollie-${userInfo().uid}`),
     agentKey: (uname) => principals.agentKey(uname),
     ...(toolsrvKey && { toolsrvAuthenticator: hmacAuthenticator(toolsrvKey) }),
-    audit: (line) => log(`audit: ${line}`),
+    audit: (line, source = "olliesrv") => trail.record(line, auditSource(source)),
+    limits,
+    hopsOf: (uname) => sessions?.agent(uname)?.turnHops ?? 0,
     deliver: (to, text, from) => sessions!.deliver(to, text, from),
   };
-  sessions = new Sessions(paths.sessions, paths.corrupt, environment, log, maxDepth);
+  sessions = new Sessions(paths.sessions, paths.corrupt, environment, log);
   const tree = ollieTree(sessions, {
     owner: principals.owner,
-    onDenied: (d) => log(`audit: denied ${d.uname} ${d.access} ${d.path}`),
+    onDenied: (d) => trail.record(`denied ${d.uname} ${d.access} ${d.path}`, auditSource(d.uname)),
     serverStats: () => server.stats(),
   });
   sessions.onKill(() => {
@@ -128,6 +160,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   });
   const server: NinepServer = new NinepServer(tree, {
     auth: principals.serverAuth(),
+    limits: serverLimits,
     ...(values.D && { trace: (line: string) => process.stderr.write(`${line}\n`) }),
     onError: (error) => log(error.message),
   });
@@ -184,6 +217,11 @@ function parse(argv: string[]) {
       tcp: { type: "string" },
       "key-file": { type: "string" },
       "max-depth": { type: "string" },
+      "max-children": { type: "string" },
+      "max-sessions": { type: "string" },
+      "max-hops": { type: "string" },
+      "max-connections": { type: "string" },
+      "attach-deadline": { type: "string" },
       D: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },

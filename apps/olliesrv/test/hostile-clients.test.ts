@@ -1,12 +1,13 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { connect, type Socket } from "node:net";
 import { join } from "node:path";
-import { OREAD } from "@ollie/ninep";
+import { encodeMessage, hmacAuthenticator, NinepClient, OREAD } from "@ollie/ninep";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Ollie, startOllie } from "./harness.js";
 
 let o: Ollie;
 beforeAll(async () => {
-  o = await startOllie("olliesrv-hostile-");
+  o = await startOllie("olliesrv-hostile-", { args: ["--attach-deadline", "2"] });
 });
 afterAll(async () => {
   await o.stop();
@@ -66,5 +67,61 @@ describe("a session spec", () => {
     await expect(o.create(`agent=broken cwd=${o.work}`)).rejects.toThrow(/broken\.json/);
     await expect(o.create("agent=../../etc/x")).rejects.toThrow("'../../etc/x' is not a profile name");
     expect(await o.read("session/idx")).not.toContain("nosuch");
+  });
+});
+
+/** A raw connection to the daemon that has said Tversion and nothing else; resolves once it is closed. */
+async function unattached(path: string, then?: (s: Socket) => void): Promise<{ closed: Promise<void> }> {
+  const socket = connect(path);
+  await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+  socket.on("error", () => {});
+  socket.resume();
+  socket.write(encodeMessage({ type: "Tversion", tag: 0xffff, msize: 1 << 20, version: "9P2000" }));
+  then?.(socket);
+  return { closed: new Promise((resolve) => socket.once("close", () => resolve())) };
+}
+
+const rssKiB = (pid: number) =>
+  Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]);
+
+describe("clients that never attach", () => {
+  it("are closed at the attach deadline", async () => {
+    const { closed } = await unattached(o.address.replace(/^unix!/, ""));
+    await closed;
+    expect(o.log()).toMatch(/unix: no attach within 2 s; connection closed/);
+  });
+
+  it("cannot make the daemon hold their half-sent messages: 400 of 1 MiB are refused as they begin", async () => {
+    const before = rssKiB(o.pid);
+    const header = Buffer.alloc(7);
+    header.writeUInt32LE(1 << 20, 0);
+    const conns = await Promise.all(
+      Array.from({ length: 400 }, () =>
+        unattached(o.address.replace(/^unix!/, ""), (s) =>
+          s.write(Buffer.concat([header, Buffer.alloc(60_000)])),
+        ),
+      ),
+    );
+    await Promise.all(conns.map((c) => c.closed));
+    const grown = rssKiB(o.pid) - before;
+    // 400 × 1 MiB would be 400 MiB; what the daemon took for them is a few socket buffers' worth.
+    expect(grown).toBeLessThan(64 * 1024);
+  });
+
+  it("leave at most a few audit lines per source however many times they are refused", async () => {
+    const client = await NinepClient.dial(o.address);
+    const attempts = Array.from({ length: 300 }, () =>
+      client
+        .attach({ uname: o.owner, authenticator: hmacAuthenticator("not the key") })
+        .catch(() => undefined),
+    );
+    await Promise.all(attempts);
+    client.close();
+    const lines = o
+      .log()
+      .split("\n")
+      .filter((l) => l.includes(`audit: refused attach as ${o.owner}`));
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.length).toBeLessThanOrEqual(20);
   });
 });

@@ -18,7 +18,7 @@ export class Principals {
     ownerKey: string,
     /** Whether `uname` is an agent that exists now. */
     private readonly isAgent: (uname: string) => boolean,
-    private readonly audit: (line: string) => void,
+    private readonly audit: (line: string, source: string) => void,
   ) {
     this.ownerSecret = Buffer.from(ownerKey, "utf8");
   }
@@ -42,7 +42,7 @@ export class Principals {
           r.uname === this.owner || this.isAgent(r.uname)
             ? r.uname
             : `unknown principal ${escapeControls(r.uname)}`;
-        this.audit(`refused attach as ${who} from ${r.peer}: ${r.reason}`);
+        this.audit(`refused attach as ${who} from ${r.peer}: ${r.reason}`, r.peer);
       },
     };
   }

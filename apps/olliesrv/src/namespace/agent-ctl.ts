@@ -56,8 +56,11 @@ export function agentOperations(sessions: Sessions, session: Session, slot: Agen
     },
     inject: async (text: string, by: string = owner) => {
       notItself(by, slot, env);
+      // An injection joins the running turn: that turn is now as many hops from a person as the injector's.
+      const hops = slot.hopsFrom(by);
       const agent = await slot.activate();
       agent.inject(stampSender(text || fail("inject needs text"), by, owner));
+      slot.turnHops = Math.max(slot.turnHops, hops);
     },
     rename: async (name: string) => {
       session.name = name || fail("rename needs a name");
@@ -111,7 +114,7 @@ export function agentCtl(sessions: Sessions, session: Session, slot: AgentSlot) 
 export async function moveSession(session: Session, dir: string, by: string, env: AgentEnvironment) {
   if (by !== env.owner) {
     const why = `only ${env.owner} may move a session: its directory is what its tools may write`;
-    env.audit(`refused cd by ${by}: ${why}`);
+    env.audit(`refused cd by ${by}: ${why}`, by);
     fail(why);
   }
   await session.changeDirectory(dir || fail("cd needs a directory"));
@@ -120,6 +123,6 @@ export async function moveSession(session: Session, dir: string, by: string, env
 /** Refuses an agent a prompt to itself, by any path: no agent may drive itself in a loop. */
 function notItself(by: string, slot: AgentSlot, env: AgentEnvironment): void {
   if (by !== slot.uname) return;
-  env.audit(`refused a prompt from ${by} to itself`);
+  env.audit(`refused a prompt from ${by} to itself`, by);
   fail("an agent may not prompt itself");
 }

@@ -10,6 +10,7 @@ import { findIn } from "../config/profiles.js";
 import type { Skill } from "../config/skills.js";
 import { artifactOf, callbackText, messageOf, stampSender } from "./callback.js";
 import { ChatLog } from "./chat-log.js";
+import type { SessionLimits } from "./limits.js";
 import type { SavedAgent } from "./session-file.js";
 
 /** What the daemon gives every agent it makes. */
@@ -33,8 +34,11 @@ export interface AgentEnvironment {
   tmpRoot: string;
   /** How olliesrv proves itself to toolsrv. */
   toolsrvAuthenticator?: Authenticator;
-  /** Records a refusal in the audit trail. */
-  audit(line: string): void;
+  /** Records a refusal in the audit trail, by the principal (or peer) it came from. */
+  audit(line: string, source?: string): void;
+  limits: SessionLimits;
+  /** The agent-to-agent hops behind the turn `uname` runs (or last ran); 0 for anyone but an agent. */
+  hopsOf(uname: string): number;
   /** Submits `text` to the agent `to` as `from` (how a child's callback reaches its parent). */
   deliver(to: string, text: string, from: string): Promise<void>;
 }
@@ -70,6 +74,10 @@ export class AgentSlot {
   readonly turns = new WatchedValue(0);
   /** How the last turn ended: `done`, `interrupted`, `maxsteps`, `blocked`, `handled` or `error: …`. */
   lastOutcome = "";
+  /** Agent-to-agent hops behind the turn running now (or last): 0 when a person prompted it. */
+  turnHops = 0;
+  /** The hops of prompts submitted and not yet begun, in order. */
+  private readonly queuedHops: number[] = [];
   agent: Agent | undefined;
   lastPrompt: string;
   skills: string[];
@@ -121,9 +129,11 @@ export class AgentSlot {
    * running now) as soon as it is queued, not when the turn ends.
    */
   async submit(prompt: string, from: string = this.env.owner): Promise<number> {
+    const hops = this.hopsFrom(from);
     const agent = await this.activate();
     this.lastPrompt = prompt;
     const submission = agent.submit(stampSender(prompt, from, this.env.owner));
+    this.queuedHops.push(hops);
     const parent = this.session.parent;
     if (parent !== undefined && from === parent) {
       void submission.then((outcome) =>
@@ -135,6 +145,22 @@ export class AgentSlot {
       );
     }
     return submission.position;
+  }
+
+  /**
+   * The hops a prompt or injection from `from` is at, refused (with an audit line) past the limit: a
+   * person's prompt starts again from 0.
+   */
+  hopsFrom(from: string): number {
+    if (from === this.env.owner) return 0;
+    const hops = this.env.hopsOf(from) + 1;
+    const max = this.env.limits.maxHops;
+    if (hops > max) {
+      const why = `agent-to-agent hop limit ${max} reached: ${from} may not prompt ${this.uname} until a person prompts again`;
+      this.env.audit(`refused a prompt from ${from} to ${this.uname}: ${why}`, from);
+      throw new Error(why);
+    }
+    return hops;
   }
 
   /** The toolsrv connection of the live agent, if it has one. */
@@ -257,6 +283,9 @@ export class AgentSlot {
     this.chat.event(e);
     if (this.replies.closed) return;
     switch (e.type) {
+      case "user":
+        if (e.from === "user") this.turnHops = this.queuedHops.shift() ?? 0;
+        break;
       case "assistant":
         this.replies.append(e.delta);
         break;

@@ -2,6 +2,7 @@ import { realpath } from "node:fs/promises";
 import { resolve, sep } from "node:path";
 import { checkedProfile } from "../config/profiles.js";
 import { type AgentEnvironment, type AgentSlot, splitUname } from "./agent-slot.js";
+import type { SessionLimits } from "./limits.js";
 import { Session, type SessionSpec } from "./session.js";
 import { readSessionFiles } from "./session-file.js";
 
@@ -16,9 +17,11 @@ export class Sessions {
     private readonly corruptDir: string,
     readonly environment: AgentEnvironment,
     private readonly log: (line: string) => void,
-    /** How deep agents may spawn sessions from sessions (a person's session is depth 0). */
-    readonly maxDepth = 3,
   ) {}
+
+  private get limits(): SessionLimits {
+    return this.environment.limits;
+  }
 
   /** The agent whose uname is `SESSION.NAME`. */
   agent(uname: string): AgentSlot | undefined {
@@ -41,17 +44,20 @@ export class Sessions {
 
   /**
    * Makes a session for `creator`. One an agent makes is its child: one level deeper than the agent's own
-   * session, refused past `maxDepth`.
+   * session, refused past `maxDepth` or when the agent already has `maxChildren`. Past `maxSessions` nobody
+   * makes one.
    */
   async create(spec: SessionSpec, creator: string = this.environment.owner): Promise<Session> {
     const named = splitUname(creator);
     const home = named && this.byId.get(named.session);
     let lineage: Pick<SessionSpec, "parent" | "depth" | "cwd"> = {};
+    if (this.byId.size >= this.limits.maxSessions)
+      throw new Error(`the session limit ${this.limits.maxSessions} is reached: kill a session first`);
     if (named && home?.agents.has(named.agent)) {
       try {
         lineage = await this.lineage(creator, home, spec.cwd);
       } catch (error) {
-        this.environment.audit(`refused spawn by ${creator}: ${(error as Error).message}`);
+        this.environment.audit(`refused spawn by ${creator}: ${(error as Error).message}`, creator);
         throw error;
       }
     }
@@ -77,9 +83,14 @@ export class Sessions {
   private async lineage(creator: string, home: Session, wantedCwd: string | undefined) {
     const cwd = await insideOf(home.cwd, wantedCwd);
     const depth = home.depth + 1;
-    if (depth > this.maxDepth)
+    if (depth > this.limits.maxDepth)
       throw new Error(
-        `spawn depth limit ${this.maxDepth} reached: ${creator} is ${depth - 1} spawns deep and may not spawn`,
+        `spawn depth limit ${this.limits.maxDepth} reached: ${creator} is ${depth - 1} spawns deep and may not spawn`,
+      );
+    const children = this.list().filter((s) => s.parent === creator).length;
+    if (children >= this.limits.maxChildren)
+      throw new Error(
+        `child limit ${this.limits.maxChildren} reached: ${creator} has ${children} sessions; kill one first`,
       );
     return { parent: creator, depth, cwd };
   }
@@ -110,7 +121,6 @@ export class Sessions {
     await slot.submit(text, from);
   }
 
-  /** Stops every turn, saves every session, closes every connection. */
   /**
    * Stops every session, saving each; a session that cannot be saved is logged and the others go on.
    * Resolves with how many could not be saved.
