@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Ollie, prompt, startOllie } from "./harness.js";
+import { type Ollie, prompt, startOllie, untilTurns, watchStates } from "./harness.js";
 
 let o: Ollie;
 beforeAll(async () => {
@@ -76,5 +76,29 @@ describe("restarting olliesrv", () => {
     expect(existsSync(join(o.root, "escaped.json"))).toBe(false);
     expect(existsSync(join(dataDir, "..", "..", "..", "..", "escaped.json"))).toBe(false);
     await o.restart();
+  });
+
+  it("after kill -9 in the middle of a round, shows the round as interrupted and runs the prompt that waited", async () => {
+    const id = await o.create(`agent=coding cwd=${o.work} name=crashing`);
+    const agent = `session/${id}/agent/main`;
+    o.mock.enqueue({ toolCalls: [{ name: "shell", arguments: { command: "sleep 30" } }] });
+    const states = await watchStates(o, agent);
+    await o.fsys.writeFile(`${agent}/prompt`, "Run the long thing");
+    await states.until("calling: shell");
+    // Taken while the first turn runs: when this write returns, the prompt is on disk.
+    await o.fsys.writeFile(`${agent}/prompt`, "Then say hello");
+
+    await o.crash();
+    o.mock.enqueue({ text: "Hello, after the restart." });
+    await o.restart();
+
+    await untilTurns(o, agent, 1);
+    const history = JSON.parse(await o.read(`${agent}/context`)) as Array<{ role: string; content: string }>;
+    expect(history.map((m) => m.role)).toEqual(["user", "assistant", "tool", "user", "assistant"]);
+    expect(history[2]!.content).toMatch(/^\[interrupted: /);
+    expect(history[3]!.content).toBe("Then say hello");
+    const chat = await o.read(`${agent}/chat`);
+    expect(chat).toMatch(/← shell failed: \[interrupted: /);
+    expect(chat).toMatch(/» Then say hello\n\nHello, after the restart\./);
   });
 });

@@ -134,6 +134,8 @@ export class AgentSlot {
     this.lastPrompt = prompt;
     const submission = agent.submit(stampSender(prompt, from, this.env.owner));
     this.queuedHops.push(hops);
+    // The writer learns the prompt was taken only once it is on disk: a crash now cannot lose it.
+    await this.session.save();
     const parent = this.session.parent;
     if (parent !== undefined && from === parent) {
       void submission.then((outcome) =>
@@ -223,6 +225,11 @@ export class AgentSlot {
       ...(this.lastPrompt && { lastPrompt: this.lastPrompt }),
       ...(session && { session }),
     };
+  }
+
+  /** Prompts that were waiting when the session was last saved: restoring the agent runs them. */
+  get waitingPrompts(): readonly string[] {
+    return this.saved?.queued ?? [];
   }
 
   /** The session's usage as last saved (for a paused agent). */

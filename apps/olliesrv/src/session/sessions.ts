@@ -71,11 +71,23 @@ export class Sessions {
     return session;
   }
 
-  /** Reads the saved sessions back, paused: nothing connects until an agent is used. */
+  /**
+   * Reads the saved sessions back, paused: nothing connects until an agent is used — except an agent that had
+   * prompts waiting, which comes back and runs them, in order.
+   */
   async restore(): Promise<number> {
     const files = await readSessionFiles(this.dir, this.corruptDir, this.log);
     for (const file of files) this.byId.set(file.id, new Session(file.id, this.dir, this.environment, file));
     this.changes++;
+    for (const session of this.byId.values()) {
+      for (const slot of session.agents.values()) {
+        if (slot.waitingPrompts.length === 0) continue;
+        slot.activate().then(
+          () => this.log(`${slot.uname}: running ${slot.waitingPrompts.length} prompt(s) that were waiting`),
+          (error: unknown) => this.log(`${slot.uname}: cannot run its waiting prompts: ${(error as Error).message}`),
+        );
+      }
+    }
     return files.length;
   }
 

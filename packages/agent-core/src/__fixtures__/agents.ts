@@ -1,15 +1,21 @@
 import { type MockReply, ScriptedBackend, type ScriptedCall } from "@ollie/backends/testing";
 import { Agent, type AgentOptions } from "../agent/agent.js";
 import type { AgentEvent, AgentState } from "../agent/events.js";
+import type { PersistedSession } from "../persist/persisted-session.js";
 import { type FunctionTool, ToolSet } from "../tools/tool-set.js";
 
-/** An agent over a ScriptedBackend playing `replies`, with every event it emits recorded. */
+/**
+ * An agent over a ScriptedBackend playing `replies`, with every event it emits recorded; with `restore`, one
+ * that carries on that saved session.
+ */
 export async function scriptedAgent(
   replies: MockReply[] | ((call: ScriptedCall) => MockReply),
-  options: Partial<AgentOptions> & { tools?: ToolSet } = {},
+  options: Partial<AgentOptions> & { tools?: ToolSet; restore?: PersistedSession } = {},
 ) {
   const backend = new ScriptedBackend({ replies });
-  const agent = await Agent.create({ backend, prompt: "You are a test agent.", ...options });
+  const { restore, ...rest } = options;
+  const agentOptions = { backend, prompt: "You are a test agent.", ...rest };
+  const agent = restore ? await Agent.restore(restore, agentOptions) : await Agent.create(agentOptions);
   const events: AgentEvent[] = [];
   agent.subscribe((e) => events.push(e));
   return { agent, backend, events, of: <T extends AgentEvent["type"]>(type: T) => only(events, type) };

@@ -115,8 +115,12 @@ export class AgentCore implements TurnContext, CompactionHost {
     return this.options.readPlanStep?.();
   }
 
+  /** The prompts waiting to run, for the snapshot (the Agent that owns the queue sets this). */
+  waitingPrompts: () => readonly string[] = () => [];
+
   /** The session as it would be saved now. */
   snapshot(): PersistedSession {
+    const queued = this.waitingPrompts();
     return {
       version: 1,
       id: this.sessionId,
@@ -128,6 +132,7 @@ export class AgentCore implements TurnContext, CompactionHost {
       taskState: { ...this.taskState, constraints: [...this.taskState.constraints] },
       usage: { ...this.usage.session },
       savedAt: new Date().toISOString(),
+      ...(queued.length > 0 && { queued: [...queued] }),
     };
   }
 

@@ -87,7 +87,11 @@ export class Agent {
     this.core = new AgentCore(runtime, options);
     this.options = lasting(options);
     this.queue = new BoundedQueue(options.maxQueue ?? 64);
+    this.core.waitingPrompts = () => [...this.unrun, ...this.queued];
   }
+
+  /** Prompts `close` took off the queue: still saved, so that the next start runs them. */
+  private unrun: string[] = [];
 
   /**
    * Makes an agent: lists its tools, renders its preamble, and runs the agentSpawn hook — a block refuses the
@@ -106,11 +110,13 @@ export class Agent {
 
   /**
    * Makes an agent that carries on a saved session: same ids, history, task state and usage. Tool calls
-   * left without results are answered as interrupted (and the repaired session saved) first.
+   * left without results are answered as interrupted, and a prompt left without a reply (a turn cut off by a
+   * crash or a restart) with INTERRUPTED_TURN; the repaired session is saved. Prompts that were waiting are
+   * submitted again, in order.
    */
   static async restore(session: PersistedSession, options: AgentOptions): Promise<Agent> {
     const history = new History(session.messages);
-    const repaired = history.repairUnansweredCalls();
+    const repaired = history.repairUnansweredCalls() + (history.repairUnansweredPrompt() ? 1 : 0);
     const agent = await Agent.create({
       ...options,
       id: session.agentId,
@@ -123,6 +129,7 @@ export class Agent {
       ...(session.cwd !== undefined && { cwd: session.cwd }),
     });
     if (repaired > 0) await agent.persist();
+    for (const prompt of session.queued ?? []) void agent.submit(prompt);
     return agent;
   }
 
@@ -293,9 +300,13 @@ export class Agent {
     return done.compacted;
   }
 
-  /** Interrupts the running turn, clears the queue, saves the session a last time and closes the tools. */
+  /**
+   * Interrupts the running turn, takes the waiting prompts off the queue (their submissions resolve as
+   * interrupted; the last save keeps them, for a restored agent to run), saves the session a last time and
+   * closes the tools.
+   */
   async close(): Promise<void> {
-    this.clearQueue();
+    this.unrun = this.clearQueue();
     this.interrupt("closed");
     await this.draining;
     await this.persist();

@@ -4,6 +4,10 @@ import type { Message, ToolResultMessage } from "@ollie/backends";
 export const INTERRUPTED_RESULT =
   "[interrupted: this call was stopped before it returned. It may have had side effects — check before repeating it.]";
 
+/** The reply given to a prompt whose turn a crash or a restart cut off before the model answered. */
+export const INTERRUPTED_TURN =
+  "[interrupted: this turn was cut off by a restart before it was answered. Ask again if it still matters.]";
+
 /**
  * The conversation, as the model sees it after the system preamble: a flat list that grows until it is
  * compacted. Appends are O(1); nothing copies the whole list per message.
@@ -44,6 +48,16 @@ export class History {
    * mid-round) gets INTERRUPTED_RESULT, placed after the results its round did get. Returns how many were
    * added.
    */
+  /**
+   * Answers a prompt left without a reply (the turn began, then the process died) with INTERRUPTED_TURN,
+   * so that the history still alternates and says what happened. True if it did.
+   */
+  repairUnansweredPrompt(): boolean {
+    if (this.list.at(-1)?.role !== "user") return false;
+    this.list = [...this.list, { role: "assistant", content: INTERRUPTED_TURN }];
+    return true;
+  }
+
   repairUnansweredCalls(): number {
     const out: Message[] = [];
     let added = 0;

@@ -103,6 +103,8 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
   if (pre.output) parts.push(pre.output);
   t.history.append({ role: "user", content: parts.join("\n\n") });
   t.emit({ type: "user", text: prompt, from: "user" });
+  // Saved as the turn begins: were the process to die now, the restored history says the prompt was taken.
+  await t.persist();
   if (t.taskState.objective === "") t.taskState = { ...t.taskState, objective: prompt.slice(0, 500) };
 
   for (;;) {

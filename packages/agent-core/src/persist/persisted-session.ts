@@ -19,6 +19,8 @@ export interface PersistedSession {
   taskState: TaskState;
   usage: UsageTotals;
   savedAt: string;
+  /** Prompts accepted and not yet begun, oldest first: a restored agent submits them again. */
+  queued?: string[];
 }
 
 const toolCall = z.object({
@@ -62,6 +64,7 @@ export const persistedSessionSchema = z.object({
   agent: z.string().optional(),
   cwd: z.string().optional(),
   messages: z.array(message),
+  queued: z.array(z.string()).optional(),
   taskState: z.object({
     objective: z.string(),
     planStep: z.string().optional(),

@@ -5,7 +5,7 @@ import { ScriptedBackend } from "@ollie/backends/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { call, echoTool, scriptedAgent, tools } from "../__fixtures__/agents.js";
 import { Agent } from "../agent/agent.js";
-import { INTERRUPTED_RESULT } from "../history/history.js";
+import { INTERRUPTED_RESULT, INTERRUPTED_TURN } from "../history/history.js";
 import type { PersistedSession } from "./persisted-session.js";
 import { loadSession, SessionFileError, saveSession } from "./session-file.js";
 import { newSessionId } from "./session-id.js";
@@ -85,7 +85,7 @@ describe("session files", () => {
 });
 
 describe("persistence of an agent", () => {
-  it("saves after every round of calls and at the end of the turn", async () => {
+  it("saves as the turn begins, after every round of calls and at the end of the turn", async () => {
     const saves: PersistedSession[] = [];
     const { agent } = await scriptedAgent(
       [call("read", { path: "a" }), call("read", { path: "b" }), { text: "ok" }],
@@ -97,7 +97,7 @@ describe("persistence of an agent", () => {
       },
     );
     await agent.submit("go");
-    expect(saves.map((s) => s.messages.length)).toEqual([3, 5, 6]);
+    expect(saves.map((s) => s.messages.length)).toEqual([1, 3, 5, 6]);
   });
 
   it("reports a failed save and carries on", async () => {
@@ -107,7 +107,52 @@ describe("persistence of an agent", () => {
       },
     });
     expect((await agent.submit("go")).status).toBe("done");
-    expect(of("error").map((e) => e.message)).toEqual(["the session could not be saved: disk full"]);
+    expect(of("error").map((e) => e.message)).toEqual([
+      "the session could not be saved: disk full",
+      "the session could not be saved: disk full",
+    ]);
+  });
+
+  it("keeps the prompts still waiting in the last save when it closes, and a restored agent runs them in order", async () => {
+    const saves: PersistedSession[] = [];
+    const slow = echoTool("slow", { run: () => new Promise((r) => setTimeout(() => r("slept"), 200)) });
+    const { agent } = await scriptedAgent([call("slow", {}), { text: "first done" }], {
+      tools: tools(slow),
+      persist: async (s) => {
+        saves.push(s);
+      },
+    });
+    void agent.submit("first");
+    void agent.submit("second");
+    void agent.submit("third");
+    await new Promise((r) => setTimeout(r, 50));
+    await agent.close();
+    const last = saves.at(-1)!;
+    expect(last.queued).toEqual(["second", "third"]);
+
+    const { agent: again } = await scriptedAgent([{ text: "2" }, { text: "3" }], { restore: last });
+    await new Promise((r) => setTimeout(r, 100));
+    const prompts = again.snapshot().messages.filter((m) => m.role === "user");
+    expect(prompts.map((m) => m.content)).toEqual(["first", "second", "third"]);
+    await again.close();
+  });
+
+  it("answers a prompt whose turn a crash cut off before any reply, saying so", async () => {
+    const saves: PersistedSession[] = [];
+    const { agent } = await scriptedAgent([{ text: "never seen", delayMs: 10_000 }], {
+      persist: async (s) => {
+        saves.push(s);
+      },
+    });
+    void agent.submit("do something");
+    await new Promise((r) => setTimeout(r, 50));
+    // What the disk holds at this moment is what a process killed now leaves behind.
+    const crashed = saves.at(-1)!;
+    expect(crashed.messages.map((m) => m.role)).toEqual(["user"]);
+    await agent.close();
+    const { agent: restored } = await scriptedAgent([], { restore: crashed });
+    expect(restored.snapshot().messages.at(-1)).toEqual({ role: "assistant", content: INTERRUPTED_TURN });
+    await restored.close();
   });
 
   it("restores a saved session so that the next request is the one the original would have made", async () => {
