@@ -1,7 +1,17 @@
+import { createHmac } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
-import { encodeMessage, hmacAuthenticator, NinepClient, OREAD } from "@ollie/ninep";
+import {
+  decodeMessage,
+  encodeMessage,
+  FrameReader,
+  hmacAuthenticator,
+  type Message,
+  NinepClient,
+  OREAD,
+  type TMessage,
+} from "@ollie/ninep";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Ollie, startOllie } from "./harness.js";
 
@@ -123,5 +133,51 @@ describe("clients that never attach", () => {
       .filter((l) => l.includes(`audit: refused attach as ${o.owner}`));
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.length).toBeLessThanOrEqual(20);
+  });
+});
+
+describe("a pipelining client", () => {
+  it("gets every reply when it writes 5,000 requests before reading any (as 9fans/go's client does)", async () => {
+    const socket = connect(o.address.replace(/^unix!/, ""));
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    const reader = new FrameReader(1 << 24);
+    const replies: Message[] = [];
+    socket.on("data", (chunk: Buffer) => {
+      reader.push(chunk);
+      for (let f = reader.next(); f; f = reader.next()) replies.push(decodeMessage(f));
+    });
+    const send = (m: TMessage) => socket.write(encodeMessage(m));
+    const reply = async (tag: number) => {
+      for (let i = 0; i < 500 && !replies.some((r) => "tag" in r && r.tag === tag); i++)
+        await new Promise((r) => setTimeout(r, 10));
+      return replies.find((r) => "tag" in r && r.tag === tag)!;
+    };
+    // Attach as the owner, proving the key over the afid.
+    send({ type: "Tversion", tag: 0xffff, msize: 8192 + 24, version: "9P2000" });
+    send({ type: "Tauth", tag: 1, afid: 1, uname: o.owner, aname: "" });
+    send({ type: "Tread", tag: 2, fid: 1, offset: 0n, count: 256 });
+    const challenge = (await reply(2)) as Extract<Message, { type: "Rread" }>;
+    const nonce = challenge.data.toString().trim().split(" ")[1]!;
+    const proof = createHmac("sha256", o.ownerKey()).update(`${nonce}\n${o.owner}\n`).digest("hex");
+    send({ type: "Twrite", tag: 3, fid: 1, offset: 0n, data: Buffer.from(proof) });
+    send({ type: "Tattach", tag: 4, fid: 0, afid: 1, uname: o.owner, aname: "" });
+    send({ type: "Twalk", tag: 5, fid: 0, newfid: 2, wnames: ["stats"] });
+    send({ type: "Topen", tag: 6, fid: 2, mode: OREAD });
+    expect((await reply(6)).type).toBe("Ropen");
+    replies.length = 0;
+    socket.pause();
+    for (let i = 0; i < 4000; i++) send({ type: "Tread", tag: 10 + i, fid: 2, offset: 0n, count: 4096 });
+    const long = Array.from({ length: 8 }, (_, i) => `${i}`.repeat(250));
+    for (let i = 0; i < 1000; i++) send({ type: "Twalk", tag: 5000 + i, fid: 0, newfid: 3, wnames: long });
+    const sent = await new Promise<boolean>((resolve) => {
+      socket.once("drain", () => resolve(true));
+      setTimeout(() => resolve(false), 5000);
+    });
+    socket.resume();
+    expect(sent, "every request left the client before it read a reply").toBe(true);
+    for (let i = 0; i < 2000 && replies.length < 5000; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(replies).toHaveLength(5000);
+    expect(replies.filter((r) => r.type === "Rread")).toHaveLength(4000);
+    socket.destroy();
   });
 });
