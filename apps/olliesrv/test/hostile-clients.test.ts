@@ -158,12 +158,17 @@ describe("a pipelining client", () => {
     send({ type: "Tread", tag: 2, fid: 1, offset: 0n, count: 256 });
     const challenge = (await reply(2)) as Extract<Message, { type: "Rread" }>;
     const nonce = challenge.data.toString().trim().split(" ")[1]!;
+
     const proof = createHmac("sha256", o.ownerKey()).update(`${nonce}\n${o.owner}\n`).digest("hex");
     send({ type: "Twrite", tag: 3, fid: 1, offset: 0n, data: Buffer.from(proof) });
+    // Requests run concurrently: the attach must wait for the proof to be taken.
+    await reply(3);
     send({ type: "Tattach", tag: 4, fid: 0, afid: 1, uname: o.owner, aname: "" });
     send({ type: "Twalk", tag: 5, fid: 0, newfid: 2, wnames: ["stats"] });
     send({ type: "Topen", tag: 6, fid: 2, mode: OREAD });
-    expect((await reply(6)).type).toBe("Ropen");
+    expect(
+      [await reply(3), await reply(4), await reply(6)].map((r) => (r.type === "Rerror" ? r.ename : r.type)),
+    ).toEqual(["Rwrite", "Rattach", "Ropen"]);
     replies.length = 0;
     socket.pause();
     for (let i = 0; i < 4000; i++) send({ type: "Tread", tag: 10 + i, fid: 2, offset: 0n, count: 4096 });
