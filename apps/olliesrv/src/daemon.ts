@@ -31,8 +31,12 @@ const USAGE = `usage: olliesrv [-a ADDR] [--tcp [HOST:]PORT] [--key-file FILE] [
   --max-children N  sessions one agent may have spawned at once (default 16)
   --max-sessions N  sessions the daemon holds at once (default 512)
   --max-hops N      agent-to-agent prompts in a row before a person must prompt again (default 10)
+  --max-prompt BYTES the longest prompt (default 1048576)
   --max-connections N, --attach-deadline SECONDS
                     9P clients at once (default 1024); how long a client has to attach (default 30)
+  --ninep-limit NAME=N
+                    any other limit of the 9P server (@ollie/ninep ServerLimits), e.g.
+                    maxQueuedReplyBytes=33554432 (repeatable)
   --toolsrv ADDR    use a toolsrv already running at ADDR instead of starting one at $NAMESPACE/toolsrv
                     (it is authenticated with $OLLIE_TOOLSRV_KEY when that is set)
   -D                trace 9P messages to stderr
@@ -78,11 +82,25 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       maxChildren: whole("max-children", d.maxChildren),
       maxSessions: whole("max-sessions", d.maxSessions),
       maxHops: whole("max-hops", d.maxHops),
+      maxPromptBytes: whole("max-prompt", d.maxPromptBytes),
     };
-    serverLimits = {
-      maxConnections: whole("max-connections", DEFAULT_LIMITS.maxConnections),
-      attachDeadlineMs: whole("attach-deadline", DEFAULT_LIMITS.attachDeadlineMs / 1000) * 1000,
-    };
+    serverLimits = {};
+    for (const setting of values["ninep-limit"] ?? []) {
+      const [name = "", value = ""] = setting.split("=");
+      if (!(name in DEFAULT_LIMITS))
+        throw new Error(`--ninep-limit: no limit '${name}' (${Object.keys(DEFAULT_LIMITS).join(", ")})`);
+      const n = Number(value);
+      if (!Number.isInteger(n) || n < 0)
+        throw new Error(`--ninep-limit ${name} takes a whole number, not '${value}'`);
+      serverLimits[name as keyof ServerLimits] = n;
+    }
+    serverLimits.maxConnections = whole(
+      "max-connections",
+      serverLimits.maxConnections ?? DEFAULT_LIMITS.maxConnections,
+    );
+    serverLimits.attachDeadlineMs =
+      whole("attach-deadline", (serverLimits.attachDeadlineMs ?? DEFAULT_LIMITS.attachDeadlineMs) / 1000) *
+      1000;
   } catch (error) {
     process.stderr.write(`olliesrv: ${(error as Error).message}\n`);
     return 2;
@@ -220,6 +238,8 @@ function parse(argv: string[]) {
       "max-children": { type: "string" },
       "max-sessions": { type: "string" },
       "max-hops": { type: "string" },
+      "max-prompt": { type: "string" },
+      "ninep-limit": { type: "string", multiple: true },
       "max-connections": { type: "string" },
       "attach-deadline": { type: "string" },
       D: { type: "boolean" },

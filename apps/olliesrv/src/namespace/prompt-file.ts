@@ -2,15 +2,12 @@ import { NinepError } from "@ollie/ninep";
 import { file, text } from "@ollie/virtfs";
 import type { AgentSlot } from "../session/agent-slot.js";
 
-/** The longest prompt one write may carry. */
-export const MAX_PROMPT_BYTES = 1024 * 1024;
-
 /** A file whose writes are prompts to `slot` from the writer (0466: anyone but the agent itself). */
 export function promptFile(name: string, slot: AgentSlot, group?: string) {
   return file(
     name,
     text(undefined, {
-      maxBytes: MAX_PROMPT_BYTES,
+      maxBytes: slot.maxPromptBytes,
       tooLong: (limit) => `a prompt is at most ${limit}`,
       write: async (body, ctx) => {
         const prompt = body.trim();

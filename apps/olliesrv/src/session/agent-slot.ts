@@ -227,6 +227,11 @@ export class AgentSlot {
     };
   }
 
+  /** The longest prompt the daemon takes. */
+  get maxPromptBytes(): number {
+    return this.env.limits.maxPromptBytes;
+  }
+
   /** Prompts that were waiting when the session was last saved: restoring the agent runs them. */
   get waitingPrompts(): readonly string[] {
     return this.saved?.queued ?? [];

@@ -11,6 +11,8 @@ export interface SessionLimits {
    * or a callback to its parent) is one hop past the turn it was written in; past this it is refused.
    */
   maxHops: number;
+  /** The longest prompt, in bytes. */
+  maxPromptBytes: number;
 }
 
 export const DEFAULT_SESSION_LIMITS: Readonly<SessionLimits> = {
@@ -18,4 +20,5 @@ export const DEFAULT_SESSION_LIMITS: Readonly<SessionLimits> = {
   maxChildren: 16,
   maxSessions: 512,
   maxHops: 10,
+  maxPromptBytes: 1024 * 1024,
 };

@@ -84,7 +84,8 @@ export class Sessions {
         if (slot.waitingPrompts.length === 0) continue;
         slot.activate().then(
           () => this.log(`${slot.uname}: running ${slot.waitingPrompts.length} prompt(s) that were waiting`),
-          (error: unknown) => this.log(`${slot.uname}: cannot run its waiting prompts: ${(error as Error).message}`),
+          (error: unknown) =>
+            this.log(`${slot.uname}: cannot run its waiting prompts: ${(error as Error).message}`),
         );
       }
     }
