@@ -106,7 +106,9 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       const access = keys
         ? "every attach must prove its key"
         : "unauthenticated: OLLIE_TOOLSRV_KEY is not set, so anyone who can reach the socket can run tools";
-      log(`serving ${toolsPath.length} tool directories on ${formatAddress(listener.boundAddress)}; ${access}`);
+      log(
+        `serving ${toolsPath.length} tool directories on ${formatAddress(listener.boundAddress)}; ${access}`,
+      );
     });
   } finally {
     // Stdin is held open to notice the parent's end; it must not keep the process alive once serving ends,

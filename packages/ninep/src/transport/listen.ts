@@ -52,7 +52,8 @@ async function prepareUnixPath(path: string): Promise<void> {
 export async function assertAddressFree(address: Address): Promise<void> {
   if (address.kind === "unix") {
     const existing = await lstat(address.path).catch(() => undefined);
-    if (existing && !existing.isSocket()) throw new AddressInUseError(`${address.path} exists and is not a socket`);
+    if (existing && !existing.isSocket())
+      throw new AddressInUseError(`${address.path} exists and is not a socket`);
     if (existing && (await isListening(address.path)))
       throw new AddressInUseError(`another server is listening on ${address.path}`);
     return;
