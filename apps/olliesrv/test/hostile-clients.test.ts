@@ -70,11 +70,18 @@ describe("a session spec", () => {
     const agents = join(o.root, "config", "ollie", "agents");
     mkdirSync(agents, { recursive: true });
     writeFileSync(join(agents, "broken.json"), '{ "model": 42 }\n');
+    writeFileSync(
+      join(agents, "hooked.json"),
+      '{ "hooks": { "preTool": "$OLLIE/hooks/missing.sh --strict" } }\n',
+    );
     await expect(o.create(`agent=coding cwd=${o.work} backend=nosuch`)).rejects.toThrow(
       "no backend profile 'nosuch' (profiles: mock, other, down)",
     );
     await expect(o.create(`agent=nosuch cwd=${o.work}`)).rejects.toThrow("no agent profile 'nosuch'");
     await expect(o.create(`agent=broken cwd=${o.work}`)).rejects.toThrow(/broken\.json/);
+    await expect(o.create(`agent=hooked cwd=${o.work}`)).rejects.toThrow(
+      /hooked\.json: hooks\.preTool: \S+\/config\/ollie\/hooks\/missing\.sh is not an executable file/,
+    );
     await expect(o.create("agent=../../etc/x")).rejects.toThrow("'../../etc/x' is not a profile name");
     expect(await o.read("session/idx")).not.toContain("nosuch");
   });

@@ -39,7 +39,7 @@ export function agentOperations(sessions: Sessions, session: Session, slot: Agen
     agent: async (profile: string) => {
       if (!profile) fail("agent needs a profile: agent NAME");
       checkProfileName(profile);
-      await checkedProfile(env.agentDirs, profile);
+      await checkedProfile(env.agentDirs, profile, env.prompt.ollieDir);
       idle(slot, "switch profile");
       await slot.reset(profile);
       await session.save();

@@ -61,7 +61,11 @@ export class Sessions {
         throw error;
       }
     }
-    await checkedProfile(this.environment.agentDirs, spec.agent ?? "default");
+    await checkedProfile(
+      this.environment.agentDirs,
+      spec.agent ?? "default",
+      this.environment.prompt.ollieDir,
+    );
     if (spec.backend !== undefined) this.environment.backends.profile(spec.backend);
     const session = Session.create(this.dir, this.environment, { ...spec, ...lineage });
     // Saved before it is listed: a session that cannot be saved (a full disk) is not made at all.
