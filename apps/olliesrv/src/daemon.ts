@@ -1,6 +1,8 @@
+import { readFile, rm } from "node:fs/promises";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { writeFileAtomic } from "@ollie/agent-core";
 import {
   assertAddressFree,
   DEFAULT_LIMITS,
@@ -105,11 +107,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     process.stderr.write(`olliesrv: ${(error as Error).message}\n`);
     return 2;
   }
-  // A second daemon fails here, before it starts a toolsrv or touches any session.
+  // A second daemon fails here, before it starts a toolsrv or touches any session, saying who serves.
+  const parsedAddress = parseAddress(address);
+  const pidFile = parsedAddress.kind === "unix" ? `${parsedAddress.path}.pid` : undefined;
   try {
-    await assertAddressFree(parseAddress(address));
+    await assertAddressFree(parsedAddress);
   } catch (error) {
-    log((error as Error).message);
+    const pid = pidFile && (await readFile(pidFile, "utf8").catch(() => "")).trim();
+    log(`${(error as Error).message}${pid ? ` (olliesrv pid ${pid})` : ""}`);
     return 1;
   }
   const keyFile = values["key-file"] ?? paths.ownerKey;
@@ -196,6 +201,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       );
       log(`try: ollie -a '${bound}' ask "hello"   (backends are configured in ${environment.backendsConf})`);
       log(`you attach as ${principals.owner}, proven with ${keyFile} (ninep: -k ${keyFile})`);
+      if (pidFile) void writeFileAtomic(pidFile, `${process.pid}\n`).catch(() => {});
       const started = performance.now();
       restoring = sessions.restore().then(
         (n) => {
@@ -208,6 +214,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       );
     });
   } finally {
+    if (pidFile) await rm(pidFile, { force: true });
     await restoring;
     unsaved = await sessions.close();
     await server.close();

@@ -61,7 +61,9 @@ export async function startOllie(prefix = "olliesrv-", options: StartOptions = {
   const config = join(root, "config", "ollie");
   mkdirSync(work, { recursive: true });
   mkdirSync(config, { recursive: true });
-  const mock = await MockLlmServer.start(options.mock);
+  // The models the tests name; the daemon checks a model against its backend's list.
+  const models = ["mock-model", "other-model", "big-model"].map((id) => ({ id, contextLength: 32_768 }));
+  const mock = await MockLlmServer.start({ models, ...options.mock });
   writeFileSync(
     join(config, "backends.conf"),
     `default = mock\n[mock]\ntype = openai\nurl = ${mock.baseUrl("openai")}\nmodel = mock-model\n[other]\ntype = openai\nurl = ${mock.baseUrl("openai")}\nmodel = other-model\n[down]\ntype = ollama\nurl = http://127.0.0.1:1\nmodel = nothing\n`,

@@ -83,6 +83,14 @@ describe("a session spec", () => {
       /hooked\.json: hooks\.preTool: \S+\/config\/ollie\/hooks\/missing\.sh is not an executable file/,
     );
     await expect(o.create("agent=../../etc/x")).rejects.toThrow("'../../etc/x' is not a profile name");
+    await expect(o.create(`agent=coding cwd=${o.work} model=nosuch`)).rejects.toThrow(
+      "backend 'mock' has no model 'nosuch' (it lists mock-model, other-model, big-model)",
+    );
+    const id = await o.create(`agent=coding cwd=${o.work} model=big-model`);
+    await expect(o.fsys.writeFile(`session/${id}/agent/main/ctl`, "model nosuch\n")).rejects.toThrow(
+      "has no model 'nosuch'",
+    );
+    await o.fsys.writeFile(`session/${id}/agent/main/ctl`, "model other-model\n");
     expect(await o.read("session/idx")).not.toContain("nosuch");
   });
 });

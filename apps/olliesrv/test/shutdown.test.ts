@@ -57,7 +57,7 @@ describe("shutting olliesrv down", () => {
     expect(second.timedOut).toBe(false);
     expect(second.exitCode).toBe(1);
     expect(second.stderr).toContain(
-      `olliesrv: another server is listening on ${o.address.replace(/^unix!/, "")}`,
+      `olliesrv: another server is listening on ${o.address.replace(/^unix!/, "")} (olliesrv pid ${o.pid})`,
     );
     expect(await o.read("session/idx")).toBe("");
     await o.stop();

@@ -1,4 +1,5 @@
 import { ctl } from "@ollie/virtfs";
+import { checkModel } from "../config/backends.js";
 import { checkedProfile } from "../config/profiles.js";
 import type { AgentEnvironment, AgentSlot } from "../session/agent-slot.js";
 import { stampSender } from "../session/callback.js";
@@ -24,7 +25,9 @@ export function agentOperations(sessions: Sessions, session: Session, slot: Agen
       if (!(await agent.compact())) fail("the history was not compacted (see chat for why)");
     },
     model: async (model: string) => {
-      slot.model = model || fail("model needs a name: model NAME");
+      if (!model) fail("model needs a name: model NAME");
+      await checkModel(env.backends, slot.backend, model);
+      slot.model = model;
       slot.agent?.runtime.backend.setModel(model);
       await session.save();
     },

@@ -1,5 +1,6 @@
 import { realpath } from "node:fs/promises";
 import { resolve, sep } from "node:path";
+import { checkModel } from "../config/backends.js";
 import { checkedProfile } from "../config/profiles.js";
 import { type AgentEnvironment, type AgentSlot, splitUname } from "./agent-slot.js";
 import type { SessionLimits } from "./limits.js";
@@ -67,6 +68,7 @@ export class Sessions {
       this.environment.prompt.ollieDir,
     );
     if (spec.backend !== undefined) this.environment.backends.profile(spec.backend);
+    if (spec.model !== undefined) await checkModel(this.environment.backends, spec.backend, spec.model);
     const session = Session.create(this.dir, this.environment, { ...spec, ...lineage });
     // Saved before it is listed: a session that cannot be saved (a full disk) is not made at all.
     await session.save();
