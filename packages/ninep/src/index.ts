@@ -85,6 +85,7 @@ export { MIN_MSIZE } from "./server/version.js";
 export {
   type Address,
   AddressError,
+  defaultUname,
   formatAddress,
   namespaceDir,
   parseAddress,

@@ -34,6 +34,21 @@ describe("hmac authentication", () => {
     ).rejects.toThrow("authentication failed");
   });
 
+  it("names whose key a refused client holds when the server knows it, and only then", async () => {
+    const naming = hmacAuth({
+      keyFor: (uname) => (keys[uname] ? Buffer.from(keys[uname]) : undefined),
+      knownUnames: () => Object.keys(keys),
+    });
+    harness = (await serve(new Ramfs(), { auth: naming })) as Harness<unknown>;
+    const client = await harness.client();
+    await expect(
+      client.attach({ uname: "glenda", authenticator: hmacAuthenticator(keys.bob!) }),
+    ).rejects.toThrow(/^authentication failed: the key proves "bob", but the attach claimed "glenda"$/);
+    await expect(
+      client.attach({ uname: "glenda", authenticator: hmacAuthenticator("guess") }),
+    ).rejects.toThrow(/^authentication failed$/);
+  });
+
   it("refuses an attach without authentication, with a clear error", async () => {
     harness = (await serve(new Ramfs(), { auth })) as Harness<unknown>;
     const client = await harness.client();

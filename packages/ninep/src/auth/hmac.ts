@@ -12,6 +12,11 @@ function proof(key: Uint8Array, nonce: string, uname: string, aname: string): Bu
 export interface HmacAuthOptions {
   /** The secret a uname must prove it knows, or undefined for a uname that may not attach. */
   keyFor(uname: string): Uint8Array | undefined;
+  /**
+   * The unames whose keys a failed answer is tried against, so the refusal can name whose key the client
+   * holds ("the key proves alice, not bob"). It tells a client only what its key already proves.
+   */
+  knownUnames?(): Iterable<string>;
 }
 
 /**
@@ -38,8 +43,8 @@ export function hmacAuth(options: HmacAuthOptions): ServerAuth {
           const key = options.keyFor(uname);
           const answer = Buffer.from(Buffer.from(data).toString("utf8").trim(), "hex");
           const expected = proof(key ?? randomBytes(32), nonce, uname, aname);
-          if (!key || answer.length !== expected.length || !timingSafeEqual(answer, expected)) {
-            throw new NinepError("authentication failed");
+          if (!key || !sameProof(answer, expected)) {
+            throw new NinepError(refusal(options, answer, nonce, uname, aname));
           }
           state = "verified";
           return data.length;
@@ -48,6 +53,18 @@ export function hmacAuth(options: HmacAuthOptions): ServerAuth {
       };
     },
   };
+}
+
+const sameProof = (a: Buffer, b: Buffer) => a.length === b.length && timingSafeEqual(a, b);
+
+function refusal(options: HmacAuthOptions, answer: Buffer, nonce: string, uname: string, aname: string) {
+  for (const other of options.knownUnames?.() ?? []) {
+    const key = options.keyFor(other);
+    if (other !== uname && key && sameProof(answer, proof(key, nonce, uname, aname))) {
+      return `authentication failed: the key proves ${JSON.stringify(other)}, but the attach claimed ${JSON.stringify(uname)}`;
+    }
+  }
+  return "authentication failed";
 }
 
 /** The client side of `hmacAuth`: answers the challenge with `key`. */

@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa, type ResultPromise } from "execa";
@@ -13,7 +13,9 @@ import { NinepServer } from "../server/server.js";
 
 const bin = fileURLToPath(new URL("../../bin/ninep.js", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "ninep-cli-"));
+// $USER names someone else: the uname is the account's, which is what a key file belongs to.
 const env = { NAMESPACE: join(dir, "ns"), USER: "glenda" };
+const me = userInfo().username;
 let ramfs: ResultPromise;
 
 const ninep = (args: string[], input?: string) =>
@@ -52,15 +54,17 @@ describe("ninep command with ninep ramfs", () => {
     expect((await ninep(["read", "ramfs/notes/todo"])).stdout).toBe("buy milk\nfix 9p");
 
     const ls = await ninep(["ls", "-l", "ramfs/notes"]);
-    expect(ls.stdout).toMatch(/^--rw-r--r-- glenda glenda 16 \w{3} [ \d]\d \d\d:\d\d todo$/);
+    expect(ls.stdout).toMatch(new RegExp(`^--rw-r--r-- ${me} ${me} 16 \\w{3} [ \\d]\\d \\d\\d:\\d\\d todo$`));
     expect((await ninep(["ls", "ramfs/"])).stdout).toBe("notes");
     expect((await ninep(["ls", "-ld", "ramfs/notes"])).stdout).toMatch(
-      /^d-rwxr-xr-x glenda glenda 0 .* notes$/,
+      new RegExp(`^d-rwxr-xr-x ${me} ${me} 0 .* notes$`),
     );
 
     const stat = await ninep(["stat", "ramfs/notes/todo"]);
     expect(stat.stdout).toMatch(
-      /^\('todo' 'glenda' 'glenda' 'glenda' q \(\d+ \d+\) m 0644 at \d+ mt \d+ l 16 t 0 d 0\)$/,
+      new RegExp(
+        `^\\('todo' '${me}' '${me}' '${me}' q \\(\\d+ \\d+\\) m 0644 at \\d+ mt \\d+ l 16 t 0 d 0\\)$`,
+      ),
     );
 
     const rm = await ninep(["rm", "ramfs/notes/todo", "ramfs/notes/nothing"]);
@@ -189,10 +193,13 @@ describe("ninep read on a file that blocks", () => {
 });
 
 describe("ninep on a server that requires authentication", () => {
-  it("proves the uname with -k, and exits at once with the reason when refused", async () => {
+  it("proves the uname with -k, and exits at once with the reason when refused, naming whose key it holds", async () => {
     const keyFile = join(dir, "glenda.key");
     writeFileSync(keyFile, "glenda's secret\n");
-    const auth = hmacAuth({ keyFor: (u) => (u === "glenda" ? Buffer.from("glenda's secret") : undefined) });
+    const auth = hmacAuth({
+      keyFor: (u) => (u === me ? Buffer.from("glenda's secret") : undefined),
+      knownUnames: () => [me],
+    });
     const server = new NinepServer(new Ramfs(), { auth });
     const path = join(dir, "auth.sock");
     await server.listen(path);
@@ -202,7 +209,9 @@ describe("ninep on a server that requires authentication", () => {
     expect(refused.exitCode).toBe(1);
     expect(refused.stderr).toContain("authentication required");
     const wrong = await ninep(["-a", path, "-u", "mallory", "-k", keyFile, "ls", "/"]);
-    expect(wrong.stderr).toContain("authentication failed");
+    expect(wrong.stderr).toBe(
+      `ninep: /: unix!${path} refused to attach "mallory": authentication failed: the key proves "${me}", but the attach claimed "mallory"`,
+    );
     await server.close();
   });
 });

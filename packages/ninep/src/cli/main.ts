@@ -1,38 +1,56 @@
+import { parseArgs } from "node:util";
 import { defaultUname } from "../transport/address.js";
 import { COMMANDS, errorMessage, type Io } from "./commands.js";
 import { ramfsCommand } from "./ramfs-command.js";
 import { type GlobalOptions, Sessions } from "./session.js";
 import { USAGE, UsageError } from "./usage.js";
 
-const FLAGS_WITH_VALUES: Record<string, keyof GlobalOptions> = {
-  "-a": "address",
-  "-A": "aname",
-  "-u": "uname",
-  "-k": "keyFile",
-};
+const GLOBAL_OPTIONS = {
+  a: { type: "string" },
+  A: { type: "string" },
+  u: { type: "string" },
+  k: { type: "string" },
+  D: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
+} as const;
 
-function parseGlobals(argv: string[]): { options: GlobalOptions; rest: string[] } {
-  const options: GlobalOptions = { aname: "", uname: defaultUname(), trace: false };
-  let i = 0;
-  for (; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === "-D") options.trace = true;
-    else if (arg === "-h" || arg === "--help") throw new UsageError("");
-    else if (arg in FLAGS_WITH_VALUES) {
-      const value = argv[++i];
-      if (value === undefined) throw new UsageError(`${arg} needs a value`);
-      (options as unknown as Record<string, string>)[FLAGS_WITH_VALUES[arg]!] = value;
-    } else if (arg.startsWith("-")) throw new UsageError(`unknown option ${arg}`);
-    else break;
-  }
-  return { options, rest: argv.slice(i) };
+/** The options before the command word are ninep's own; from the command word on, the command's. */
+function parseGlobals(argv: string[]) {
+  const { tokens } = parseArgs({
+    args: argv,
+    options: GLOBAL_OPTIONS,
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+  const first = tokens.find((t) => t.kind !== "option");
+  const end = first?.index ?? argv.length;
+  const { values } = parseArgs({ args: argv.slice(0, end), options: GLOBAL_OPTIONS });
+  const options: GlobalOptions = {
+    address: values.a,
+    aname: values.A ?? "",
+    uname: values.u ?? defaultUname(),
+    keyFile: values.k,
+    trace: values.D ?? false,
+  };
+  const rest = argv.slice(first?.kind === "option-terminator" ? end + 1 : end);
+  return { options, rest, help: values.help, version: values.version };
 }
 
 /** The `ninep` command. Returns the exit status: 0 success, 1 a failed operation, 2 a usage mistake. */
 export async function main(argv: string[], io: Io = process): Promise<number> {
   let sessions: Sessions | undefined;
   try {
-    const { options, rest } = parseGlobals(argv);
+    const { options, rest, help, version } = parseGlobals(argv);
+    if (help) {
+      io.stdout.write(USAGE);
+      return 0;
+    }
+    if (version) {
+      io.stdout.write(`${__PACKAGE_VERSION__}\n`);
+      return 0;
+    }
     const [command, ...args] = rest;
     if (!command) throw new UsageError("no command given");
     if (command === "ramfs") return await ramfsCommand(args, io, options.address, options.trace);

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { hmacAuthenticator } from "../auth/hmac.js";
 import { NinepClient } from "../client/client.js";
+import { NinepRemoteError } from "../client/errors.js";
 import type { Fsys } from "../client/fsys.js";
 import { splitPath } from "../client/path.js";
 import { type Address, formatAddress, parseAddress, serviceAddress } from "../transport/address.js";
@@ -53,7 +54,11 @@ export class Sessions {
     } catch (error) {
       // A refused attach leaves no tree to close at the end, but the connection is open: close it here.
       client.close();
-      throw error;
+      if (!(error instanceof NinepRemoteError)) throw error;
+      throw new Error(
+        `${formatAddress(address)} refused to attach ${JSON.stringify(this.options.uname)}: ${error.message}`,
+        { cause: error },
+      );
     }
   }
 

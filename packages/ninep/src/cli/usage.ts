@@ -1,4 +1,5 @@
 export const USAGE = `usage: ninep [-a ADDRESS] [-A ANAME] [-u UNAME] [-k KEYFILE] [-D] COMMAND ARGS...
+       ninep --help | --version
 
 Commands on a 9P server:
   ls [-l] [-d] PATH...     list directories (or name files); -l long form, -d the directory itself
@@ -17,7 +18,8 @@ Serving:
 Addresses are unix!PATH, tcp!HOST!PORT or a socket path. Without -a, the first element of each PATH
 names a service posted in the namespace directory ($NAMESPACE, or /tmp/ns.$USER.$DISPLAY):
   ninep read ramfs/notes   reads /notes from the server at $NAMESPACE/ramfs.
--u sets the uname to attach as (default $USER); -k proves it with the secret in KEYFILE;
+-u sets the uname to attach as (default: the name of the account running ninep, else $USER); -k proves it
+with the secret in KEYFILE;
 -D traces every 9P message to standard error.
 `;
 

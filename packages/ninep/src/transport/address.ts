@@ -37,9 +37,18 @@ export function formatAddress(a: Address): string {
   return a.kind === "unix" ? `unix!${a.path}` : `tcp!${a.host}!${a.port}`;
 }
 
-/** Who the user is, as plan9port asks: $USER, $LOGNAME, then the password database. */
+/**
+ * The uname a client attaches as unless told otherwise: the account the process runs as, which is whose
+ * key files it can read and who a local daemon's owner is. $USER and $LOGNAME are only the fallback (an
+ * account with no password entry): they follow `su` and `sudo -E` and would claim someone the key does
+ * not prove. `ninep` and `ollie` both use this.
+ */
 export function defaultUname(env: NodeJS.ProcessEnv = process.env): string {
-  return env.USER || env.LOGNAME || userInfo().username;
+  try {
+    return userInfo().username;
+  } catch {
+    return env.USER || env.LOGNAME || String(process.getuid?.() ?? "none");
+  }
 }
 
 /**
@@ -48,7 +57,8 @@ export function defaultUname(env: NodeJS.ProcessEnv = process.env): string {
  */
 export function namespaceDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.NAMESPACE) return env.NAMESPACE;
-  const user = defaultUname(env);
+  // plan9port's rule, so its tools and ours meet in the same directory.
+  const user = env.USER || env.LOGNAME || defaultUname(env);
   let display = (env.DISPLAY || ":0").replaceAll("/", "_");
   if (display.endsWith(".0")) display = display.slice(0, -2);
   return `/tmp/ns.${user}.${display}`;

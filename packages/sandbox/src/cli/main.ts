@@ -12,8 +12,10 @@ const USAGE = `usage: ollie-sandbox check [-p NAME]        what Landlock allows 
        ollie-sandbox run [-p NAME] [--best-effort] -- COMMAND [ARGS...]
                                             run a command under the policy
        ollie-sandbox build                  compile the launcher here instead of using the prebuilt one
+       ollie-sandbox --help | --version
 
 -p NAME lays $XDG_CONFIG_HOME/ollie/sandbox/NAME.yaml over sandbox.yaml and the built-in defaults.
+run exits with the command's status, or 125 when the sandbox refuses to start it; a usage mistake exits 2.
 `;
 
 const refusal = (err: unknown): string | undefined =>
@@ -75,17 +77,26 @@ async function check(name: string | undefined): Promise<number> {
 
 /** `ollie-sandbox`: check, build or run. Returns the exit status (run returns the command's). */
 export async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    options: {
-      p: { type: "string" },
-      "best-effort": { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
-    allowPositionals: true,
-  });
+  let parsed: ReturnType<typeof parse>;
+  try {
+    parsed = parse(argv);
+  } catch (err) {
+    return usageError((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (values.version) {
+    process.stdout.write(`${__PACKAGE_VERSION__}\n`);
+    return 0;
+  }
+  const [command, ...operands] = positionals;
+  if (command !== "run" && operands.length > 0) return usageError(`${command} takes no operands`);
   switch (command) {
+    case undefined:
+      return usageError("no command given");
     case "check":
       return check(values.p);
     case "build": {
@@ -94,12 +105,12 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case "run": {
-      if (positionals.length === 0) break;
-      const [file, ...args] = positionals;
+      const [file, ...args] = operands;
+      if (file === undefined) return usageError("run needs a command");
       try {
         let policy = await resolvePolicy(values.p === undefined ? {} : { name: values.p });
         if (values["best-effort"]) policy = { ...policy, bestEffort: true };
-        const result = await runSandboxed(file!, args, { policy, stdin: process.stdin });
+        const result = await runSandboxed(file, args, { policy, stdin: process.stdin });
         process.stdout.write(result.stdout);
         process.stderr.write(result.stderr);
         if (result.signal) process.kill(process.pid, result.signal);
@@ -111,7 +122,24 @@ export async function main(argv: string[]): Promise<number> {
         return 125;
       }
     }
+    default:
+      return usageError(`unknown command '${command}'`);
   }
-  process.stderr.write(USAGE);
-  return command === undefined || values.help ? 0 : 2;
+}
+
+const parse = (args: string[]) =>
+  parseArgs({
+    args,
+    options: {
+      p: { type: "string" },
+      "best-effort": { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+      version: { type: "boolean" },
+    },
+    allowPositionals: true,
+  });
+
+function usageError(problem: string): number {
+  process.stderr.write(`ollie-sandbox: ${problem}\n${USAGE}`);
+  return 2;
 }
