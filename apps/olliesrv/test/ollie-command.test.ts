@@ -112,10 +112,10 @@ describe("the ollie command", () => {
     tty.stdin!.write("\u0003");
     at = await until("[stopping]", at);
     await until("[interrupted]", at);
-    tty.stdin!.write("/model tiny-model\r");
+    tty.stdin!.write("/model other-model\r");
     tty.stdin!.write("and now?\r");
     await until("Short now.", at);
-    expect(o.mock.lastRequest?.model).toBe("tiny-model");
+    expect(o.mock.lastRequest?.model).toBe("other-model");
     tty.stdin!.write("\u0004");
     expect((await tty).exitCode).toBe(0);
     expect((await o.read(`session/${id}/agent/main/outcome`)).trim()).toBe("done");
