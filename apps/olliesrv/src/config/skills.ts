@@ -1,5 +1,6 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
+import { isMap, LineCounter, parseDocument } from "yaml";
 
 /** A skill: instructions an agent can load into its context. */
 export interface Skill {
@@ -11,7 +12,8 @@ export interface Skill {
 
 /**
  * The skills in `dirs` (the user's first: a user skill hides a shipped one of the same name): Markdown files
- * with a front matter of `name:` and `description:`. A file without them is reported and skipped.
+ * that open with a YAML front matter block giving `name:` and `description:`. A file without them, or whose
+ * block is not YAML, is reported and skipped.
  */
 export async function loadSkills(
   dirs: readonly string[],
@@ -23,26 +25,46 @@ export async function loadSkills(
     for (const name of names.filter((n) => n.endsWith(".md")).sort()) {
       const file = join(dir, name);
       const parsed = parseSkill(await readFile(file, "utf8"));
-      if (!parsed) {
-        log(`${file}: a skill starts with a front matter block giving name: and description:; skipped`);
+      if ("problem" in parsed) {
+        log(`${file}: ${parsed.problem}; skipped`);
         continue;
       }
-      if (!skills.has(parsed.name)) skills.set(parsed.name, { ...parsed, file });
+      if (!skills.has(parsed.skill.name)) skills.set(parsed.skill.name, { ...parsed.skill, file });
     }
   }
   return skills;
 }
 
-function parseSkill(text: string): { name: string; description: string; text: string } | undefined {
-  const m = /^---\n([\s\S]*?)\n---\n?([\s\S]*)$/.exec(text);
-  if (!m) return undefined;
-  const fields = Object.fromEntries(
-    m[1]!
-      .split("\n")
-      .map((l) => /^(\w+):\s*(.*)$/.exec(l))
-      .filter((x): x is RegExpExecArray => x !== null)
-      .map((x) => [x[1]!, x[2]!.trim()]),
-  );
-  if (!fields.name || !fields.description) return undefined;
-  return { name: fields.name, description: fields.description, text: m[2]!.trim() };
+type ParsedSkill = { skill: Omit<Skill, "file"> } | { problem: string };
+
+/** A skill file's fields and text, or what is wrong with it, worded for the log. */
+function parseSkill(text: string): ParsedSkill {
+  const lines = text.split(/\r?\n/);
+  const end = lines.findIndex((line, i) => i > 0 && line.trimEnd() === "---");
+  if (lines[0]?.trimEnd() !== "---" || end < 0)
+    return {
+      problem: "a skill starts with a front matter block (between --- lines) giving name: and description:",
+    };
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(lines.slice(1, end).join("\n"), { prettyErrors: false, lineCounter });
+  const error = doc.errors[0];
+  if (error) {
+    // The block starts on the file's second line.
+    const line = lineCounter.linePos(error.pos[0]).line + 1;
+    return { problem: `line ${line}: the front matter is not valid YAML: ${error.message}` };
+  }
+  const fields = isMap(doc.contents) ? (doc.toJS() as Record<string, unknown>) : {};
+  const name = typeof fields.name === "string" ? fields.name.trim() : "";
+  const description = typeof fields.description === "string" ? fields.description.trim() : "";
+  if (!name || !description) return { problem: "the front matter gives no name: or no description: as text" };
+  return {
+    skill: {
+      name,
+      description,
+      text: lines
+        .slice(end + 1)
+        .join("\n")
+        .trim(),
+    },
+  };
 }

@@ -1,13 +1,15 @@
 // ollie:tool file_glob
 // ollie:description Find files whose paths match a glob (*, ?, **, {a,b}, [abc]), relative to a directory.
+// ollie:description Skips .git, node_modules and what .gitignore and .ignore files exclude, unless no_ignore.
 // ollie:param pattern string required  The glob, e.g. src/**/*.ts
 // ollie:param path string  The directory to search from (default: the working directory)
+// ollie:param no_ignore boolean  Also list ignored files and node_modules
 // ollie:parallel read
 // ollie:tier warm
 // ollie:timeout 60
 import { stat } from "node:fs/promises";
+import { findFiles } from "./lib/find-files.js";
 import { fileProblem, pathArg, stringArg, ToolError, tool } from "./lib/tool-io.js";
-import { globToRegExp, walkFiles } from "./lib/walk.js";
 
 const MAX = 1000;
 
@@ -18,13 +20,7 @@ await tool(async (args) => {
     throw fileProblem(error, root);
   });
   if (!info.isDirectory()) throw new ToolError(`${root} is not a directory`);
-  const re = globToRegExp(pattern);
-  const found: string[] = [];
-  for await (const file of walkFiles(root)) {
-    if (re.test(file)) found.push(file);
-    if (found.length > MAX) break;
-  }
-  found.sort();
+  const found = await findFiles(root, pattern, { noIgnore: args.no_ignore === true });
   if (found.length === 0) return `no files under ${root} match ${pattern}`;
   if (found.length > MAX)
     return `${found.slice(0, MAX).join("\n")}\n[more than ${MAX} matches: narrow the pattern]`;

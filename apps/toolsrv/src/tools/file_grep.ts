@@ -1,18 +1,22 @@
 // ollie:tool file_grep
 // ollie:description Search file contents with a regular expression (JavaScript syntax). Prints path:line:text.
+// ollie:description Skips .git, node_modules and what .gitignore and .ignore files exclude, unless no_ignore.
 // ollie:param pattern string required  The regular expression
 // ollie:param path string  A file or directory to search (default: the working directory)
 // ollie:param glob string  Only files whose paths match this glob, e.g. **/*.ts
 // ollie:param ignore_case boolean  Match regardless of case
+// ollie:param no_ignore boolean  Also search ignored files and node_modules
 // ollie:parallel read
 // ollie:tier warm
 // ollie:timeout 120
 import { open, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import picomatch from "picomatch";
+import { findFiles } from "./lib/find-files.js";
 import { fileProblem, pathArg, stringArg, ToolError, tool } from "./lib/tool-io.js";
-import { globToRegExp, walkFiles } from "./lib/walk.js";
 
 const MAX_MATCHES = 500;
+const MAX_FILES = 100_000;
 const MAX_LINE = 300;
 const MAX_FILE = 10 * 1024 * 1024;
 
@@ -28,13 +32,14 @@ await tool(async (args) => {
   const info = await stat(target).catch((error: unknown) => {
     throw fileProblem(error, target);
   });
-  const globText = stringArg(args, "glob");
-  const only = globText ? globToRegExp(globText) : undefined;
+  const only = stringArg(args, "glob");
   const root = info.isDirectory() ? target : dirname(target);
-  const files = info.isDirectory() ? walkFiles(target) : single(basename(target));
+  // A file named outright is searched even if ignored; the glob still applies to its name.
+  const files = info.isDirectory()
+    ? await findFiles(target, only ?? "**/*", { noIgnore: args.no_ignore === true })
+    : [basename(target)].filter((name) => only === undefined || picomatch(only, { dot: true })(name));
   const out: string[] = [];
-  for await (const file of files) {
-    if (only && !only.test(file)) continue;
+  for (const file of files.slice(0, MAX_FILES)) {
     const text = await readText(join(root, file));
     if (text === undefined) continue;
     for (const [i, line] of text.split("\n").entries()) {
@@ -44,12 +49,11 @@ await tool(async (args) => {
         return `${out.join("\n")}\n[stopped at ${MAX_MATCHES} matches: narrow the search]`;
     }
   }
-  return out.length > 0 ? out.join("\n") : `no matches for /${source}/`;
+  const found = out.length > 0 ? out.join("\n") : `no matches for /${source}/`;
+  return files.length > MAX_FILES
+    ? `${found}\n[searched only the first ${MAX_FILES} of ${files.length} files: narrow path or glob]`
+    : found;
 });
-
-async function* single(name: string) {
-  yield name;
-}
 
 /** A file's text, or undefined for a binary, huge or unreadable file. */
 async function readText(file: string): Promise<string | undefined> {
