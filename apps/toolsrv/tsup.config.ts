@@ -1,6 +1,10 @@
+import { readFileSync } from "node:fs";
 import { defineConfig } from "tsup";
 
+const { version } = JSON.parse(readFileSync("package.json", "utf8"));
+
 export default defineConfig({
+  define: { __PACKAGE_VERSION__: JSON.stringify(version) },
   entry: ["src/main.ts"],
   format: ["esm"],
   dts: false,

@@ -1,4 +1,5 @@
 import { createRequire } from "node:module";
+import type { Logger } from "@ollie/log";
 import { execa } from "execa";
 
 /** A toolsrv this daemon started, and how to stop it. */
@@ -8,50 +9,61 @@ export interface ToolsrvProcess {
 }
 
 /**
- * Starts the toolsrv that ships with Ollie at `address` and waits until it serves; its log lines are passed
- * on. It gets the daemon's environment (so it finds the same configuration) plus `extraEnv`, and `extraArgs`. Its stdin is a
- * pipe from this process: if the daemon dies, even by SIGKILL, toolsrv sees the end and stops.
+ * Starts the toolsrv that ships with Ollie at `address` and waits until it serves: it prints its address on
+ * stdout then (`--print-address`), whatever its log shows. Its log lines are relayed into `log`'s stream.
+ * It gets the daemon's environment (so it finds the same configuration, $OLLIE_LOG included) plus
+ * `extraEnv`, and `extraArgs`. Its stdin is a pipe from this process: if the daemon dies, even by SIGKILL,
+ * toolsrv sees the end and stops.
  */
 export function startToolsrv(
   address: string,
   extraEnv: Record<string, string>,
   extraArgs: readonly string[],
-  log: (line: string) => void,
+  log: Logger,
 ): Promise<ToolsrvProcess> {
   const bin = createRequire(import.meta.url).resolve("toolsrv/bin/toolsrv.js");
-  const child = execa(process.execPath, [bin, "-a", address, "--exit-with-stdin", ...extraArgs], {
-    env: { ...process.env, ...extraEnv },
-    extendEnv: false,
-    stdin: "pipe",
-    stdout: "ignore",
-    buffer: false,
-    reject: false,
-  });
-  log(`started toolsrv pid ${child.pid}`);
+  const child = execa(
+    process.execPath,
+    [bin, "-a", address, "--exit-with-stdin", "--print-address", ...extraArgs],
+    {
+      env: { ...process.env, ...extraEnv },
+      extendEnv: false,
+      stdin: "pipe",
+      buffer: false,
+      reject: false,
+    },
+  );
+  log.info(`started toolsrv pid ${child.pid}`);
+  eachLine(child.stderr, log.relay);
   return new Promise((resolve, reject) => {
-    let pending = "";
     let ready = false;
-    child.stderr?.on("data", (chunk: Buffer) => {
-      pending += chunk.toString();
-      const lines = pending.split("\n");
-      pending = lines.pop()!;
-      for (const line of lines) {
-        log(line);
-        if (!ready && line.includes("serving")) {
-          ready = true;
-          resolve({
-            address,
-            stop: async () => {
-              child.kill("SIGTERM");
-              await child;
-            },
-          });
-        }
-      }
+    eachLine(child.stdout, () => {
+      if (ready) return;
+      ready = true;
+      resolve({
+        address,
+        stop: async () => {
+          child.kill("SIGTERM");
+          await child;
+        },
+      });
     });
     void child.then((result) => {
       if (!ready)
         reject(new Error(`toolsrv exited (status ${result.exitCode}) before it served; see the lines above`));
     });
+  });
+}
+
+/** Calls `onLine` with each whole line `stream` gives. */
+function eachLine(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {
+  let pending = "";
+  // Decoded as a whole, so a character split between two chunks comes out whole.
+  stream?.setEncoding("utf8");
+  stream?.on("data", (chunk: string) => {
+    pending += chunk;
+    const lines = pending.split("\n");
+    pending = lines.pop()!;
+    for (const line of lines) onLine(line);
   });
 }

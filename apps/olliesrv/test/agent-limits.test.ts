@@ -50,7 +50,7 @@ describe("agents prompting agents", () => {
     const log = await o.logged(/refused a prompt from \S+ to \S+: agent-to-agent hop limit 3/);
     expect(log).toMatch(
       new RegExp(
-        `audit: refused a prompt from ${b}\\.main to ${a}\\.main: agent-to-agent hop limit 3 reached`,
+        `WARN  olliesrv\\[audit\\]: refused a prompt from ${b}\\.main to ${a}\\.main: agent-to-agent hop limit 3 reached`,
       ),
     );
     await new Promise((r) => setTimeout(r, 300));
@@ -69,9 +69,9 @@ describe("agents prompting agents", () => {
     const agent = `session/${parent}/agent/main`;
     // Each prompt spawns one child; the third is one too many. (Children's callbacks make turns of their own.)
     for (let i = 0; i < 3; i++) await o.fsys.writeFile(`${agent}/prompt`, "spawn a child");
-    expect(await o.logged(/audit: refused spawn by \S+: child limit 2 reached/)).toMatch(
+    expect(await o.logged(/\[audit\]: refused spawn by \S+: child limit 2 reached/)).toMatch(
       new RegExp(
-        `audit: refused spawn by ${parent}\\.main: child limit 2 reached: ${parent}\\.main has 2 sessions`,
+        `WARN  olliesrv\\[audit\\]: refused spawn by ${parent}\\.main: child limit 2 reached: ${parent}\\.main has 2 sessions`,
       ),
     );
     const children = (await o.read("session/idx")).split("\n").filter((l) => l.includes("child-"));

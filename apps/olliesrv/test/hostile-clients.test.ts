@@ -145,7 +145,7 @@ describe("clients that never attach", () => {
     const lines = o
       .log()
       .split("\n")
-      .filter((l) => l.includes(`audit: refused attach as ${o.owner}`));
+      .filter((l) => l.includes(`WARN  olliesrv[audit]: refused attach as ${o.owner}`));
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.length).toBeLessThanOrEqual(20);
   });

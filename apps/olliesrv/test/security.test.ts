@@ -84,9 +84,9 @@ describe("principals", () => {
       expect.stringMatching(new RegExp(`^read session/idx as ${a}\\.main: ok .*${b}`, "s")),
       `read ${o.keyFile}: EACCES`,
     ]);
-    await audited(`audit: refused attach as ${o.owner} from unix: authentication required`);
-    await audited(`audit: refused attach as ${o.owner} from unix: authentication failed`);
-    await audited(`audit: refused attach as ${b}.main from unix: authentication failed`);
+    await audited(`[audit]: refused attach as ${o.owner} from unix: authentication required`);
+    await audited(`[audit]: refused attach as ${o.owner} from unix: authentication failed`);
+    await audited(`[audit]: refused attach as ${b}.main from unix: authentication failed`);
   });
 
   it("keeps an agent from prompting itself and from writing a stranger's session, until granted", async () => {
@@ -136,11 +136,11 @@ describe("principals", () => {
       `session/${a}/env`,
       ...writes(b).map((step) => step.path!),
     ])
-      await audited(`audit: denied ${me} write /${path}\n`);
-    await audited(`audit: refused a prompt from ${me} to itself\n`);
-    await audited(`audit: refused cd by ${me}: only ${o.owner} may move a session`);
-    await audited(`audit: refused spawn by ${me}: a spawned session works inside`);
-    await audited(`audit: refused spawn by ${me}: spawn depth limit 0 reached`);
+      await audited(`[audit]: denied ${me} write /${path}\n`);
+    await audited(`[audit]: refused a prompt from ${me} to itself\n`);
+    await audited(`[audit]: refused cd by ${me}: only ${o.owner} may move a session`);
+    await audited(`[audit]: refused spawn by ${me}: a spawned session works inside`);
+    await audited(`[audit]: refused spawn by ${me}: spawn depth limit 0 reached`);
 
     await o.fsys.writeFile(`session/${b}/ctl`, `grant ${me}\n`);
     expect(await probe(a, [writes(b)[0]!])).toEqual([`write session/${b}/plan as ${me}: ok`]);
@@ -152,14 +152,13 @@ describe("principals", () => {
     await expect(o.attachAs(o.owner, "not the key", tcp)).rejects.toThrow("authentication failed");
     await expect(o.attachAs("somebody", "a guess", tcp)).rejects.toThrow("authentication failed");
     expect(
-      await o.logged(/audit: refused attach as \S+ from tcp!127\.0\.0\.1!\d+: authentication required/),
-    ).toMatch(/audit: refused attach as \S+ from tcp!127\.0\.0\.1!\d+: authentication required/);
-    await audited("audit: refused attach as unknown principal somebody from tcp!127.0.0.1!");
-    await expect(o.attachAs("mallory\naudit: forged", "a guess", tcp)).rejects.toThrow(
-      "authentication failed",
-    );
-    await audited("audit: refused attach as unknown principal mallory\\x0aaudit: forged from tcp!");
-    expect(o.log()).not.toContain("\naudit: forged");
+      await o.logged(/\[audit\]: refused attach as \S+ from tcp!127\.0\.0\.1!\d+: authentication required/),
+    ).toMatch(/\[audit\]: refused attach as \S+ from tcp!127\.0\.0\.1!\d+: authentication required/);
+    await audited("[audit]: refused attach as unknown principal somebody from tcp!127.0.0.1!");
+    const forged = "2026-01-01T00:00:00.000Z ERROR olliesrv: forged";
+    await expect(o.attachAs(`mallory\n${forged}`, "a guess", tcp)).rejects.toThrow("authentication failed");
+    await audited(`[audit]: refused attach as unknown principal mallory\\n${forged} from tcp!`);
+    expect(o.log()).not.toContain(`\n${forged}`);
 
     const id = await o.create(`cwd=${o.work} name=over-tcp`);
     const fsys = await o.attachAs(o.owner, o.ownerKey(), tcp);

@@ -57,7 +57,7 @@ describe("shutting olliesrv down", () => {
     expect(second.timedOut).toBe(false);
     expect(second.exitCode).toBe(1);
     expect(second.stderr).toContain(
-      `olliesrv: another server is listening on ${o.address.replace(/^unix!/, "")} (olliesrv pid ${o.pid})`,
+      `ERROR olliesrv: another server is listening on ${o.address.replace(/^unix!/, "")} (olliesrv pid ${o.pid})`,
     );
     expect(await o.read("session/idx")).toBe("");
     await o.stop();
@@ -74,7 +74,7 @@ describe("starting olliesrv", () => {
         ),
     });
     await expect(broken).rejects.toThrow(
-      /olliesrv: \S+\/config\/ollie\/backends\.conf:4: url in \[a\] is not an http\(s\) URL; fix it and start again/,
+      /ERROR olliesrv: \S+\/config\/ollie\/backends\.conf:4: url in \[a\] is not an http\(s\) URL; fix it and start again/,
     );
   });
 });

@@ -1,10 +1,10 @@
 import { type AuthRefusal, hmacAuth, type ServerAuth } from "@ollie/ninep";
 import type { ToolsrvKeys } from "./keys.js";
 
-/** The audit line for a refusal; the uname and aname are the client's, so they are quoted. */
+/** The line for a refusal in toolsrv's `audit` category; the uname and aname are the client's, so quoted. */
 function auditLine(r: AuthRefusal): string {
   const aname = r.aname === "" ? "" : ` aname ${JSON.stringify(r.aname)}`;
-  return `audit: refused attach as ${JSON.stringify(r.uname)}${aname} from ${r.peer}: ${r.reason}`;
+  return `refused attach as ${JSON.stringify(r.uname)}${aname} from ${r.peer}: ${r.reason}`;
 }
 
 /**

@@ -2,29 +2,13 @@ import { mkdir } from "node:fs/promises";
 import { homedir, userInfo } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseArgs } from "node:util";
+import { createLogger, type Logger } from "@ollie/log";
 import { formatAddress, NinepServer, parseAddress, serveUntilSignal, serviceAddress } from "@ollie/ninep";
 import { resolvePolicy } from "@ollie/sandbox";
 import { createToolServer, loadBypassPolicy } from "@ollie/toolsrv";
 import { keyedAuth } from "./auth.js";
+import { type CommandLine, parseCommandLine, type ToolsrvOptions, USAGE } from "./command-line.js";
 import { loadKeys } from "./keys.js";
-
-const USAGE = `usage: toolsrv [-a ADDR] [--tools-path DIRS] [--sandbox NAME] [--bypass FILE] [--owner UNAME]
-                [--owner-key FILE] [--protect PATH]... [--default-tools NAMES] [-D]
-  -a ADDR            where to listen (default: $NAMESPACE/toolsrv)
-  --tools-path DIRS  ':'-separated tool directories, earlier first
-                     (default: $OLLIE_TOOLS_PATH, else $XDG_CONFIG_HOME/ollie/tools then the bundled tools)
-  --sandbox NAME     the sandbox overlay $XDG_CONFIG_HOME/ollie/sandbox/NAME.yaml
-  --bypass FILE      the bypass policy (default: $XDG_CONFIG_HOME/ollie/bypass.yaml; none allows nothing)
-  --owner UNAME      who may approve bypass requests (default: the user running toolsrv)
-  --owner-key FILE   the key the owner proves instead of OLLIE_TOOLSRV_KEY (needs it; FILE is protected)
-  --protect PATH     refuse any call whose sandbox would reach PATH (repeatable)
-  --default-tools N  the tools an agent starts with, comma-separated (default: client_9p)
-  --exit-with-stdin  stop when standard input closes (a parent that starts toolsrv, and may die, passes this)
-  -D                 trace 9P messages to stderr
-With OLLIE_TOOLSRV_KEY set, every attach must prove that key (hmac-sha256 through Tauth); without it,
-anyone who can reach the socket can run tools.
-`;
 
 /** The bundled default tools, built next to this file's dist/. */
 export const BUNDLED_TOOLS = fileURLToPath(new URL("../tools", import.meta.url));
@@ -35,55 +19,67 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   const serviceKey = env.OLLIE_TOOLSRV_KEY;
   delete env.OLLIE_TOOLSRV_KEY;
   delete process.env.OLLIE_TOOLSRV_KEY;
-  let values: ReturnType<typeof parse>;
+  let command: CommandLine;
   try {
-    values = parse(argv);
+    command = parseCommandLine(argv, env, serviceKey !== undefined);
   } catch (error) {
     process.stderr.write(`toolsrv: ${(error as Error).message}\n${USAGE}`);
     return 2;
   }
-  if (values.help) {
+  if (command.kind === "help") {
     process.stdout.write(USAGE);
     return 0;
   }
-  const ownerKey = values["owner-key"];
-  if (ownerKey !== undefined && serviceKey === undefined) {
-    process.stderr.write(
-      `toolsrv: --owner-key needs OLLIE_TOOLSRV_KEY: without it no attach is authenticated\n${USAGE}`,
-    );
-    return 2;
+  if (command.kind === "version") {
+    process.stdout.write(`${__PACKAGE_VERSION__}\n`);
+    return 0;
   }
-  const owner = values.owner ?? userInfo().username;
-  const keys = serviceKey === undefined ? undefined : await loadKeys(serviceKey, owner, ownerKey);
+  const log = createLogger({
+    program: "toolsrv",
+    settings: command.options.log,
+    secrets: serviceKey === undefined ? [] : [serviceKey],
+  });
+  try {
+    return await serve(command.options, serviceKey, env, log);
+  } catch (error) {
+    log.error((error as Error).message);
+    return 1;
+  }
+}
+
+async function serve(
+  options: ToolsrvOptions,
+  serviceKey: string | undefined,
+  env: NodeJS.ProcessEnv,
+  log: Logger,
+): Promise<number> {
+  const owner = options.owner ?? userInfo().username;
+  const keys = serviceKey === undefined ? undefined : await loadKeys(serviceKey, owner, options.ownerKey);
+  if (keys?.owner) log.addSecret(Buffer.from(keys.owner.key).toString("utf8"));
   const config = join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config"), "ollie");
-  const toolsPath = (
-    values["tools-path"] ??
-    env.OLLIE_TOOLS_PATH ??
-    `${join(config, "tools")}:${BUNDLED_TOOLS}`
-  )
+  const toolsPath = (options.toolsPath ?? env.OLLIE_TOOLS_PATH ?? `${join(config, "tools")}:${BUNDLED_TOOLS}`)
     .split(":")
     .filter(Boolean);
   const memory = env.OLLIE_MEMORY_PATH || join(config, "memory");
   await mkdir(memory, { recursive: true, mode: 0o700 });
   const policy = await resolvePolicy({
     env,
-    ...(values.sandbox !== undefined && { name: values.sandbox }),
+    ...(options.sandbox !== undefined && { name: options.sandbox }),
     layers: [{ layer: { filesystem: { rw: [memory] } }, source: "toolsrv (the memory directory)" }],
   });
-  const bypass = await loadBypassPolicy(values.bypass ?? join(config, "bypass.yaml"));
-  const log = (line: string) => process.stderr.write(`toolsrv: ${line.endsWith("\n") ? line : `${line}\n`}`);
+  const bypass = await loadBypassPolicy(options.bypass ?? join(config, "bypass.yaml"));
   // The owner's key file is a credential like any other: no tool may read it.
-  const protect = [...(values.protect ?? []), ...(ownerKey !== undefined ? [ownerKey] : [])].map((p) =>
-    resolve(p),
+  const protect = [...options.protect, ...(options.ownerKey !== undefined ? [options.ownerKey] : [])].map(
+    (p) => resolve(p),
   );
   const tools = createToolServer({
     toolsPath,
     policy,
     owner,
     bypass,
-    log,
+    log: log.child("tools").info,
     ...(protect.length > 0 && { protect }),
-    ...(values["default-tools"] && { defaultTools: values["default-tools"].split(",").filter(Boolean) }),
+    ...(options.defaultTools && { defaultTools: options.defaultTools }),
     baseEnv: {
       PATH: `${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
       OLLIE_MEMORY_PATH: memory,
@@ -91,50 +87,32 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
       ...(env.OLLIE_ADDRESS && { OLLIE_ADDRESS: env.OLLIE_ADDRESS }),
     },
   });
+  const ninepLog = log.child("9p");
   const server = new NinepServer(tools.tree, {
-    ...(keys && { auth: keyedAuth(keys, log) }),
-    ...(values.D && { trace: (line: string) => process.stderr.write(`${line}\n`) }),
-    onError: (error) => log(error.message),
+    ...(keys && { auth: keyedAuth(keys, log.child("audit").warn) }),
+    ...(ninepLog.enabled("trace") && { trace: ninepLog.trace }),
+    onError: (error) => ninepLog.warn(error.message),
   });
-  if (values["exit-with-stdin"]) {
+  if (options.exitWithStdin) {
     process.stdin.resume();
     process.stdin.once("end", () => process.kill(process.pid, "SIGTERM"));
   }
-  const address = values.a ? parseAddress(values.a) : serviceAddress("toolsrv", env);
+  const address = options.address ? parseAddress(options.address) : serviceAddress("toolsrv", env);
   try {
     await serveUntilSignal(server, address, (listener) => {
+      const bound = formatAddress(listener.boundAddress);
       const access = keys
         ? "every attach must prove its key"
         : "unauthenticated: OLLIE_TOOLSRV_KEY is not set, so anyone who can reach the socket can run tools";
-      log(
-        `serving ${toolsPath.length} tool directories on ${formatAddress(listener.boundAddress)}; ${access}`,
-      );
+      log.info(`serving ${toolsPath.length} tool directories on ${bound}; ${access}`);
+      if (options.printAddress) process.stdout.write(`${bound}\n`);
     });
   } finally {
     // Stdin is held open to notice the parent's end; it must not keep the process alive once serving ends,
     // by a signal or because it could not start.
-    if (values["exit-with-stdin"]) process.stdin.destroy();
+    if (options.exitWithStdin) process.stdin.destroy();
   }
   await tools.close();
   await server.close();
   return 0;
-}
-
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    options: {
-      a: { type: "string" },
-      "tools-path": { type: "string" },
-      sandbox: { type: "string" },
-      bypass: { type: "string" },
-      owner: { type: "string" },
-      "owner-key": { type: "string" },
-      protect: { type: "string", multiple: true },
-      "default-tools": { type: "string" },
-      D: { type: "boolean" },
-      "exit-with-stdin": { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
-  }).values;
 }

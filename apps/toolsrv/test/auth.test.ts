@@ -41,7 +41,7 @@ async function auditLinesAbout(uname: string): Promise<string[]> {
     daemon
       .stderr()
       .split("\n")
-      .filter((l) => l.startsWith("toolsrv: audit: ") && l.includes(`"${uname}"`));
+      .filter((l) => l.includes(" WARN  toolsrv[audit]: ") && l.includes(`"${uname}"`));
   for (let i = 0; i < 200 && lines().length === 0; i++) await new Promise((r) => setTimeout(r, 10));
   // Long enough for a second line about the same refusal to show, if there were one.
   await new Promise((r) => setTimeout(r, 100));
@@ -70,7 +70,7 @@ describe("toolsrv with OLLIE_TOOLSRV_KEY", () => {
     const lines = await auditLinesAbout("mallory");
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(
-      /^toolsrv: audit: refused attach as "mallory"( from \S+)?: authentication required$/,
+      /^\S+Z WARN {2}toolsrv\[audit\]: refused attach as "mallory"( from \S+)?: authentication required$/,
     );
   });
 
@@ -80,7 +80,9 @@ describe("toolsrv with OLLIE_TOOLSRV_KEY", () => {
     );
     const lines = await auditLinesAbout("eve");
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^toolsrv: audit: refused attach as "eve"( from \S+)?: authentication failed$/);
+    expect(lines[0]).toMatch(
+      /^\S+Z WARN {2}toolsrv\[audit\]: refused attach as "eve"( from \S+)?: authentication failed$/,
+    );
   });
 
   it("serves an agent that proves the service key, and never gives a tool the key", async () => {
@@ -136,7 +138,7 @@ describe("toolsrv's keys at start", () => {
   it("refuses an empty key", async () => {
     const r = await start([], { OLLIE_TOOLSRV_KEY: "" });
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toContain("OLLIE_TOOLSRV_KEY is set but empty");
+    expect(r.stderr).toMatch(/^\S+Z ERROR toolsrv: OLLIE_TOOLSRV_KEY is set but empty/);
     const empty = join(keysDir, "empty.key");
     writeFileSync(empty, "\n");
     const file = await start(["--owner-key", empty], { OLLIE_TOOLSRV_KEY: serviceKey });

@@ -10,7 +10,7 @@ describe("the audit trail", () => {
     trail.record("refused cd by a.main", "a.main");
     expect(lines).toHaveLength(4);
     await new Promise((r) => setTimeout(r, 200));
-    expect(lines.at(-1)).toBe("audit: … and 4,997 more refusals from unix in the last 0.1 s");
+    expect(lines.at(-1)).toBe("… and 4,997 more refusals from unix in the last 0.1 s");
     trail.record("refused attach as eve from unix: authentication failed", "unix");
     expect(lines).toHaveLength(6);
   });

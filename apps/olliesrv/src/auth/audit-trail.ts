@@ -1,7 +1,7 @@
 /**
- * The audit trail: one log line per refusal, at most `perWindow` lines per source in each window; the rest
- * are counted and summed up once the window ends (`… and 4,912 more refusals from unix in the last 10 s`),
- * so a flood of refusals cannot flood the log.
+ * The audit trail: one line per refusal to `log` (the daemon's `audit` category), at most `perWindow` lines
+ * per source in each window; the rest are counted and summed up once the window ends (`… and 4,912 more
+ * refusals from unix in the last 10 s`), so a flood of refusals cannot flood the log.
  */
 export class AuditTrail {
   private readonly windows = new Map<string, { lines: number; suppressed: number }>();
@@ -21,7 +21,7 @@ export class AuditTrail {
     }
     if (w.lines < this.perWindow) {
       w.lines++;
-      this.log(`audit: ${line}`);
+      this.log(line);
     } else {
       w.suppressed++;
     }
@@ -32,7 +32,7 @@ export class AuditTrail {
     this.windows.delete(source);
     if (w && w.suppressed > 0)
       this.log(
-        `audit: … and ${w.suppressed.toLocaleString("en")} more refusals from ${source} in the last ${this.windowMs / 1000} s`,
+        `… and ${w.suppressed.toLocaleString("en")} more refusals from ${source} in the last ${this.windowMs / 1000} s`,
       );
   }
 }

@@ -38,16 +38,11 @@ export class Principals {
     return {
       start: (uname, aname) => auth.start(uname, aname),
       refused: (r: AuthRefusal) => {
+        // A stranger's claim goes into the log as sent: the log escapes whatever could forge a line.
         const who =
-          r.uname === this.owner || this.isAgent(r.uname)
-            ? r.uname
-            : `unknown principal ${escapeControls(r.uname)}`;
+          r.uname === this.owner || this.isAgent(r.uname) ? r.uname : `unknown principal ${r.uname}`;
         this.audit(`refused attach as ${who} from ${r.peer}: ${r.reason}`, r.peer);
       },
     };
   }
 }
-
-/** A client's claim as it may go into a log line: control characters escaped, so it cannot forge lines. */
-const escapeControls = (text: string) =>
-  text.replace(/\p{Cc}/gu, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`);

@@ -1,5 +1,6 @@
 import { realpath } from "node:fs/promises";
 import { resolve, sep } from "node:path";
+import type { Logger } from "@ollie/log";
 import { checkModel } from "../config/backends.js";
 import { checkedProfile } from "../config/profiles.js";
 import { type AgentEnvironment, type AgentSlot, splitUname } from "./agent-slot.js";
@@ -17,7 +18,7 @@ export class Sessions {
     private readonly dir: string,
     private readonly corruptDir: string,
     readonly environment: AgentEnvironment,
-    private readonly log: (line: string) => void,
+    private readonly log: Logger,
   ) {}
 
   private get limits(): SessionLimits {
@@ -82,16 +83,17 @@ export class Sessions {
    * prompts waiting, which comes back and runs them, in order.
    */
   async restore(): Promise<number> {
-    const files = await readSessionFiles(this.dir, this.corruptDir, this.log);
+    const files = await readSessionFiles(this.dir, this.corruptDir, this.log.warn);
     for (const file of files) this.byId.set(file.id, new Session(file.id, this.dir, this.environment, file));
     this.changes++;
     for (const session of this.byId.values()) {
       for (const slot of session.agents.values()) {
         if (slot.waitingPrompts.length === 0) continue;
         slot.activate().then(
-          () => this.log(`${slot.uname}: running ${slot.waitingPrompts.length} prompt(s) that were waiting`),
+          () =>
+            this.log.info(`${slot.uname}: running ${slot.waitingPrompts.length} prompt(s) that were waiting`),
           (error: unknown) =>
-            this.log(`${slot.uname}: cannot run its waiting prompts: ${(error as Error).message}`),
+            this.log.error(`${slot.uname}: cannot run its waiting prompts: ${(error as Error).message}`),
         );
       }
     }
@@ -125,7 +127,7 @@ export class Sessions {
     await Promise.all(children.map((c) => this.kill(c.id).catch(() => undefined)));
     await session.kill();
     for (const listener of this.killListeners) listener();
-    this.log(`killed session ${id}${children.length > 0 ? ` and ${children.length} it spawned` : ""}`);
+    this.log.info(`killed session ${id}${children.length > 0 ? ` and ${children.length} it spawned` : ""}`);
   }
 
   /** Calls `listener` after each session is killed (the namespace lets go of its files then). */
@@ -151,7 +153,7 @@ export class Sessions {
     results.forEach((result, i) => {
       if (result.status === "fulfilled") return;
       unsaved++;
-      this.log(`could not save session ${sessions[i]!.id}: ${(result.reason as Error).message}`);
+      this.log.error(`could not save session ${sessions[i]!.id}: ${(result.reason as Error).message}`);
     });
     return unsaved;
   }

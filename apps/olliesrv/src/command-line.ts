@@ -1,0 +1,139 @@
+import { parseArgs } from "node:util";
+import { type LogSettings, resolveLogSettings, withCategory } from "@ollie/log";
+import { DEFAULT_LIMITS, type ServerLimits } from "@ollie/ninep";
+import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "./session/limits.js";
+
+export const USAGE = `usage: olliesrv [-a ADDR] [--tcp [HOST:]PORT] [--key-file FILE] [--max-* N] [--toolsrv ADDR]
+                [--log-level LEVEL] [-D] [--version]
+  -a ADDR           where to serve the namespace (default: $NAMESPACE/ollie)
+  --tcp [HOST:]PORT also serve on TCP (HOST defaults to 127.0.0.1; port 0 picks a free one)
+  --key-file FILE   the owner's key (default: $XDG_DATA_HOME/ollie/keys/owner.key, made at first start)
+  --max-depth N     how deep agents may spawn sessions from sessions (default 3)
+  --max-children N  sessions one agent may have spawned at once (default 16)
+  --max-sessions N  sessions the daemon holds at once (default 512)
+  --max-hops N      agent-to-agent prompts in a row before a person must prompt again (default 10)
+  --max-prompt BYTES the longest prompt (default 1048576)
+  --max-connections N, --attach-deadline SECONDS
+                    9P clients at once (default 1024); how long a client has to attach (default 30)
+  --ninep-limit NAME=N
+                    any other limit of the 9P server (@ollie/ninep ServerLimits), e.g.
+                    maxQueuedReplyBytes=33554432 (repeatable)
+  --toolsrv ADDR    use a toolsrv already running at ADDR instead of starting one at $NAMESPACE/toolsrv
+                    (it is authenticated with $OLLIE_TOOLSRV_KEY when that is set)
+  --log-level LEVEL what to log on stderr: error, warn, info, debug, trace or silent, then CATEGORY=LEVEL
+                    settings for audit, 9p, sessions, e.g. warn,audit=info (default: $OLLIE_LOG, else info;
+                    passed on to the toolsrv olliesrv starts)
+  -D                trace 9P messages to stderr (short for the setting 9p=trace)
+  --version         print the version
+  -h, --help        print this
+Every attach, on every listener, must prove its uname (see NAMESPACE.md, "Principals").
+`;
+
+/** What the command line asks olliesrv to serve with. */
+export interface DaemonOptions {
+  /** `-a`: where to serve (default: $NAMESPACE/ollie). */
+  address: string | undefined;
+  /** `--tcp`, as a 9P address. */
+  tcp: string | undefined;
+  keyFile: string | undefined;
+  /** `--toolsrv`: a toolsrv that already runs. */
+  toolsrv: string | undefined;
+  limits: SessionLimits;
+  serverLimits: Partial<ServerLimits>;
+  log: LogSettings;
+  /** `--log-level` as given, for the toolsrv olliesrv starts. */
+  logLevel: string | undefined;
+}
+
+export type CommandLine = { kind: "help" } | { kind: "version" } | { kind: "serve"; options: DaemonOptions };
+
+/**
+ * Reads olliesrv's command line (and `$OLLIE_LOG`). Whatever it throws is a usage mistake, its message
+ * naming the flag and the value at fault.
+ */
+export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): CommandLine {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      a: { type: "string" },
+      toolsrv: { type: "string" },
+      tcp: { type: "string" },
+      "key-file": { type: "string" },
+      "max-depth": { type: "string" },
+      "max-children": { type: "string" },
+      "max-sessions": { type: "string" },
+      "max-hops": { type: "string" },
+      "max-prompt": { type: "string" },
+      "ninep-limit": { type: "string", multiple: true },
+      "max-connections": { type: "string" },
+      "attach-deadline": { type: "string" },
+      "log-level": { type: "string" },
+      D: { type: "boolean" },
+      version: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) return { kind: "help" };
+  if (values.version) return { kind: "version" };
+  const whole = (flag: keyof typeof values, fallback: number) => {
+    const given = values[flag];
+    if (given === undefined) return fallback;
+    const n = Number(given);
+    if (!Number.isInteger(n) || n < 0) throw new Error(`--${flag} takes a whole number, not '${given}'`);
+    return n;
+  };
+  const d = DEFAULT_SESSION_LIMITS;
+  const limits: SessionLimits = {
+    maxDepth: whole("max-depth", d.maxDepth),
+    maxChildren: whole("max-children", d.maxChildren),
+    maxSessions: whole("max-sessions", d.maxSessions),
+    maxHops: whole("max-hops", d.maxHops),
+    maxPromptBytes: whole("max-prompt", d.maxPromptBytes),
+  };
+  const serverLimits = ninepLimits(values["ninep-limit"] ?? []);
+  serverLimits.maxConnections = whole(
+    "max-connections",
+    serverLimits.maxConnections ?? DEFAULT_LIMITS.maxConnections,
+  );
+  serverLimits.attachDeadlineMs =
+    whole("attach-deadline", (serverLimits.attachDeadlineMs ?? DEFAULT_LIMITS.attachDeadlineMs) / 1000) *
+    1000;
+  const log = resolveLogSettings(values["log-level"], env);
+  return {
+    kind: "serve",
+    options: {
+      address: values.a,
+      tcp: values.tcp === undefined ? undefined : tcpAddress(values.tcp),
+      keyFile: values["key-file"],
+      toolsrv: values.toolsrv,
+      limits,
+      serverLimits,
+      log: values.D ? withCategory(log, "9p", "trace") : log,
+      logLevel: values["log-level"],
+    },
+  };
+}
+
+/** `--ninep-limit NAME=N` settings, each checked against the limits @ollie/ninep has. */
+function ninepLimits(settings: readonly string[]): Partial<ServerLimits> {
+  const limits: Partial<ServerLimits> = {};
+  for (const setting of settings) {
+    const [name = "", value = ""] = setting.split("=");
+    if (!(name in DEFAULT_LIMITS))
+      throw new Error(`--ninep-limit: no limit '${name}' (${Object.keys(DEFAULT_LIMITS).join(", ")})`);
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0)
+      throw new Error(`--ninep-limit ${name} takes a whole number, not '${value}'`);
+    limits[name as keyof ServerLimits] = n;
+  }
+  return limits;
+}
+
+/** `PORT`, `HOST:PORT`, `[V6]:PORT` or a 9P address; a bare port is loopback. */
+function tcpAddress(spec: string): string {
+  if (spec.includes("!")) return spec;
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(spec);
+  if (m) return `tcp!${m[1] ?? m[2] ?? "127.0.0.1"}!${m[3]}`;
+  if (/^\d+$/.test(spec)) return `tcp!127.0.0.1!${spec}`;
+  throw new Error(`--tcp takes PORT or HOST:PORT, not '${spec}'`);
+}

@@ -1,0 +1,123 @@
+import { readFileSync } from "node:fs";
+import { hmacAuthenticator, NinepClient } from "@ollie/ninep";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { OLLIESRV, type Ollie, startOllie } from "./harness.js";
+
+const { version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+
+const olliesrv = (args: string[], env: Record<string, string> = {}) =>
+  execa(process.execPath, [OLLIESRV, ...args], {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", ...env },
+    extendEnv: false,
+    reject: false,
+  });
+
+describe("olliesrv's command line", () => {
+  it("prints its usage on stdout for --help and -h", async () => {
+    for (const flag of ["--help", "-h"]) {
+      const r = await olliesrv([flag]);
+      expect(r).toMatchObject({ exitCode: 0, stderr: "" });
+      expect(r.stdout).toMatch(/^usage: olliesrv .*\n {2}--log-level LEVEL /s);
+    }
+  });
+
+  it("prints its version alone for --version", async () => {
+    expect(await olliesrv(["--version"])).toMatchObject({ exitCode: 0, stdout: version, stderr: "" });
+  });
+
+  it("exits 2 on a usage mistake, saying what it is before the usage", async () => {
+    const cases: Array<[string[], Record<string, string>, string]> = [
+      [["--frobnicate"], {}, "olliesrv: Unknown option '--frobnicate'"],
+      [["extra"], {}, "olliesrv: Unexpected argument 'extra'"],
+      [["--max-depth", "deep"], {}, "olliesrv: --max-depth takes a whole number, not 'deep'\n"],
+      [["--tcp", "x:y"], {}, "olliesrv: --tcp takes PORT or HOST:PORT, not 'x:y'\n"],
+      [["--log-level", "info,9p=loud"], {}, "olliesrv: --log-level: 'loud' is not a level ("],
+      [
+        [],
+        { OLLIE_LOG: "info,,audit=warn" },
+        "olliesrv: $OLLIE_LOG: 'info,,audit=warn' has an empty setting",
+      ],
+    ];
+    for (const [args, env, problem] of cases) {
+      const r = await olliesrv(args, env);
+      expect(r.exitCode).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.startsWith(problem)).toBe(true);
+      expect(r.stderr).toMatch(/\nusage: olliesrv /);
+    }
+  });
+});
+
+describe("olliesrv's log", () => {
+  let o: Ollie;
+  beforeAll(async () => {
+    o = await startOllie("olliesrv-log-", { args: ["-D"] });
+  });
+  afterAll(async () => {
+    await o.stop();
+    await o.remove();
+  });
+
+  it("gives the start-up hints at info, with its toolsrv's lines among them", () => {
+    const log = o.log();
+    expect(log).toMatch(/^\S+Z INFO {2}olliesrv: started toolsrv pid \d+\n/);
+    expect(log).toMatch(
+      /\n\S+Z INFO {2}toolsrv: serving \d+ tool directories on unix!\S+; every attach must/,
+    );
+    expect(log).toMatch(/\n\S+Z INFO {2}olliesrv: serving on unix!\S+ \(toolsrv at unix!/);
+    expect(log).toMatch(/\n\S+Z INFO {2}olliesrv: try: ollie -a /);
+    expect(log).toMatch(/\n\S+Z INFO {2}olliesrv: you attach as \S+, proven with /);
+    expect(log).toMatch(/\n\S+Z INFO {2}olliesrv: restored 0 sessions from /);
+  });
+
+  it("traces its own 9P messages with -D, and not its toolsrv's", async () => {
+    await o.read("session/idx");
+    expect(await o.logged("[9p]: -> Rread")).toMatch(/\n\S+Z TRACE olliesrv\[9p\]: <- Tattach /);
+    expect(o.log()).not.toContain("toolsrv[9p]");
+  });
+});
+
+describe("olliesrv held to a threshold", () => {
+  let o: Ollie;
+  beforeAll(async () => {
+    // A home with everything made (owner key, directories); each test starts a daemon of its own in it.
+    o = await startOllie("olliesrv-quiet-");
+    await o.stop();
+  });
+  afterAll(() => o.remove());
+
+  /** Starts olliesrv on `o`'s home, waits until the owner can attach, and stops it again. */
+  async function serveOnce(args: string[], env: Record<string, string> = {}) {
+    const child = execa(process.execPath, [OLLIESRV, "-a", o.address, ...args], {
+      env: { ...o.env, ...env },
+      extendEnv: false,
+      reject: false,
+    });
+    for (let attempt = 0; ; attempt++) {
+      const client = await NinepClient.dial(o.address).catch(() => undefined);
+      if (client) {
+        await client.attach({ uname: o.owner, authenticator: hmacAuthenticator(o.ownerKey()) });
+        client.close();
+        break;
+      }
+      if (attempt === 500 || child.exitCode !== null)
+        throw new Error(`olliesrv did not serve:\n${(await child).stderr}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    child.kill("SIGTERM");
+    return await child;
+  }
+
+  it("serves with nothing on stderr at --log-level error, which it passes on to toolsrv", async () => {
+    expect(await serveOnce(["--log-level", "error"], { OLLIE_LOG: "trace" })).toMatchObject({
+      exitCode: 0,
+      stderr: "",
+    });
+  });
+
+  it("takes $OLLIE_LOG, and so does the toolsrv it starts", async () => {
+    const r = await serveOnce([], { OLLIE_LOG: "warn,audit=info" });
+    expect(r).toMatchObject({ exitCode: 0, stderr: "" });
+  });
+});

@@ -1,0 +1,90 @@
+import { parseArgs } from "node:util";
+import { type LogSettings, resolveLogSettings, withCategory } from "@ollie/log";
+
+export const USAGE = `usage: toolsrv [-a ADDR] [--tools-path DIRS] [--sandbox NAME] [--bypass FILE] [--owner UNAME]
+                [--owner-key FILE] [--protect PATH]... [--default-tools NAMES] [--log-level LEVEL] [-D]
+                [--version]
+  -a ADDR            where to listen (default: $NAMESPACE/toolsrv)
+  --tools-path DIRS  ':'-separated tool directories, earlier first
+                     (default: $OLLIE_TOOLS_PATH, else $XDG_CONFIG_HOME/ollie/tools then the bundled tools)
+  --sandbox NAME     the sandbox overlay $XDG_CONFIG_HOME/ollie/sandbox/NAME.yaml
+  --bypass FILE      the bypass policy (default: $XDG_CONFIG_HOME/ollie/bypass.yaml; none allows nothing)
+  --owner UNAME      who may approve bypass requests (default: the user running toolsrv)
+  --owner-key FILE   the key the owner proves instead of OLLIE_TOOLSRV_KEY (needs it; FILE is protected)
+  --protect PATH     refuse any call whose sandbox would reach PATH (repeatable)
+  --default-tools N  the tools an agent starts with, comma-separated (default: client_9p)
+  --exit-with-stdin  stop when standard input closes (a parent that starts toolsrv, and may die, passes this)
+  --print-address    print the address on stdout once serving (for a parent that waits for that)
+  --log-level LEVEL  what to log on stderr: error, warn, info, debug, trace or silent, then CATEGORY=LEVEL
+                     settings for audit, 9p, tools, e.g. warn,audit=info (default: $OLLIE_LOG, else info)
+  -D                 trace 9P messages to stderr (short for the setting 9p=trace)
+  --version          print the version
+  -h, --help         print this
+With OLLIE_TOOLSRV_KEY set, every attach must prove that key (hmac-sha256 through Tauth); without it,
+anyone who can reach the socket can run tools.
+`;
+
+/** What the command line asks toolsrv to serve with. */
+export interface ToolsrvOptions {
+  /** `-a`: where to listen (default: $NAMESPACE/toolsrv). */
+  address: string | undefined;
+  toolsPath: string | undefined;
+  sandbox: string | undefined;
+  bypass: string | undefined;
+  owner: string | undefined;
+  ownerKey: string | undefined;
+  protect: string[];
+  defaultTools: string[] | undefined;
+  exitWithStdin: boolean;
+  printAddress: boolean;
+  log: LogSettings;
+}
+
+export type CommandLine = { kind: "help" } | { kind: "version" } | { kind: "serve"; options: ToolsrvOptions };
+
+/**
+ * Reads toolsrv's command line (and `$OLLIE_LOG`). Whatever it throws is a usage mistake, its message naming
+ * the flag and the value at fault. `keyed`: whether OLLIE_TOOLSRV_KEY was set, which `--owner-key` needs.
+ */
+export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv, keyed: boolean): CommandLine {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      a: { type: "string" },
+      "tools-path": { type: "string" },
+      sandbox: { type: "string" },
+      bypass: { type: "string" },
+      owner: { type: "string" },
+      "owner-key": { type: "string" },
+      protect: { type: "string", multiple: true },
+      "default-tools": { type: "string" },
+      "exit-with-stdin": { type: "boolean" },
+      "print-address": { type: "boolean" },
+      "log-level": { type: "string" },
+      D: { type: "boolean" },
+      version: { type: "boolean" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) return { kind: "help" };
+  if (values.version) return { kind: "version" };
+  if (values["owner-key"] !== undefined && !keyed)
+    throw new Error("--owner-key needs OLLIE_TOOLSRV_KEY: without it no attach is authenticated");
+  const log = resolveLogSettings(values["log-level"], env);
+  return {
+    kind: "serve",
+    options: {
+      address: values.a,
+      toolsPath: values["tools-path"],
+      sandbox: values.sandbox,
+      bypass: values.bypass,
+      owner: values.owner,
+      ownerKey: values["owner-key"],
+      protect: values.protect ?? [],
+      defaultTools: values["default-tools"] ? values["default-tools"].split(",").filter(Boolean) : undefined,
+      exitWithStdin: values["exit-with-stdin"] ?? false,
+      printAddress: values["print-address"] ?? false,
+      log: values.D ? withCategory(log, "9p", "trace") : log,
+    },
+  };
+}
