@@ -178,7 +178,8 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
       );
     });
   } finally {
-    if (pidFile) await rm(pidFile, { force: true });
+    // Never in the way of the shutdown that follows (toolsrv must be stopped whatever happened).
+    if (pidFile) await rm(pidFile, { force: true }).catch(() => {});
     await restoring;
     unsaved = await sessions.close();
     await server.close();

@@ -151,6 +151,9 @@ describe("principals", () => {
     await expect(o.attachAs(o.owner, undefined, tcp)).rejects.toThrow("authentication required");
     await expect(o.attachAs(o.owner, "not the key", tcp)).rejects.toThrow("authentication failed");
     await expect(o.attachAs("somebody", "a guess", tcp)).rejects.toThrow("authentication failed");
+    await expect(o.attachAs("somebody", o.ownerKey(), tcp)).rejects.toThrow(
+      `authentication failed: the key proves "${o.owner}", but the attach claimed "somebody"`,
+    );
     expect(
       await o.logged(/\[audit\]: refused attach as \S+ from tcp!127\.0\.0\.1!\d+: authentication required/),
     ).toMatch(/\[audit\]: refused attach as \S+ from tcp!127\.0\.0\.1!\d+: authentication required/);

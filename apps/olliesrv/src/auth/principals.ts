@@ -34,7 +34,8 @@ export class Principals {
 
   /** The Tauth handler for every listener; each refusal leaves an audit line. */
   serverAuth(): ServerAuth {
-    const auth = hmacAuth({ keyFor: (uname) => this.keyFor(uname) });
+    // A refusal names the owner when the client holds the owner's key but claimed another uname.
+    const auth = hmacAuth({ keyFor: (uname) => this.keyFor(uname), knownUnames: () => [this.owner] });
     return {
       start: (uname, aname) => auth.start(uname, aname),
       refused: (r: AuthRefusal) => {

@@ -4,6 +4,7 @@ import { defaultAddress, identity, SessionClient } from "./session-client.js";
 import { shell } from "./shell.js";
 
 export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] [-k KEYFILE] COMMAND ...
+       ollie --help | --version
   new [--agent P] [--cwd D] [--backend B] [--model M] [--name N]   create a session; prints its id
   ask [SESSION] TEXT...     prompt (a new session in this directory when none is given) and stream the reply
   sh [SESSION]              talk interactively; /command runs an agent ctl command; Ctrl-C stops a turn
@@ -19,25 +20,26 @@ tool, as that agent ($OLLIE_UNAME, proven with $OLLIE_KEY).
 
 /** The `ollie` command. Returns the exit status: 0 success, 1 a failure, 2 a usage mistake. */
 export async function main(argv: string[]): Promise<number> {
-  let address = defaultAddress();
-  let uname: string | undefined;
-  let keyFile: string | undefined;
-  let i = 0;
-  for (; i < argv.length && argv[i]!.startsWith("-"); i++) {
-    const flag = argv[i]!;
-    if (flag === "-h" || flag === "--help") {
-      process.stdout.write(USAGE);
-      return 0;
-    }
-    const value = argv[++i];
-    if (value === undefined || !["-a", "-u", "-k"].includes(flag)) return usage(`unknown option ${flag}`);
-    if (flag === "-a") address = value;
-    else if (flag === "-k") keyFile = value;
-    else uname = value;
+  let parsed: ReturnType<typeof parseGlobals>;
+  try {
+    parsed = parseGlobals(argv);
+  } catch (error) {
+    return usage((error as Error).message);
   }
-  const [command, ...args] = argv.slice(i);
-  if (!command) return usage("");
-  const client = await SessionClient.connect(address, () => identity({ uname, keyFile }));
+  const { values, rest } = parsed;
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (values.version) {
+    process.stdout.write(`${__PACKAGE_VERSION__}\n`);
+    return 0;
+  }
+  const [command, ...args] = rest;
+  if (!command) return usage("no command given");
+  if (!COMMANDS.has(command)) return usage(`unknown command '${command}'`);
+  const address = values.a ?? defaultAddress();
+  const client = await SessionClient.connect(address, () => identity({ uname: values.u, keyFile: values.k }));
   try {
     switch (command) {
       case "new": {
@@ -81,8 +83,13 @@ export async function main(argv: string[]): Promise<number> {
         process.stdout.write(await client.read("session/idx"));
         return 0;
       case "chat": {
-        const follow = args[0] === "-f";
-        const session = follow ? args[1] : args[0];
+        const { values, positionals } = parseArgs({
+          args,
+          options: { f: { type: "boolean" } },
+          allowPositionals: true,
+        });
+        const follow = values.f ?? false;
+        const [session] = positionals;
         if (!session) return usage("chat needs a session");
         const chat = await client.read(`session/${session}/agent/main/chat`);
         process.stdout.write(chat);
@@ -129,15 +136,35 @@ export async function main(argv: string[]): Promise<number> {
         await client.write(`session/${args[0]}/agent/main/ctl`, `${command}\n`);
         return 0;
       }
-      default:
-        return usage(`unknown command ${command}`);
     }
+    return usage(`unknown command '${command}'`);
   } catch (error) {
+    if ((error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS"))
+      return usage((error as Error).message);
     process.stderr.write(`ollie: ${(error as Error).message}\n`);
     return 1;
   } finally {
     client.close();
   }
+}
+
+const COMMANDS = new Set(["new", "ask", "sh", "ls", "chat", "status", "stop", "kill"]);
+
+const GLOBAL_OPTIONS = {
+  a: { type: "string" },
+  u: { type: "string" },
+  k: { type: "string" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
+} as const;
+
+/** The options before the command word are ollie's own; from the command word on, the command's. */
+function parseGlobals(argv: string[]) {
+  const { tokens } = parseArgs({ args: argv, options: GLOBAL_OPTIONS, strict: false, tokens: true });
+  const first = tokens.find((t) => t.kind !== "option");
+  const end = first?.index ?? argv.length;
+  const { values } = parseArgs({ args: argv.slice(0, end), options: GLOBAL_OPTIONS });
+  return { values, rest: argv.slice(first?.kind === "option-terminator" ? end + 1 : end) };
 }
 
 function usage(problem: string): number {

@@ -1,6 +1,5 @@
-import { userInfo } from "node:os";
 import { join } from "node:path";
-import { type Fsys, hmacAuthenticator, NinepClient, ORDWR } from "@ollie/ninep";
+import { defaultUname, type Fsys, hmacAuthenticator, NinepClient, ORDWR } from "@ollie/ninep";
 import { readOwnerKey } from "../auth/owner-key.js";
 import { olliePaths } from "../paths.js";
 
@@ -24,10 +23,10 @@ export async function identity(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<Identity> {
   if (flags.keyFile !== undefined)
-    return { uname: flags.uname ?? userInfo().username, key: await readOwnerKey(flags.keyFile) };
+    return { uname: flags.uname ?? defaultUname(), key: await readOwnerKey(flags.keyFile) };
   if (flags.uname === undefined && env.OLLIE_UNAME && env.OLLIE_KEY)
     return { uname: env.OLLIE_UNAME, key: env.OLLIE_KEY };
-  return { uname: flags.uname ?? userInfo().username, key: await readOwnerKey(olliePaths(env).ownerKey) };
+  return { uname: flags.uname ?? defaultUname(), key: await readOwnerKey(olliePaths(env).ownerKey) };
 }
 
 /** A 9P session with olliesrv, and the file operations the `ollie` command is made of. */
@@ -47,7 +46,9 @@ export class SessionClient {
       const fsys = await client
         .attach({ uname: who.uname, authenticator: hmacAuthenticator(who.key) })
         .catch((error: unknown) => {
-          throw new Error(`olliesrv at ${address} refused ${who.uname}: ${(error as Error).message}`);
+          throw new Error(
+            `olliesrv at ${address} refused to attach ${JSON.stringify(who.uname)}: ${(error as Error).message}`,
+          );
         });
       return new SessionClient(client, fsys);
     } catch (error) {

@@ -1,7 +1,7 @@
 import { lstat, mkdir, unlink } from "node:fs/promises";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { dirname } from "node:path";
-import type { Address } from "./address.js";
+import { type Address, formatAddress } from "./address.js";
 
 /** A listening socket. `close` stops accepting and, for a Unix socket, removes its file. */
 export interface Listener {
@@ -51,7 +51,11 @@ async function prepareUnixPath(path: string): Promise<void> {
  */
 export async function assertAddressFree(address: Address): Promise<void> {
   if (address.kind === "unix") {
-    const existing = await lstat(address.path).catch(() => undefined);
+    const existing = await lstat(address.path).catch((err: NodeJS.ErrnoException) => {
+      // Not there is free; a path that cannot be reached (ENOTDIR, EACCES) never will be.
+      if (err.code === "ENOENT") return undefined;
+      throw new Error(`cannot serve at ${address.path}: ${err.message}`, { cause: err });
+    });
     if (existing && !existing.isSocket())
       throw new AddressInUseError(`${address.path} exists and is not a socket`);
     if (existing && (await isListening(address.path)))
@@ -64,6 +68,19 @@ export async function assertAddressFree(address: Address): Promise<void> {
 }
 
 export async function listen(address: Address, onConnection: (socket: Socket) => void): Promise<Listener> {
+  try {
+    return await bind(address, onConnection);
+  } catch (err) {
+    if (err instanceof AddressInUseError) throw err;
+    // The errno code stays on the error, for callers that look at it (EADDRINUSE, EACCES).
+    throw Object.assign(
+      new Error(`cannot listen on ${formatAddress(address)}: ${(err as Error).message}`, { cause: err }),
+      { code: (err as NodeJS.ErrnoException).code },
+    );
+  }
+}
+
+async function bind(address: Address, onConnection: (socket: Socket) => void): Promise<Listener> {
   if (address.kind === "unix") await prepareUnixPath(address.path);
   // Half-open: a client that shuts down its side still gets the replies to what it sent.
   const server = createServer({ noDelay: true, allowHalfOpen: true }, onConnection);
