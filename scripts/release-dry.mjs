@@ -8,7 +8,10 @@ import { join } from "node:path";
 import { execa } from "execa";
 
 const root = join(import.meta.dirname, "..");
-const pnpm = ["-y", `pnpm@${JSON.parse(readFileSync(join(root, "package.json"), "utf8")).packageManager.split("@")[1]}`];
+const pnpm = [
+  "-y",
+  `pnpm@${JSON.parse(readFileSync(join(root, "package.json"), "utf8")).packageManager.split("@")[1]}`,
+];
 const scratch = join(mkdtempSync(join(tmpdir(), "ollie-release-")), "ollie");
 // A release builds every launcher (OLLIE_RELEASE): a platform package without its binary is never published.
 const run = async (command, args, cwd = scratch) => {
@@ -29,7 +32,14 @@ try {
   await run("npx", [...pnpm, "install", "--frozen-lockfile", "--prefer-offline"]);
   const before = new Map(manifests().map((m) => [m.name, m.version]));
   await run("npx", [...pnpm, "exec", "changeset", "version"]);
-  const published = await run("npx", [...pnpm, "publish", "-r", "--dry-run", "--no-git-checks", "--report-summary"]);
+  const published = await run("npx", [
+    ...pnpm,
+    "publish",
+    "-r",
+    "--dry-run",
+    "--no-git-checks",
+    "--report-summary",
+  ]);
   console.log(published);
   const summary = JSON.parse(readFileSync(join(scratch, "pnpm-publish-summary.json"), "utf8"));
   const publishedNames = new Set(summary.publishedPackages.map((p) => p.name));

@@ -31,12 +31,27 @@ function installInputs() {
 async function install() {
   const wanted = installInputs();
   if (existsSync(stampFile) && readFileSync(stampFile, "utf8") === wanted) return;
-  say(existsSync(stampFile) ? "the dependencies changed; installing them" : "installing the dependencies (once)");
+  say(
+    existsSync(stampFile)
+      ? "the dependencies changed; installing them"
+      : "installing the dependencies (once)",
+  );
   // Run through npx: the first install is the one that puts pnpm into node_modules.
-  const child = spawn("npx", ["-y", PNPM, "install", "--frozen-lockfile", "--config.confirmModulesPurge=false"], {
-    cwd: root,
-    stdio: "inherit",
-  });
+  const child = spawn(
+    "npx",
+    [
+      "-y",
+      PNPM,
+      "install",
+      "--frozen-lockfile",
+      "--config.confirmModulesPurge=false",
+      "--config.update-notifier=false",
+    ],
+    {
+      cwd: root,
+      stdio: "inherit",
+    },
+  );
   const [code] = await once(child, "exit");
   if (code !== 0) throw new Error(`pnpm install exited ${code}`);
   writeFileSync(stampFile, wanted);
@@ -73,7 +88,11 @@ async function build() {
     throw new Error(`the build failed (turbo exited ${code})`);
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  say(built === 0 ? `up to date (${cached} packages, ${seconds} s)` : `built ${built}, ${cached} unchanged (${seconds} s)`);
+  say(
+    built === 0
+      ? `up to date (${cached} packages, ${seconds} s)`
+      : `built ${built}, ${cached} unchanged (${seconds} s)`,
+  );
 }
 
 try {
