@@ -72,12 +72,13 @@ async function serve(
   const protect = [...options.protect, ...(options.ownerKey !== undefined ? [options.ownerKey] : [])].map(
     (p) => resolve(p),
   );
+  const toolsLog = log.child("tools");
   const tools = createToolServer({
     toolsPath,
     policy,
     owner,
     bypass,
-    log: log.child("tools").info,
+    log: toolsLog.info,
     ...(protect.length > 0 && { protect }),
     ...(options.defaultTools && { defaultTools: options.defaultTools }),
     baseEnv: {
@@ -106,6 +107,10 @@ async function serve(
         : "unauthenticated: OLLIE_TOOLSRV_KEY is not set, so anyone who can reach the socket can run tools";
       log.info(`serving ${toolsPath.length} tool directories on ${bound}; ${access}`);
       if (options.printAddress) process.stdout.write(`${bound}\n`);
+      // What cannot be offered is said once at start (and is always listed in the namespace's broken file).
+      void tools.service.catalog.broken().then((broken) => {
+        for (const b of broken) toolsLog.warn(`${b.file}: ${b.reason}; not offered`);
+      });
     });
   } finally {
     // Stdin is held open to notice the parent's end; it must not keep the process alive once serving ends,

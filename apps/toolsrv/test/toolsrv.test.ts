@@ -63,7 +63,7 @@ const call = async (
 };
 
 describe("toolsrv", () => {
-  it("discovers good tools and reports broken ones", async () => {
+  it("discovers good tools and reports broken ones, in its tree and its log", async () => {
     const { fsys, close } = await daemon.attach("agent1");
     const tools = JSON.parse((await fsys.readFile("tools")).toString()) as Array<{ name: string }>;
     const names = tools.map((t) => t.name);
@@ -71,6 +71,10 @@ describe("toolsrv", () => {
       expect.arrayContaining(["echo_json", "slow_read", "file_read", "shell", "client_9p"]),
     );
     expect((await fsys.readFile("broken")).toString()).toContain("bad_meta: name: a tool name is lower case");
+    // The daemon says so once at start, as well.
+    expect(daemon.stderr()).toMatch(
+      /WARN {2}toolsrv\[tools\]: \S+\/bad_meta: name: a tool name .*; not offered\n/,
+    );
     close();
   });
 

@@ -79,7 +79,7 @@ describe("the tool catalog", () => {
     expect((await new ToolCatalog([dir]).get("fastgrep"))?.meta.parallelRead).toBe(true);
   });
 
-  it("reports broken tools with file and reason, skips them, and skips files that are not tools", async () => {
+  it("reports broken tools (one that lost its executable bit too) with file and reason, skips them, and skips files that are not tools", async () => {
     const dir = join(root, "broken");
     tool(dir, "bad_name", header("Bad-Name"));
     tool(dir, "no_description", "#!/bin/sh\n# ollie:tool no_description\necho\n");
@@ -103,7 +103,11 @@ describe("the tool catalog", () => {
       bad_field: "header line 4: unknown field 'ollie:colour'",
       bad_schema: expect.stringMatching(/^header line 0: ollie:schema is not JSON/),
       bad_sidecar: expect.stringMatching(/bad_sidecar\.meta\.json: not JSON/),
+      not_executable: `describes the tool 'not_executable' but is not executable (chmod +x ${dir}/not_executable)`,
     });
+    chmodSync(join(dir, "not_executable"), 0o755);
+    expect([...(await catalog.tools()).keys()]).toEqual(["fine", "not_executable"]);
+    expect((await catalog.broken()).map((b) => b.file)).not.toContain(join(dir, "not_executable"));
   });
 
   it("lets an earlier directory win a name, and notices changes", async () => {

@@ -13,6 +13,7 @@ export interface CatalogEntry {
 interface Seen {
   mtimeMs: number;
   size: number;
+  executable: boolean;
   result: { meta: ToolMeta } | { problem: string } | undefined;
 }
 
@@ -103,13 +104,23 @@ export class ToolCatalog {
       stat(file).catch(() => undefined),
       stat(file + SIDECAR).catch(() => undefined),
     ]);
-    if (!info?.isFile() || (info.mode & 0o111) === 0) return undefined;
+    if (!info?.isFile()) return undefined;
     const mtimeMs = Math.max(info.mtimeMs, sidecar?.mtimeMs ?? 0);
     const size = info.size + (sidecar?.size ?? 0);
+    const executable = (info.mode & 0o111) !== 0;
     const known = this.seen.get(file);
-    if (known && known.mtimeMs === mtimeMs && known.size === size) return known.result;
-    const result = await readMeta(file, sidecar !== undefined);
-    this.seen.set(file, { mtimeMs, size, result });
+    if (known && known.mtimeMs === mtimeMs && known.size === size && known.executable === executable)
+      return known.result;
+    const meta = await readMeta(file, sidecar !== undefined);
+    // A file that describes a tool but lost its executable bit (a careless copy, an archive that drops
+    // modes) is reported, not silently skipped: the model would only hear that the tool is gone.
+    let result = meta;
+    if (!executable)
+      result =
+        meta && "meta" in meta
+          ? { problem: `describes the tool '${meta.meta.name}' but is not executable (chmod +x ${file})` }
+          : undefined;
+    this.seen.set(file, { mtimeMs, size, executable, result });
     return result;
   }
 }
