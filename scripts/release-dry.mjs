@@ -27,8 +27,8 @@ const manifests = () =>
     ),
   );
 
-await run("git", ["worktree", "add", "--detach", scratch, "HEAD"], root);
 try {
+  await run("git", ["worktree", "add", "--detach", scratch, "HEAD"], root);
   await run("npx", [...pnpm, "install", "--frozen-lockfile", "--prefer-offline"]);
   const before = new Map(manifests().map((m) => [m.name, m.version]));
   await run("npx", [...pnpm, "exec", "changeset", "version"]);
@@ -49,6 +49,8 @@ try {
   const missing = publishable.filter((m) => !publishedNames.has(m.name)).map((m) => m.name);
   if (missing.length > 0) throw new Error(`not published by the dry run: ${missing.join(", ")}`);
 } finally {
-  await execa("git", ["worktree", "remove", "--force", scratch], { cwd: root });
+  await execa("git", ["worktree", "remove", "--force", scratch], { cwd: root, reject: false });
+  // A worktree left by an interrupted run is forgotten too.
+  await execa("git", ["worktree", "prune"], { cwd: root, reject: false });
   rmSync(join(scratch, ".."), { recursive: true, force: true });
 }

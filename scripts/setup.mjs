@@ -68,6 +68,8 @@ async function build() {
     stdio: ["ignore", "pipe", "pipe"],
   });
   const exited = once(turbo, "exit");
+  // Awaited after the output is read; a failure to start must not go unhandled meanwhile.
+  exited.catch(() => {});
   let log = "";
   turbo.stderr.on("data", (chunk) => {
     log += chunk;

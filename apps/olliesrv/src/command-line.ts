@@ -119,7 +119,7 @@ function ninepLimits(settings: readonly string[]): Partial<ServerLimits> {
   const limits: Partial<ServerLimits> = {};
   for (const setting of settings) {
     const [name = "", value = ""] = setting.split("=");
-    if (!(name in DEFAULT_LIMITS))
+    if (!Object.hasOwn(DEFAULT_LIMITS, name))
       throw new Error(`--ninep-limit: no limit '${name}' (${Object.keys(DEFAULT_LIMITS).join(", ")})`);
     const n = Number(value);
     if (!Number.isInteger(n) || n < 0)

@@ -5,6 +5,7 @@ import { writeFileAtomic } from "@ollie/agent-core";
 import { createLogger, type Logger } from "@ollie/log";
 import {
   assertAddressFree,
+  defaultUname,
   formatAddress,
   hmacAuthenticator,
   NinepServer,
@@ -83,7 +84,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
   let sessions: Sessions | undefined;
   const trail = new AuditTrail(log.child("audit").warn);
   const principals = new Principals(
-    userInfo().username,
+    defaultUname(),
     ownerKey,
     (uname) => sessions?.agent(uname) !== undefined,
     (line, source) => trail.record(line, auditSource(source)),
@@ -132,7 +133,8 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     hopsOf: (uname) => sessions?.agent(uname)?.turnHops ?? 0,
     deliver: (to, text, from) => sessions!.deliver(to, text, from),
   };
-  sessions = new Sessions(paths.sessions, paths.corrupt, environment, log.child("sessions"));
+  const sessionsLog = log.child("sessions");
+  sessions = new Sessions(paths.sessions, paths.corrupt, environment, sessionsLog);
   const tree = ollieTree(sessions, {
     owner: principals.owner,
     onDenied: (d) => trail.record(`denied ${d.uname} ${d.access} ${d.path}`, auditSource(d.uname)),
@@ -170,7 +172,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
       restoring = sessions.restore().then(
         (n) => {
           const ms = (performance.now() - started).toFixed(0);
-          log.info(`restored ${n} session${n === 1 ? "" : "s"} from ${paths.sessions} in ${ms} ms`);
+          sessionsLog.info(`restored ${n} session${n === 1 ? "" : "s"} from ${paths.sessions} in ${ms} ms`);
         },
         (e: unknown) => {
           log.error(`restoring sessions failed: ${(e as Error).message}`);

@@ -68,10 +68,12 @@ describe("olliesrv's log", () => {
     expect(log).toMatch(/\n\S+Z INFO {2}olliesrv: serving on unix!\S+ \(toolsrv at unix!/);
     expect(log).toMatch(/\n\S+Z INFO {2}olliesrv: try: ollie -a /);
     expect(log).toMatch(/\n\S+Z INFO {2}olliesrv: you attach as \S+, proven with /);
-    expect(log).toMatch(/\n\S+Z INFO {2}olliesrv: restored 0 sessions from /);
+    expect(log).toMatch(/\n\S+Z INFO {2}olliesrv\[sessions\]: restored 0 sessions from /);
   });
 
   it("traces its own 9P messages with -D, and not its toolsrv's", async () => {
+    // A session loads its agent's tools from toolsrv: traffic toolsrv would trace if -D were passed on.
+    await o.create(`cwd=${o.work}`);
     await o.read("session/idx");
     expect(await o.logged("[9p]: -> Rread")).toMatch(/\n\S+Z TRACE olliesrv\[9p\]: <- Tattach /);
     expect(o.log()).not.toContain("toolsrv[9p]");

@@ -20,6 +20,23 @@ const ollie = (...args: string[]) =>
   });
 
 describe("the ollie command", () => {
+  it("refuses a wrong command line with its usage and exit 2, before it connects or creates anything", async () => {
+    const sessions = (await ollie("ls")).stdout;
+    const unreachable = (...args: string[]) =>
+      execa(process.execPath, [OLLIE, "-a", "unix!/dev/null/ollie", ...args], {
+        env: o.env,
+        extendEnv: false,
+        reject: false,
+      });
+    for (const args of [["new", "--colour", "red"], ["stop"], ["chat"], ["ls", "extra"], ["ask"]]) {
+      const r = await unreachable(...args);
+      expect(r.exitCode, args.join(" ")).toBe(2);
+      expect(r.stderr).toMatch(/^ollie: .+\nusage: ollie /);
+    }
+    expect((await ollie("ask")).exitCode).toBe(2);
+    expect((await ollie("ls")).stdout).toBe(sessions);
+  });
+
   it("creates a session, asks with the reply streamed, lists and reports", async () => {
     const created = await ollie("new", "--name", "cli");
     expect(created.exitCode).toBe(0);

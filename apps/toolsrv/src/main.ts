@@ -1,9 +1,16 @@
 import { mkdir } from "node:fs/promises";
-import { homedir, userInfo } from "node:os";
+import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createLogger, type Logger } from "@ollie/log";
-import { formatAddress, NinepServer, parseAddress, serveUntilSignal, serviceAddress } from "@ollie/ninep";
+import {
+  defaultUname,
+  formatAddress,
+  NinepServer,
+  parseAddress,
+  serveUntilSignal,
+  serviceAddress,
+} from "@ollie/ninep";
 import { resolvePolicy } from "@ollie/sandbox";
 import { createToolServer, loadBypassPolicy } from "@ollie/toolsrv";
 import { keyedAuth } from "./auth.js";
@@ -53,7 +60,7 @@ async function serve(
   env: NodeJS.ProcessEnv,
   log: Logger,
 ): Promise<number> {
-  const owner = options.owner ?? userInfo().username;
+  const owner = options.owner ?? defaultUname();
   const keys = serviceKey === undefined ? undefined : await loadKeys(serviceKey, owner, options.ownerKey);
   if (keys?.owner) log.addSecret(Buffer.from(keys.owner.key).toString("utf8"));
   const config = join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config"), "ollie");
@@ -108,9 +115,12 @@ async function serve(
       log.info(`serving ${toolsPath.length} tool directories on ${bound}; ${access}`);
       if (options.printAddress) process.stdout.write(`${bound}\n`);
       // What cannot be offered is said once at start (and is always listed in the namespace's broken file).
-      void tools.service.catalog.broken().then((broken) => {
-        for (const b of broken) toolsLog.warn(`${b.file}: ${b.reason}; not offered`);
-      });
+      tools.service.catalog.broken().then(
+        (broken) => {
+          for (const b of broken) toolsLog.warn(`${b.file}: ${b.reason}; not offered`);
+        },
+        (error: unknown) => toolsLog.error(`listing broken tools: ${(error as Error).message}`),
+      );
     });
   } finally {
     // Stdin is held open to notice the parent's end; it must not keep the process alive once serving ends,

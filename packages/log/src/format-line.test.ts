@@ -37,6 +37,7 @@ describe("escaping control characters", () => {
     expect(escapeControls("a\nb\rc\td")).toBe("a\\nb\\rc\\td");
     expect(escapeControls("\x1b[31mred\x00\x7f\x85")).toBe("\\x1b[31mred\\x00\\x7f\\x85");
     expect(escapeControls("x\u2028y\u2029z")).toBe("x\\u2028y\\u2029z");
+    expect(escapeControls("admin\u202Etxt.exe\u200B")).toBe("admin\\u202etxt.exe\\u200b");
   });
 
   it("leaves other text alone, backslashes and non-ASCII letters included", () => {

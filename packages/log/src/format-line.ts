@@ -9,18 +9,21 @@ const LABELS: Record<LogLevel, string> = {
   trace: "TRACE",
 };
 
-/** Control characters, and the Unicode line and paragraph separators some viewers break lines at. */
-const UNSAFE = /[\p{Cc}\u2028\u2029]/gu;
+/**
+ * Control characters, format characters (a right-to-left override would reorder how a line reads), and the
+ * Unicode line and paragraph separators some viewers break lines at.
+ */
+const UNSAFE = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
 const BY_NAME: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t": "\\t" };
 
 /**
  * Text as it may stand inside a log line: `\n`, `\r` and `\t` written as those two characters, any other
- * control character as `\xNN` (`\u2028`, `\u2029` for the separators). So a message can neither end its
+ * control character as `\xNN`, format characters and separators as `\uNNNN`. So a message can neither end its
  * line and start a forged one, nor move a terminal's cursor or colour it.
  */
 export function escapeControls(text: string): string {
   return text.replace(UNSAFE, (c) => {
-    const code = c.charCodeAt(0);
+    const code = c.codePointAt(0)!;
     return BY_NAME[c] ?? (code < 0x100 ? `\\x${hex(code, 2)}` : `\\u${hex(code, 4)}`);
   });
 }

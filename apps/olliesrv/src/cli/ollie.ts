@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { SESSION_ID } from "../session/names.js";
+import { type Invocation, parseInvocation } from "./invocation.js";
 import { defaultAddress, identity, SessionClient } from "./session-client.js";
 import { shell } from "./shell.js";
 
@@ -36,111 +36,17 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const [command, ...args] = rest;
-  if (!command) return usage("no command given");
-  if (!COMMANDS.has(command)) return usage(`unknown command '${command}'`);
+  let invocation: Invocation;
+  try {
+    invocation = parseInvocation(command, args);
+  } catch (error) {
+    return usage((error as Error).message);
+  }
   const address = values.a ?? defaultAddress();
   const client = await SessionClient.connect(address, () => identity({ uname: values.u, keyFile: values.k }));
   try {
-    switch (command) {
-      case "new": {
-        const { values } = parseArgs({
-          args,
-          options: {
-            agent: { type: "string" },
-            cwd: { type: "string" },
-            backend: { type: "string" },
-            model: { type: "string" },
-            name: { type: "string" },
-          },
-        });
-        const spec = {
-          agent: values.agent,
-          cwd: values.cwd ?? process.cwd(),
-          backend: values.backend,
-          model: values.model,
-          name: values.name,
-        };
-        process.stdout.write(
-          `${await client.create(JSON.stringify(Object.fromEntries(Object.entries(spec).filter(([, v]) => v))))}\n`,
-        );
-        return 0;
-      }
-      case "ask": {
-        const session =
-          args.length > 1 && SESSION_ID.test(args[0]!)
-            ? args.shift()!
-            : await client.create(JSON.stringify({ cwd: process.cwd() }));
-        const text = args.join(" ").trim();
-        if (!text) return usage("ask needs a prompt");
-        const outcome = await client.ask(session, text, (chunk) => process.stdout.write(chunk));
-        if (outcome === "done" || outcome === "maxsteps") return 0;
-        process.stderr.write(`ollie: the turn ended: ${outcome} (session ${session})\n`);
-        return 1;
-      }
-      case "sh":
-        return await shell(client, args[0]);
-      case "ls":
-        process.stdout.write(await client.read("session/idx"));
-        return 0;
-      case "chat": {
-        const { values, positionals } = parseArgs({
-          args,
-          options: { f: { type: "boolean" } },
-          allowPositionals: true,
-        });
-        const follow = values.f ?? false;
-        const [session] = positionals;
-        if (!session) return usage("chat needs a session");
-        const chat = await client.read(`session/${session}/agent/main/chat`);
-        process.stdout.write(chat);
-        if (!follow) return 0;
-        const tail = await client.fsys.open(`session/${session}/agent/main/tail`);
-        for (let offset = Buffer.byteLength(chat); ; ) {
-          const chunk = await tail.read(offset);
-          if (chunk.length === 0) return 0;
-          process.stdout.write(chunk);
-          offset += chunk.length;
-        }
-      }
-      case "status": {
-        const ids = args[0]
-          ? [args[0]]
-          : (await client.read("session/idx"))
-              .split("\n")
-              .filter(Boolean)
-              .map((l) => l.split("\t")[0]!);
-        for (const id of ids) {
-          const agent = `session/${id}/agent/main`;
-          const cfg = Object.fromEntries(
-            (await client.read(`${agent}/cfg`))
-              .split("\n")
-              .filter(Boolean)
-              .map((l) => l.split(/=(.*)/s).slice(0, 2)),
-          );
-          const usage = JSON.parse(await client.read(`${agent}/usage`)) as {
-            session?: { inputTokens: number; outputTokens: number };
-          };
-          const cost = (await client.read(`${agent}/cost`)).split("\n")[0];
-          const tokens = usage.session
-            ? `${usage.session.inputTokens} in / ${usage.session.outputTokens} out`
-            : "0 in / 0 out";
-          process.stdout.write(
-            `${id}\t${cfg.state}\t${cfg.model || "(profile default)"}\t${tokens}\t${cost}\n`,
-          );
-        }
-        return 0;
-      }
-      case "stop":
-      case "kill": {
-        if (!args[0]) return usage(`${command} needs a session`);
-        await client.write(`session/${args[0]}/agent/main/ctl`, `${command}\n`);
-        return 0;
-      }
-    }
-    return usage(`unknown command '${command}'`);
+    return await run(client, invocation);
   } catch (error) {
-    if ((error as { code?: string }).code?.startsWith("ERR_PARSE_ARGS"))
-      return usage((error as Error).message);
     process.stderr.write(`ollie: ${(error as Error).message}\n`);
     return 1;
   } finally {
@@ -148,7 +54,70 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-const COMMANDS = new Set(["new", "ask", "sh", "ls", "chat", "status", "stop", "kill"]);
+async function run(client: SessionClient, invocation: Invocation): Promise<number> {
+  switch (invocation.command) {
+    case "new":
+      process.stdout.write(`${await client.create(JSON.stringify(invocation.spec))}\n`);
+      return 0;
+    case "ask": {
+      const session = invocation.session ?? (await client.create(JSON.stringify({ cwd: process.cwd() })));
+      const outcome = await client.ask(session, invocation.text, (chunk) => process.stdout.write(chunk));
+      if (outcome === "done" || outcome === "maxsteps") return 0;
+      process.stderr.write(`ollie: the turn ended: ${outcome} (session ${session})\n`);
+      return 1;
+    }
+    case "sh":
+      return await shell(client, invocation.session);
+    case "ls":
+      process.stdout.write(await client.read("session/idx"));
+      return 0;
+    case "chat": {
+      const { session, follow } = invocation;
+      const chat = await client.read(`session/${session}/agent/main/chat`);
+      process.stdout.write(chat);
+      if (!follow) return 0;
+      const tail = await client.fsys.open(`session/${session}/agent/main/tail`);
+      for (let offset = Buffer.byteLength(chat); ; ) {
+        const chunk = await tail.read(offset);
+        if (chunk.length === 0) return 0;
+        process.stdout.write(chunk);
+        offset += chunk.length;
+      }
+    }
+    case "status": {
+      const ids = invocation.session
+        ? [invocation.session]
+        : (await client.read("session/idx"))
+            .split("\n")
+            .filter(Boolean)
+            .map((l) => l.split("\t")[0]!);
+      for (const id of ids) {
+        const agent = `session/${id}/agent/main`;
+        const cfg = Object.fromEntries(
+          (await client.read(`${agent}/cfg`))
+            .split("\n")
+            .filter(Boolean)
+            .map((l) => l.split(/=(.*)/s).slice(0, 2)),
+        );
+        const usage = JSON.parse(await client.read(`${agent}/usage`)) as {
+          session?: { inputTokens: number; outputTokens: number };
+        };
+        const cost = (await client.read(`${agent}/cost`)).split("\n")[0];
+        const tokens = usage.session
+          ? `${usage.session.inputTokens} in / ${usage.session.outputTokens} out`
+          : "0 in / 0 out";
+        process.stdout.write(
+          `${id}\t${cfg.state}\t${cfg.model || "(profile default)"}\t${tokens}\t${cost}\n`,
+        );
+      }
+      return 0;
+    }
+    case "stop":
+    case "kill":
+      await client.write(`session/${invocation.session}/agent/main/ctl`, `${invocation.command}\n`);
+      return 0;
+  }
+}
 
 const GLOBAL_OPTIONS = {
   a: { type: "string" },
@@ -168,6 +137,6 @@ function parseGlobals(argv: string[]) {
 }
 
 function usage(problem: string): number {
-  process.stderr.write(`${problem ? `ollie: ${problem}\n` : ""}${USAGE}`);
+  process.stderr.write(`ollie: ${problem}\n${USAGE}`);
   return 2;
 }

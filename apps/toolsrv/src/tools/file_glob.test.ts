@@ -7,7 +7,7 @@ const w = workDirectory("toolsrv-file-glob-");
 afterAll(() => w.remove());
 
 describe("file_glob", () => {
-  it("skips what .gitignore files exclude, root and nested, node_modules and .git; no_ignore lists them", async () => {
+  it("skips what .gitignore files exclude, root and nested, node_modules and .git; no_ignore lists all but version control", async () => {
     w.files(
       [".gitignore", "*.log\ndist/\n"],
       "src/index.ts",

@@ -7,7 +7,7 @@ const w = workDirectory("toolsrv-file-grep-");
 afterAll(() => w.remove());
 
 describe("file_grep", () => {
-  it("skips what .gitignore files exclude, root and nested, node_modules and .git; no_ignore searches them", async () => {
+  it("skips what .gitignore files exclude, root and nested, node_modules and .git; no_ignore searches all but version control", async () => {
     w.files(
       [".gitignore", "*.log\nbuild/\n"],
       ["app.ts", "// TODO: app\n"],

@@ -1,6 +1,6 @@
 // ollie:tool file_grep
 // ollie:description Search file contents with a regular expression (JavaScript syntax). Prints path:line:text.
-// ollie:description Skips .git, node_modules and what .gitignore and .ignore files exclude, unless no_ignore.
+// ollie:description Skips .git, node_modules and what .gitignore and .ignore files exclude; no_ignore keeps all but .git.
 // ollie:param pattern string required  The regular expression
 // ollie:param path string  A file or directory to search (default: the working directory)
 // ollie:param glob string  Only files whose paths match this glob, e.g. **/*.ts
@@ -12,7 +12,7 @@
 import { open, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import picomatch from "picomatch";
-import { findFiles } from "./lib/find-files.js";
+import { findFiles, STOPPED_WALK } from "./lib/find-files.js";
 import { fileProblem, pathArg, stringArg, ToolError, tool } from "./lib/tool-io.js";
 
 const MAX_MATCHES = 500;
@@ -35,9 +35,14 @@ await tool(async (args) => {
   const only = stringArg(args, "glob");
   const root = info.isDirectory() ? target : dirname(target);
   // A file named outright is searched even if ignored; the glob still applies to its name.
-  const files = info.isDirectory()
+  const { files, truncated } = info.isDirectory()
     ? await findFiles(target, only ?? "**/*", { noIgnore: args.no_ignore === true })
-    : [basename(target)].filter((name) => only === undefined || picomatch(only, { dot: true })(name));
+    : {
+        files: [basename(target)].filter(
+          (name) => only === undefined || picomatch(only, { dot: true })(name),
+        ),
+        truncated: false,
+      };
   const out: string[] = [];
   for (const file of files.slice(0, MAX_FILES)) {
     const text = await readText(join(root, file));
@@ -50,9 +55,9 @@ await tool(async (args) => {
     }
   }
   const found = out.length > 0 ? out.join("\n") : `no matches for /${source}/`;
-  return files.length > MAX_FILES
-    ? `${found}\n[searched only the first ${MAX_FILES} of ${files.length} files: narrow path or glob]`
-    : found;
+  if (files.length > MAX_FILES)
+    return `${found}\n[searched only the first ${MAX_FILES} of ${files.length} files: narrow path or glob]`;
+  return truncated ? `${found}\n[${STOPPED_WALK}: narrow path or glob]` : found;
 });
 
 /** A file's text, or undefined for a binary, huge or unreadable file. */

@@ -9,7 +9,8 @@ import { shellHooks } from "./shell-hooks.js";
 
 const dir = mkdtempSync(join(tmpdir(), "agent-core-hooks-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const options = { cwd: dir, env: { PATH: process.env.PATH }, timeoutMs: 5000 };
+/** Generous, so that a loaded machine never turns a hook that should finish into a timeout. */
+const options = { cwd: dir, env: { PATH: process.env.PATH }, timeoutMs: 30_000 };
 
 /** Whether a process is gone (or a zombie nobody reaped: it runs nothing). */
 function gone(pid: number): boolean {

@@ -10,45 +10,47 @@ beforeEach(() => {
 });
 afterEach(() => w.remove());
 
+const filesOf = async (...args: Parameters<typeof findFiles>) => (await findFiles(...args)).files;
+
 describe("findFiles", () => {
   it("matches globs against paths relative to the root, dot files included, sorted", async () => {
     w.files("src/a.ts", "src/lib/b.ts", "src/lib/c.js", ".github/ci.yml", "README.md");
-    expect(await findFiles(w.root, "src/**/*.ts")).toEqual(["src/a.ts", "src/lib/b.ts"]);
-    expect(await findFiles(join(w.root, "src/lib"), "*.{ts,js}")).toEqual(["b.ts", "c.js"]);
-    expect(await findFiles(w.root, "**/*")).toEqual([
+    expect(await filesOf(w.root, "src/**/*.ts")).toEqual(["src/a.ts", "src/lib/b.ts"]);
+    expect(await filesOf(join(w.root, "src/lib"), "*.{ts,js}")).toEqual(["b.ts", "c.js"]);
+    expect(await filesOf(w.root, "**/*")).toEqual([
       ".github/ci.yml",
       "README.md",
       "src/a.ts",
       "src/lib/b.ts",
       "src/lib/c.js",
     ]);
-    expect(await findFiles(w.root, "src/?.[jt]s")).toEqual(["src/a.ts"]);
+    expect(await filesOf(w.root, "src/?.[jt]s")).toEqual(["src/a.ts"]);
     // A pattern naming a directory matches no file, rather than the files in it.
-    expect(await findFiles(w.root, "src")).toEqual([]);
+    expect(await filesOf(w.root, "src")).toEqual([]);
   });
 
   it("honours .gitignore files, root and nested, each relative to its directory, with ! re-including", async () => {
     w.files(
-      [".gitignore", "*.log\nbuild/\n/only-w.root.txt\n"],
+      [".gitignore", "*.log\nbuild/\n/only-root.txt\n"],
       "app.log",
       "build/out.js",
-      "only-w.root.txt",
+      "only-root.txt",
       "keep.ts",
       ["pkg/.gitignore", "!important.log\ngenerated/\n"],
       "pkg/debug.log",
       "pkg/important.log",
-      "pkg/only-w.root.txt",
+      "pkg/only-root.txt",
       "pkg/generated/x.ts",
       "pkg/build/out.js",
       "other/generated/y.ts",
     );
-    expect(await findFiles(w.root, "**/*")).toEqual([
+    expect(await filesOf(w.root, "**/*")).toEqual([
       ".gitignore",
       "keep.ts",
       "other/generated/y.ts",
       "pkg/.gitignore",
       "pkg/important.log",
-      "pkg/only-w.root.txt",
+      "pkg/only-root.txt",
     ]);
   });
 
@@ -62,7 +64,7 @@ describe("findFiles", () => {
       ["docs/.gitignore", "!*\n"],
       "docs/guide.md",
     );
-    expect(await findFiles(w.root, "**/*.{ts,md}")).toEqual(["pkg/vendor/lib.ts"]);
+    expect(await filesOf(w.root, "**/*.{ts,md}")).toEqual(["pkg/vendor/lib.ts"]);
   });
 
   it("honours .ignore files too, over the .gitignore beside them", async () => {
@@ -72,7 +74,7 @@ describe("findFiles", () => {
       "secret.txt",
       "fixtures/big.json",
     );
-    expect(await findFiles(w.root, "**/*.{txt,json}")).toEqual(["secret.txt"]);
+    expect(await filesOf(w.root, "**/*.{txt,json}")).toEqual(["secret.txt"]);
   });
 
   it("skips node_modules, .git, .hg and .svn; with noIgnore, everything but version control", async () => {
@@ -87,8 +89,8 @@ describe("findFiles", () => {
       ".hg/store.ts",
       ".svn/entries.ts",
     );
-    expect(await findFiles(w.root, "**/*.{ts,log}")).toEqual(["index.ts"]);
-    expect(await findFiles(w.root, "**/*.{ts,log}", { noIgnore: true })).toEqual([
+    expect(await filesOf(w.root, "**/*.{ts,log}")).toEqual(["index.ts"]);
+    expect(await filesOf(w.root, "**/*.{ts,log}", { noIgnore: true })).toEqual([
       "debug.log",
       "index.ts",
       "node_modules/dep/index.ts",
@@ -108,9 +110,9 @@ describe("findFiles", () => {
       "apps/web/dist/sub/deep.js",
       "apps/web/dist/sub/scratch.tmp",
     );
-    expect(await findFiles(join(w.root, "apps/web"), "**/*")).toEqual(["src/main.ts"]);
+    expect(await filesOf(join(w.root, "apps/web"), "**/*")).toEqual(["src/main.ts"]);
     // Named outright, an ignored directory is searched, as if outside the repository.
-    expect(await findFiles(join(w.root, "apps/web/dist"), "**/*")).toEqual([
+    expect(await filesOf(join(w.root, "apps/web/dist"), "**/*")).toEqual([
       "main.js",
       "sub/deep.js",
       "sub/scratch.tmp",
@@ -119,7 +121,7 @@ describe("findFiles", () => {
 
   it("reads no rule file above the root outside a repository", async () => {
     w.files([".gitignore", "*.ts\n"], "inner/a.ts");
-    expect(await findFiles(join(w.root, "inner"), "**/*")).toEqual(["a.ts"]);
+    expect(await filesOf(join(w.root, "inner"), "**/*")).toEqual(["a.ts"]);
   });
 
   it("neither lists nor follows symbolic links, so a loop ends and the walk stays in the tree", async () => {
@@ -128,8 +130,19 @@ describe("findFiles", () => {
     symlinkSync("..", join(w.root, "tree/up"));
     symlinkSync(join(w.root, "outside"), join(w.root, "tree/out"));
     symlinkSync(join(w.root, "outside/secret.ts"), join(w.root, "tree/link.ts"));
-    expect(await findFiles(join(w.root, "tree"), "**/*")).toEqual(["a.ts"]);
+    expect(await filesOf(join(w.root, "tree"), "**/*")).toEqual(["a.ts"]);
   }, 10_000);
+
+  it("stops reading directories past maxEntries, and says the list may be incomplete", async () => {
+    w.files("a/1.ts", "a/2.ts", "b/3.ts", "b/4.ts", "c/5.ts");
+    expect(await findFiles(w.root, "**/*.ts")).toEqual({
+      files: ["a/1.ts", "a/2.ts", "b/3.ts", "b/4.ts", "c/5.ts"],
+      truncated: false,
+    });
+    const partial = await findFiles(w.root, "**/*.ts", { maxEntries: 4 });
+    expect(partial.truncated).toBe(true);
+    expect(partial.files.length).toBeLessThan(5);
+  });
 
   it("refuses a pattern that leaves the directory", async () => {
     await expect(findFiles(w.root, "../**/*")).rejects.toThrow(/leaves the directory/);

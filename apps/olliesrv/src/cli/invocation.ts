@@ -1,0 +1,76 @@
+import { parseArgs } from "node:util";
+import { SESSION_ID } from "../session/names.js";
+
+/** What an `ollie` command line asks for, checked whole before any connection is made. */
+export type Invocation =
+  | { command: "new"; spec: Record<string, string> }
+  | { command: "ask"; session: string | undefined; text: string }
+  | { command: "sh"; session: string | undefined }
+  | { command: "ls" }
+  | { command: "chat"; session: string; follow: boolean }
+  | { command: "status"; session: string | undefined }
+  | { command: "stop" | "kill"; session: string };
+
+/** A mistake in how `ollie` was called: printed with the usage, exit status 2. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+const NEW_OPTIONS = {
+  agent: { type: "string" },
+  cwd: { type: "string" },
+  backend: { type: "string" },
+  model: { type: "string" },
+  name: { type: "string" },
+} as const;
+
+/** Reads a command and its arguments; throws UsageError (or parseArgs' own error) when they are wrong. */
+export function parseInvocation(command: string | undefined, args: string[]): Invocation {
+  const operands = (max: number) => {
+    const { positionals } = parseArgs({ args, allowPositionals: true });
+    if (positionals.length > max) throw new UsageError(`${command} takes at most ${max} operand(s)`);
+    return positionals;
+  };
+  const needed = (session: string | undefined) => {
+    if (!session) throw new UsageError(`${command} needs a session`);
+    return session;
+  };
+  switch (command) {
+    case undefined:
+      throw new UsageError("no command given");
+    case "new": {
+      const { values } = parseArgs({ args, options: NEW_OPTIONS });
+      const spec = { ...values, cwd: values.cwd ?? process.cwd() };
+      return {
+        command,
+        spec: Object.fromEntries(Object.entries(spec).filter(([, v]) => v)) as Record<string, string>,
+      };
+    }
+    case "ask": {
+      const words = [...args];
+      const session = words.length > 1 && SESSION_ID.test(words[0]!) ? words.shift() : undefined;
+      const text = words.join(" ").trim();
+      if (!text) throw new UsageError("ask needs a prompt");
+      return { command, session, text };
+    }
+    case "sh":
+    case "status":
+      return { command, session: operands(1)[0] };
+    case "ls":
+      operands(0);
+      return { command };
+    case "chat": {
+      const { values, positionals } = parseArgs({
+        args,
+        options: { f: { type: "boolean" } },
+        allowPositionals: true,
+      });
+      return { command, session: needed(positionals[0]), follow: values.f ?? false };
+    }
+    case "stop":
+    case "kill":
+      return { command, session: needed(operands(1)[0]) };
+    default:
+      throw new UsageError(`unknown command '${command}'`);
+  }
+}
