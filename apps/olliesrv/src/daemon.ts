@@ -16,8 +16,7 @@ import { AuditTrail, auditSource } from "./auth/audit-trail.js";
 import { loadOwnerKey } from "./auth/owner-key.js";
 import { Principals } from "./auth/principals.js";
 import { type CommandLine, type DaemonOptions, parseCommandLine, USAGE } from "./command-line.js";
-import { backendSecrets } from "./config/backend-secrets.js";
-import { loadBackends } from "./config/backends.js";
+import { LiveConfig } from "./config/live-config.js";
 import { loadSkills } from "./config/skills.js";
 import { ollieTree } from "./namespace/tree.js";
 import { ensureDirs, olliePaths } from "./paths.js";
@@ -90,14 +89,14 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     (line, source) => trail.record(line, auditSource(source)),
   );
   log.addSecret(principals.toolsrvKey);
-  let backends: Awaited<ReturnType<typeof loadBackends>>;
+  // backends.conf and the agent profiles, read again when they change (their secrets join the log's).
+  let config: LiveConfig;
   try {
-    backends = await loadBackends(paths);
+    config = await LiveConfig.load(paths, log, env);
   } catch (error) {
     log.error(`${(error as Error).message}; fix it and start again`);
     return 1;
   }
-  for (const secret of backendSecrets(backends.conf, env)) log.addSecret(secret);
   const skills = await loadSkills([join(paths.config, "skills"), join(paths.defaults, "skills")], log.warn);
 
   let toolsrv: ToolsrvProcess | undefined;
@@ -117,8 +116,10 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     );
 
   const environment: AgentEnvironment = {
-    backends,
-    agentDirs: [join(paths.config, "agents"), join(paths.defaults, "agents")],
+    get backends() {
+      return config.backends;
+    },
+    profiles: config.profiles,
     skills: () => skills,
     toolsrvAddress,
     prompt: { ollieDir: paths.config, env: { ...env, OLLIE_DEFAULTS: paths.defaults } },
@@ -139,7 +140,13 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     owner: principals.owner,
     onDenied: (d) => trail.record(`denied ${d.uname} ${d.access} ${d.path}`, auditSource(d.uname)),
     serverStats: () => server.stats(),
+    reload: () => config.reload(),
   });
+  // A live agent takes a changed backends.conf between turns; a paused one when it comes back.
+  config.onBackendsChange((old) => {
+    for (const session of sessions!.list()) for (const slot of session.agents.values()) slot.reconfigure(old);
+  });
+  config.watch();
   sessions.onKill(() => {
     tree.prune("/session");
     tree.prune("/peer");
@@ -161,10 +168,11 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     await serveUntilSignal(server, parseAddress(address), (listener) => {
       const bound = formatAddress(listener.boundAddress);
       log.info(
-        `serving on ${bound} (toolsrv at ${toolsrvAddress}); default backend: ${backends.conf.defaultProfile ?? "none"}`,
+        `serving on ${bound} (toolsrv at ${toolsrvAddress}); default backend: ${config.backends.conf.defaultProfile ?? "none"}`,
       );
+      const own = config.backends.conf.file === config.userFile;
       log.info(
-        `try: ollie -a '${bound}' ask "hello"   (backends are configured in ${environment.backendsConf})`,
+        `try: ollie -a '${bound}' ask "hello"   (backends are configured in ${environment.backendsConf}${own ? "" : ", which does not exist yet: 'ollie init PROVIDER' writes it"})`,
       );
       log.info(`you attach as ${principals.owner}, proven with ${keyFile} (ninep: -k ${keyFile})`);
       if (pidFile) void writeFileAtomic(pidFile, `${process.pid}\n`).catch(() => {});
@@ -182,6 +190,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
   } finally {
     // Never in the way of the shutdown that follows (toolsrv must be stopped whatever happened).
     if (pidFile) await rm(pidFile, { force: true }).catch(() => {});
+    config.close();
     await restoring;
     unsaved = await sessions.close();
     await server.close();

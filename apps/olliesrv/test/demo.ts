@@ -37,6 +37,8 @@ try {
   process.stdout.write(
     `\n$ ninep read ollie/session/${session}/agent/main/cost\n${await client.read(`session/${session}/agent/main/cost`)}`,
   );
+  // The session's private TMPDIR lives outside the demo's directory: ending the session removes it.
+  await client.write(`session/${session}/ctl`, "kill\n");
   client.close();
 } finally {
   await o.stop();

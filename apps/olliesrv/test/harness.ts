@@ -61,6 +61,7 @@ export async function startOllie(prefix = "olliesrv-", options: StartOptions = {
   const config = join(root, "config", "ollie");
   mkdirSync(work, { recursive: true });
   mkdirSync(config, { recursive: true });
+  mkdirSync(join(root, "tmp"));
   // The models the tests name; the daemon checks a model against its backend's list.
   const models = ["mock-model", "other-model", "big-model"].map((id) => ({ id, contextLength: 32_768 }));
   const mock = await MockLlmServer.start({ models, ...options.mock });
@@ -78,6 +79,8 @@ export async function startOllie(prefix = "olliesrv-", options: StartOptions = {
     // The sandbox keeps its launcher in the user's cache, which no test grants tools to write.
     XDG_CACHE_HOME: process.env.XDG_CACHE_HOME || join(homedir(), ".cache"),
     NAMESPACE: ns,
+    // The agents' private temporary directories go here too, so removing the test's directory removes them.
+    TMPDIR: join(root, "tmp"),
     PATH: process.env.PATH ?? "/usr/bin:/bin",
   };
   let said = "";

@@ -51,7 +51,22 @@ export class RateLimitError extends RetryableError {
 
 /** A failure that may not happen again: 5xx, overload, a dropped connection, a stream cut short. */
 export class TransientError extends RetryableError {
-  override readonly name = "TransientError";
+  override readonly name: string = "TransientError";
+}
+
+/**
+ * Nothing answered at the backend's address: the connection was refused, or the host or network could not
+ * be found (`code` is the system's: ECONNREFUSED, ENOTFOUND, EHOSTUNREACH, …). A TransientError — a server
+ * can come up — but one that is not there rarely does within seconds, so callers should give up sooner
+ * than on a failing server (the agent loop retries it once, quickly).
+ */
+export class UnreachableError extends TransientError {
+  override readonly name = "UnreachableError";
+  readonly code: string;
+  constructor(init: BackendErrorInit & { code: string }) {
+    super(init);
+    this.code = init.code;
+  }
 }
 
 /** The request does not fit the model's context window: compact the conversation and retry. */

@@ -26,6 +26,7 @@ export {
   RetryableError,
   ToolUnsupportedError,
   TransientError,
+  UnreachableError,
 } from "./errors.js";
 export { isOverflowMessage } from "./http/overflow.js";
 export { AnthropicBackend, type AnthropicOptions } from "./providers/anthropic/anthropic-backend.js";

@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { readFile, stat } from "node:fs/promises";
-import { writeFileAtomic } from "@ollie/agent-core";
 
 /**
  * Reads the owner's key, making one (32 random bytes, hex) the first time. The file is private to the user
@@ -23,6 +22,8 @@ export async function loadOwnerKey(file: string): Promise<string> {
     return key;
   }
   const key = randomBytes(32).toString("hex");
+  // Loaded here, by the daemon: the `ollie` command, which only reads the key, starts without agent-core.
+  const { writeFileAtomic } = await import("@ollie/agent-core");
   await writeFileAtomic(file, `${key}\n`);
   return key;
 }

@@ -1,15 +1,21 @@
 import { parseArgs } from "node:util";
 import { SESSION_ID } from "../session/names.js";
+import { type InitInvocation, parseInit } from "./init-args.js";
 
 /** What an `ollie` command line asks for, checked whole before any connection is made. */
 export type Invocation =
   | { command: "new"; spec: Record<string, string> }
   | { command: "ask"; session: string | undefined; text: string }
   | { command: "sh"; session: string | undefined }
-  | { command: "ls" }
+  | { command: "ls" | "top" }
   | { command: "chat"; session: string; follow: boolean }
   | { command: "status"; session: string | undefined }
-  | { command: "stop" | "kill"; session: string };
+  | { command: "stop" | "kill"; session: string }
+  | InitInvocation
+  | { command: "backends" };
+
+/** The commands that work without olliesrv (and reach it only when it runs). */
+export type LocalInvocation = Extract<Invocation, { command: "init" | "backends" }>;
 
 /** A mistake in how `ollie` was called: printed with the usage, exit status 2. */
 export class UsageError extends Error {
@@ -57,6 +63,7 @@ export function parseInvocation(command: string | undefined, args: string[]): In
     case "status":
       return { command, session: operands(1)[0] };
     case "ls":
+    case "top":
       operands(0);
       return { command };
     case "chat": {
@@ -70,6 +77,11 @@ export function parseInvocation(command: string | undefined, args: string[]): In
     case "stop":
     case "kill":
       return { command, session: needed(operands(1)[0]) };
+    case "init":
+      return parseInit(args);
+    case "backends":
+      operands(0);
+      return { command };
     default:
       throw new UsageError(`unknown command '${command}'`);
   }

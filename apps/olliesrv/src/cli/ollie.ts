@@ -1,24 +1,37 @@
 import { parseArgs } from "node:util";
-import { type Invocation, parseInvocation } from "./invocation.js";
+import { askCommand } from "./ask-command.js";
+import { type Invocation, type LocalInvocation, parseInvocation } from "./invocation.js";
 import { defaultAddress, identity, SessionClient } from "./session-client.js";
 import { shell } from "./shell.js";
+import { top } from "./top.js";
 
 export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] [-k KEYFILE] COMMAND ...
        ollie --help | --version
   new [--agent P] [--cwd D] [--backend B] [--model M] [--name N]   create a session; prints its id
-  ask [SESSION] TEXT...     prompt (a new session in this directory when none is given) and stream the reply
-  sh [SESSION]              talk interactively; /command runs an agent ctl command; Ctrl-C stops a turn
+  ask [SESSION] TEXT...     prompt (a new session in this directory when none is given) and stream the turn;
+                            Ctrl-C stops the turn, a second Ctrl-C leaves it running
+  sh [SESSION]              talk interactively; /help lists the commands; Ctrl-C stops a turn
   ls                        the sessions: id, name, state, directory
+  top                       a live table of the agents: state, tool, turns, tokens, cost, age; q quits
+                            (printed once when standard output is not a terminal)
   chat [-f] SESSION         the conversation; -f follows it
   status [SESSION]          state, model, tokens and cost
   stop SESSION              stop the running turn
   kill SESSION              end the session
+  init [PROVIDER] [--url U] [--model M] [--key-env V | --key-cmd C | --no-key] [--force] [--no-check]
+                            write backends.conf for PROVIDER (none: list them), have olliesrv use it (no
+                            restart) and check the backend answers; an existing file is kept unless --force
+  backends                  the backend profiles, the default (*) and whether each answers: olliesrv's own
+                            view when it runs, else the file it will read (init and backends need no olliesrv)
 The address defaults to $NAMESPACE/ollie. You attach as yourself, proven with the owner key olliesrv made
 ($XDG_DATA_HOME/ollie/keys/owner.key; -k names another, e.g. a copy for a TCP listener); inside an agent's
 tool, as that agent ($OLLIE_UNAME, proven with $OLLIE_KEY).
+Exit status: 0 done, 1 failed, 2 a usage mistake; ask says how the turn ended: 0 done (or handled by a
+hook), 1 error, 3 maxsteps, 4 blocked by a hook, 130 interrupted (or left running by a second Ctrl-C).
+sh and top colour their output on a terminal, unless NO_COLOR is set.
 `;
 
-/** The `ollie` command. Returns the exit status: 0 success, 1 a failure, 2 a usage mistake. */
+/** The `ollie` command. Returns the exit status: 0 success, 1 a failure, 2 a usage mistake (and ask's, in USAGE). */
 export async function main(argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parseGlobals>;
   try {
@@ -43,6 +56,10 @@ export async function main(argv: string[]): Promise<number> {
     return usage((error as Error).message);
   }
   const address = values.a ?? defaultAddress();
+  if (invocation.command === "init" || invocation.command === "backends")
+    return await runLocal(invocation, () =>
+      SessionClient.connect(address, () => identity({ uname: values.u, keyFile: values.k })),
+    );
   const client = await SessionClient.connect(address, () => identity({ uname: values.u, keyFile: values.k }));
   try {
     return await run(client, invocation);
@@ -54,23 +71,33 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-async function run(client: SessionClient, invocation: Invocation): Promise<number> {
+/** init and backends: they work without olliesrv, and `reach` it when it runs. */
+async function runLocal(invocation: LocalInvocation, reach: () => Promise<SessionClient>): Promise<number> {
+  try {
+    // Loaded only for these two: they need the providers, which the other commands do without.
+    if (invocation.command === "init")
+      return await (await import("./init.js")).initCommand(invocation, reach);
+    return await (await import("./backends-command.js")).backendsCommand(reach);
+  } catch (error) {
+    process.stderr.write(`ollie: ${(error as Error).message}\n`);
+    return 1;
+  }
+}
+
+async function run(client: SessionClient, invocation: Exclude<Invocation, LocalInvocation>): Promise<number> {
   switch (invocation.command) {
     case "new":
       process.stdout.write(`${await client.create(JSON.stringify(invocation.spec))}\n`);
       return 0;
-    case "ask": {
-      const session = invocation.session ?? (await client.create(JSON.stringify({ cwd: process.cwd() })));
-      const outcome = await client.ask(session, invocation.text, (chunk) => process.stdout.write(chunk));
-      if (outcome === "done" || outcome === "maxsteps") return 0;
-      process.stderr.write(`ollie: the turn ended: ${outcome} (session ${session})\n`);
-      return 1;
-    }
+    case "ask":
+      return await askCommand(client, invocation.session, invocation.text);
     case "sh":
       return await shell(client, invocation.session);
     case "ls":
       process.stdout.write(await client.read("session/idx"));
       return 0;
+    case "top":
+      return await top(client);
     case "chat": {
       const { session, follow } = invocation;
       const chat = await client.read(`session/${session}/agent/main/chat`);

@@ -1,5 +1,6 @@
 import { join } from "node:path";
-import { defaultUname, type Fsys, hmacAuthenticator, NinepClient, ORDWR } from "@ollie/ninep";
+import { StringDecoder } from "node:string_decoder";
+import { defaultUname, type File, type Fsys, hmacAuthenticator, NinepClient, ORDWR } from "@ollie/ninep";
 import { readOwnerKey } from "../auth/owner-key.js";
 import { olliePaths } from "../paths.js";
 
@@ -77,28 +78,41 @@ export class SessionClient {
   }
 
   /**
-   * Submits a prompt and streams the chat of the turn to `out` as it arrives, returning how the turn ended
-   * (the agent's `outcome` file) once the agent has finished it.
+   * Submits a prompt and streams the chat to `out` as it arrives, returning how the prompt's turn ended (the
+   * first line of `prompts/N`) once the agent has finished it — that turn, not one queued before it.
+   * `submitted` is called once the agent has taken the prompt (so a turn to stop exists).
    */
   async ask(
     session: string,
     prompt: string,
     out: (text: string) => void,
     signal?: AbortSignal,
+    hooks: { submitted?: () => void } = {},
   ): Promise<string> {
     const agent = `session/${session}/agent/main`;
-    const turnwait = await this.fsys.open(`${agent}/turnwait`);
     const tail = await this.fsys.open(`${agent}/tail`);
     const start = Number((await this.read(`${agent}/offset`)).trim());
+    let ended: File | undefined;
     try {
-      await this.write(`${agent}/prompt`, prompt);
+      const ticket = await this.fsys.withFile(`${agent}/prompt`, ORDWR, async (f) => {
+        await f.write(prompt, 0);
+        return (await f.read(0)).toString("utf8").trim();
+      });
+      hooks.submitted?.();
+      ended = await this.fsys.open(`${agent}/prompts/${ticket}`);
       let finished = false;
-      const turnEnded = turnwait.read(0, 64, signal).then(() => {
+      let outcome = "";
+      const turnEnded = ended.read(0, 65536, signal).then((answer) => {
+        outcome = answer.toString("utf8").split("\n", 1)[0]!;
         finished = true;
       });
+      // Its failure (the signal, a killed session) is the loop's too; this keeps it from going unhandled.
+      turnEnded.catch(() => {});
       let offset = start;
       let end = Number.POSITIVE_INFINITY;
       let pending: Promise<Buffer> | undefined;
+      // A read may end inside a character; the decoder keeps its first bytes for the next chunk.
+      const utf8 = new StringDecoder("utf8");
       for (;;) {
         if (finished && end === Number.POSITIVE_INFINITY)
           end = Number((await this.read(`${agent}/offset`)).trim());
@@ -107,14 +121,32 @@ export class SessionClient {
         const chunk = await (finished ? pending : Promise.race([pending, turnEnded.then(() => undefined)]));
         if (chunk === undefined) continue;
         pending = undefined;
-        out(chunk.toString("utf8"));
+        const text = utf8.write(chunk);
+        if (text) out(text);
         offset += chunk.length;
       }
-      return (await this.read(`${agent}/outcome`)).trim();
+      await turnEnded;
+      return outcome;
     } finally {
-      await turnwait.close().catch(() => {});
-      await tail.close().catch(() => {});
+      const closing = Promise.all([ended?.close().catch(() => {}), tail.close().catch(() => {})]);
+      // Leaving on the signal is leaving at once: the daemon may be too busy to answer the clunks.
+      if (!signal?.aborted) await closing;
     }
+  }
+
+  /**
+   * Opens a wait file (`statewait`, `turnwait`): each `next()` is one blocking read that returns the value
+   * once it differs from the last one this fid returned (the value at open, at first). Open it before what
+   * changes the value, so that no change is missed.
+   */
+  async watch(
+    path: string,
+  ): Promise<{ next(signal?: AbortSignal): Promise<string>; close(): Promise<void> }> {
+    const f = await this.fsys.open(path);
+    return {
+      next: async (signal) => (await f.read(0, 4096, signal)).toString("utf8").trim(),
+      close: () => f.close().catch(() => {}),
+    };
   }
 
   close(): void {

@@ -1,60 +1,159 @@
 import { createInterface } from "node:readline";
+import { dollars, duration, readActivity, readUsage, type UsageTotals } from "./agent-files.js";
+import { colourWanted, type Palette, palette } from "./colour.js";
 import type { SessionClient } from "./session-client.js";
+import { shellCommand } from "./shell-commands.js";
+import { TurnView } from "./turn-view.js";
+
+/** The turn sh is showing now. */
+interface RunningTurn {
+  view: TurnView;
+  /** Aborted to stop following the turn (it goes on at the daemon). */
+  following: AbortController;
+  /** The agent has taken the prompt: there is a turn to stop. */
+  submitted: boolean;
+  stopping: boolean;
+  left: boolean;
+}
 
 /**
- * `ollie sh`: a conversation at the terminal. A line is a prompt, streamed back as it comes; `/cmd args`
- * writes `cmd args` to the agent's ctl (`/stop`, `/model x`, `/compact`, …); Ctrl-C stops a running turn
- * and, at the prompt, clears the line; Ctrl-D ends. The session is created in this directory if none is given.
+ * `ollie sh`: a conversation at the terminal. A line is a prompt, its turn streamed back with a status line
+ * under it while it runs and a summary line at its end; `/help` lists the commands, and a `/word` that is
+ * not sh's own is written to the agent's ctl. Ctrl-C stops a running turn (a second one leaves it running)
+ * and, at the prompt, clears the line; Ctrl-D ends. The session is created in this directory if none is
+ * given. Commands typed while a turn runs run at once; prompts wait for the turn.
  */
 export async function shell(client: SessionClient, given?: string): Promise<number> {
   const session = given ?? (await client.create(JSON.stringify({ cwd: process.cwd() })));
-  const ctl = `session/${session}/agent/main/ctl`;
-  process.stdout.write(
-    `session ${session} — /stop, /model NAME, /compact, /agent NAME, … ; Ctrl-D to leave\n`,
+  const agent = `session/${session}/agent/main`;
+  const out = process.stdout;
+  const p = palette(colourWanted(out));
+  out.write(
+    `${p.dim(`session ${session} — /help lists the commands; Ctrl-C stops a turn, Ctrl-D leaves`)}\n`,
   );
-  const rl = createInterface({
-    input: process.stdin,
-    output: process.stdout,
-    prompt: "» ",
-    historySize: 1000,
-  });
-  let running: AbortController | undefined;
+  const rl = createInterface({ input: process.stdin, output: out, prompt: "» ", historySize: 1000 });
+  let turn: RunningTurn | undefined;
+  let closed = false;
+  const say = (text: string) => {
+    if (text === "") return;
+    if (turn) turn.view.notice(text);
+    else out.write(text.endsWith("\n") ? text : `${text}\n`);
+  };
+  const prompt = () => {
+    if (!closed) rl.prompt();
+  };
+
   rl.on("SIGINT", () => {
-    if (running) {
-      void client.write(ctl, "stop\n").catch(() => {});
-      process.stdout.write("\n[stopping]\n");
-    } else {
+    if (!turn) {
       rl.write(null, { ctrl: true, name: "u" });
-      process.stdout.write("\n");
-      rl.prompt();
+      out.write("\n");
+      prompt();
+    } else if (!turn.stopping) {
+      turn.stopping = true;
+      say(p.yellow("[stopping]"));
+      // Before the prompt is taken there is no turn to stop yet: it is stopped as soon as it is.
+      if (turn.submitted) stop();
+    } else {
+      turn.left = true;
+      turn.following.abort();
     }
   });
-  rl.prompt();
-  for await (const raw of rl) {
-    const line = raw.trim();
-    if (line === "") {
-      rl.prompt();
-      continue;
-    }
-    if (line.startsWith("/")) {
-      await client
-        .write(ctl, `${line.slice(1)}\n`)
-        .catch((e: unknown) => process.stdout.write(`error: ${(e as Error).message}\n`));
-      rl.prompt();
-      continue;
-    }
-    running = new AbortController();
+
+  const stop = () =>
+    client.write(`${agent}/ctl`, "stop\n").catch((e: unknown) => say(p.red(`error: ${reason(e)}`)));
+
+  const command = async (line: string) => {
     try {
-      const outcome = await client.ask(session, line, (chunk) => process.stdout.write(chunk), running.signal);
-      if (outcome !== "done") process.stdout.write(`[${outcome}]\n`);
+      const result = await shellCommand(client, agent, line);
+      say(result.text);
+      if (result.leave) rl.close();
     } catch (error) {
-      process.stdout.write(`error: ${(error as Error).message}\n`);
-    } finally {
-      running = undefined;
+      say(p.red(`error: ${reason(error)}`));
     }
-    rl.prompt();
-  }
+  };
+
+  const ask = async (text: string) => {
+    const following = new AbortController();
+    const view = new TurnView({
+      screen: out,
+      palette: p,
+      statusLine: out.isTTY === true,
+      // A terminal echoed the line as it was typed; piped input was not shown.
+      ...(process.stdin.isTTY && { echoed: text }),
+    });
+    const current: RunningTurn = { view, following, submitted: false, stopping: false, left: false };
+    turn = current;
+    const watching = new AbortController();
+    let states: Awaited<ReturnType<SessionClient["watch"]>> | undefined;
+    let watched = Promise.resolve();
+    try {
+      // Opened before the prompt is written, so the turn's first state is not missed.
+      const changes = await client.watch(`${agent}/statewait`);
+      states = changes;
+      watched = (async () => {
+        for (;;) {
+          await changes.next(watching.signal);
+          view.update(await readActivity(client, agent));
+        }
+      })().catch(() => {});
+      const outcome = await client.ask(session, text, (chunk) => view.chunk(chunk), following.signal, {
+        submitted: () => {
+          current.submitted = true;
+          if (current.stopping) void stop();
+        },
+      });
+      view.end();
+      const usage = await readUsage(client, agent).catch(() => ({}) as { turn?: UsageTotals });
+      view.finish(summary(p, outcome, usage.turn, view.elapsedMs));
+    } catch (error) {
+      view.finish(
+        current.left
+          ? p.yellow(`[left running] /stop or \`ollie stop ${session}\` stops it`)
+          : p.red(`error: ${reason(error)}`),
+      );
+    } finally {
+      watching.abort();
+      await watched;
+      await states?.close();
+      turn = undefined;
+    }
+  };
+
+  // Lines are taken in order; a command typed while a turn runs does not wait for it (/stop, /status).
+  let queue = Promise.resolve();
+  rl.on("line", (raw) => {
+    const line = raw.trim();
+    if (line.startsWith("/") && turn) {
+      void command(line);
+      return;
+    }
+    queue = queue.then(async () => {
+      if (line.startsWith("/")) await command(line);
+      else if (line !== "") await ask(line);
+      prompt();
+    });
+  });
+  prompt();
+  await new Promise<void>((resolve) =>
+    rl.once("close", () => {
+      closed = true;
+      resolve();
+    }),
+  );
+  await queue;
   // The terminal is done with: let go of it, so nothing keeps the process alive.
   process.stdin.destroy();
   return 0;
+}
+
+/** What went wrong, without the file's path the 9P client puts first (sh's files are always the same). */
+function reason(error: unknown): string {
+  return (error as Error).message.replace(/^session\/\S+: /, "");
+}
+
+/** The line that ends a turn: how it ended, its tokens and cost, and how long it took. */
+function summary(p: Palette, outcome: string, turn: UsageTotals | undefined, ms: number): string {
+  const mark = outcome === "done" ? p.green : outcome.startsWith("error") ? p.red : p.yellow;
+  const tokens = turn ? `${turn.inputTokens} in / ${turn.outputTokens} out tokens` : "no tokens";
+  return `${mark(`[${outcome || "ended"}]`)} ${p.dim(`${tokens} · ${dollars(turn?.costUsd ?? 0)} · ${duration(ms)}`)}`;
 }

@@ -1,6 +1,5 @@
 import { ctl } from "@ollie/virtfs";
 import { checkModel } from "../config/backends.js";
-import { checkedProfile } from "../config/profiles.js";
 import type { AgentEnvironment, AgentSlot } from "../session/agent-slot.js";
 import { stampSender } from "../session/callback.js";
 import { checkProfileName } from "../session/names.js";
@@ -42,7 +41,7 @@ export function agentOperations(sessions: Sessions, session: Session, slot: Agen
     agent: async (profile: string) => {
       if (!profile) fail("agent needs a profile: agent NAME");
       checkProfileName(profile);
-      await checkedProfile(env.agentDirs, profile, env.prompt.ollieDir);
+      await env.profiles.get(profile);
       idle(slot, "switch profile");
       await slot.reset(profile);
       await session.save();

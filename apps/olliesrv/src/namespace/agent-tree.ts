@@ -1,10 +1,10 @@
 import { NinepError } from "@ollie/ninep";
-import { dir, file, log, text, wait } from "@ollie/virtfs";
+import { dir, file, log, type NodeSpec, text, wait } from "@ollie/virtfs";
 import type { AgentSlot } from "../session/agent-slot.js";
 import type { Session } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
 import { agentCtl, agentOperations } from "./agent-ctl.js";
-import { promptFile } from "./prompt-file.js";
+import { promptFile, promptsDir } from "./prompt-file.js";
 
 const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
 
@@ -12,7 +12,7 @@ const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
 export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot, group: string) {
   const cost = (usd: number) => `$${usd.toFixed(4)}`;
   const writable = { mode: 0o664, owner: slot.uname, group };
-  return dir(slot.name, [
+  const files: NodeSpec[] = [
     file(
       "cfg",
       text(
@@ -52,6 +52,10 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
     ),
     file("statewait", wait(slot.state)),
     file(
+      "activity",
+      text(() => slot.activity.text()),
+    ),
+    file(
       "turns",
       text(() => `${slot.turns.get()}\n`),
     ),
@@ -62,6 +66,7 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
     ),
     promptFile("prompt", slot, group),
     promptFile("fifo.in", slot, group),
+    promptsDir(slot),
     file("fifo.out", log(slot.replies, { from: "end" })),
     file(
       "proc",
@@ -144,5 +149,11 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
           .join(""),
       ),
     ),
-  ]);
+  ];
+  const agentOwns = { owner: slot.uname, group };
+  return dir(
+    slot.name,
+    files.map((node) => (node.kind === "alias" ? node : { ...node, perm: { ...agentOwns, ...node.perm } })),
+    { mode: 0o555, ...agentOwns },
+  );
 }

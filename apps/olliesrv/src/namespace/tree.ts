@@ -10,6 +10,7 @@ import {
   text,
   type VirtualTree,
 } from "@ollie/virtfs";
+import { checkBackends, checkLine } from "../config/backend-check.js";
 import type { AgentSlot } from "../session/agent-slot.js";
 import { checkProfileName } from "../session/names.js";
 import type { Session, SessionSpec } from "../session/session.js";
@@ -72,6 +73,28 @@ export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree
         }),
       ),
       file(
+        "backends.check",
+        text(async () => {
+          const pool = env.backends;
+          const checks = await checkBackends(pool);
+          return `# ${pool.conf.file}\n${checks.map(checkLine).join("")}`;
+        }),
+      ),
+      // The daemon's own commands: the owner's alone.
+      file(
+        "ctl",
+        ctl({
+          reload: async () => {
+            try {
+              await options.reload();
+            } catch (error) {
+              throw new NinepError((error as Error).message);
+            }
+          },
+        }),
+        0o644,
+      ),
+      file(
         "models",
         text(async () => {
           const backend = await env.backends.get();
@@ -115,6 +138,8 @@ export interface TreeOptions {
   /** Told of every permission refusal (the audit trail). */
   onDenied: (denial: PermissionDenial) => void;
   serverStats: () => ServerStats;
+  /** Reads backends.conf and the agent profiles again; rejects with what is wrong with a broken file. */
+  reload: () => Promise<void>;
 }
 
 /**

@@ -1,23 +1,29 @@
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { Agent, type AgentEvent, type AgentOptions, type PersistedSession } from "@ollie/agent-core";
-import { profileLoader } from "@ollie/agent-core/config";
-import { BackendError, type BackendPool } from "@ollie/backends";
+import { type AgentConfig, profileLoader } from "@ollie/agent-core/config";
+import type { BackendPool } from "@ollie/backends";
 import type { Authenticator } from "@ollie/ninep";
 import { ToolsrvConn } from "@ollie/toolsrv/client";
 import { LogStream, WatchedValue } from "@ollie/virtfs";
-import { findIn } from "../config/profiles.js";
+import type { ProfileBook } from "../config/profile-book.js";
 import type { Skill } from "../config/skills.js";
-import { artifactOf, callbackText, messageOf, stampSender } from "./callback.js";
+import { Activity } from "./activity.js";
+import { backendChange, unreachableNote } from "./backend-reload.js";
+import { artifactOf, callbackText, stampSender } from "./callback.js";
 import { ChatLog } from "./chat-log.js";
 import type { SessionLimits } from "./limits.js";
+import { outcomeText, PromptTickets } from "./prompt-tickets.js";
 import type { SavedAgent } from "./session-file.js";
 
 /** What the daemon gives every agent it makes. */
 export interface AgentEnvironment {
   backends: BackendPool;
-  /** Where profiles are looked for: the user's agents/ first, then the shipped ones. */
-  agentDirs: readonly string[];
+  /**
+   * The agent profiles — the user's agents/ first, then the shipped ones — as agents are made from them (the
+   * last good version of each).
+   */
+  profiles: ProfileBook;
   skills(): ReadonlyMap<string, Skill>;
   toolsrvAddress: string;
   /** $OLLIE and the environment prompt commands and hooks run with. */
@@ -67,6 +73,8 @@ export interface SlotSession {
  */
 export class AgentSlot {
   readonly chat = new ChatLog();
+  /** What the agent is doing now: its `activity` file. */
+  readonly activity = new Activity();
   /** The model's text alone, a newline after each turn: what fifo.out streams to programs. */
   readonly replies = new LogStream({ retain: 1024 * 1024 });
   readonly state = new WatchedValue<string>("idle");
@@ -81,10 +89,15 @@ export class AgentSlot {
   agent: Agent | undefined;
   lastPrompt: string;
   skills: string[];
+  /** The numbers given to the prompts this agent takes, and how their turns ended (`prompts/N`). */
+  readonly tickets: PromptTickets;
   private activating: Promise<Agent> | undefined;
   /** The profile's prompt, before skills. */
   private basePrompt = "";
-  private unreachableNoted = false;
+  /** The agent profile the live agent was made from. */
+  private madeWith: AgentConfig | undefined;
+  /** backends.conf as it was when it changed under the live agent, until the agent takes the change. */
+  private reloadedFrom: BackendPool | undefined;
   private saved: PersistedSession | undefined;
   /** Files the running turn's tools wrote, and those of the last finished turn. */
   private artifacts = new Set<string>();
@@ -102,6 +115,7 @@ export class AgentSlot {
     this.saved = saved?.session;
     this.lastPrompt = saved?.lastPrompt ?? "";
     this.skills = saved?.skills ?? [];
+    this.tickets = new PromptTickets(saved?.prompts ?? 0);
     if (this.saved) this.chat.replay(this.saved.messages);
   }
 
@@ -125,14 +139,15 @@ export class AgentSlot {
   }
 
   /**
-   * Submits a prompt, connecting the agent first if it is paused; resolves with its place in the queue (0:
-   * running now) as soon as it is queued, not when the turn ends.
+   * Submits a prompt, connecting the agent first if it is paused; resolves with its ticket (see
+   * PromptTickets) as soon as it is queued and saved, not when the turn ends.
    */
   async submit(prompt: string, from: string = this.env.owner): Promise<number> {
     const hops = this.hopsFrom(from);
     const agent = await this.activate();
     this.lastPrompt = prompt;
     const submission = agent.submit(stampSender(prompt, from, this.env.owner));
+    const ticket = this.tickets.issue(submission);
     this.queuedHops.push(hops);
     // The writer learns the prompt was taken only once it is on disk: a crash now cannot lose it.
     await this.session.save();
@@ -146,7 +161,7 @@ export class AgentSlot {
           }),
       );
     }
-    return submission.position;
+    return ticket;
   }
 
   /**
@@ -190,6 +205,7 @@ export class AgentSlot {
     this.turns.close(reason);
     this.replies.close(reason);
     this.chat.stream.close(reason);
+    this.tickets.end(reason);
   }
 
   /** Starts over with `profile`: the live agent is closed, the history dropped; the next use makes a new one. */
@@ -223,6 +239,7 @@ export class AgentSlot {
       ...(this.model !== undefined && { model: this.model }),
       ...(this.skills.length > 0 && { skills: this.skills }),
       ...(this.lastPrompt && { lastPrompt: this.lastPrompt }),
+      ...(this.tickets.issued > 0 && { prompts: this.tickets.issued }),
       ...(session && { session }),
     };
   }
@@ -250,12 +267,13 @@ export class AgentSlot {
   }
 
   private async make(): Promise<Agent> {
-    const dir = await findIn(this.env.agentDirs, `${this.profile}.json`);
-    if (!dir)
-      throw new Error(`no agent profile '${this.profile}' (looked in ${this.env.agentDirs.join(", ")})`);
+    const { dir, config } = await this.env.profiles.get(this.profile);
     await mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
+    this.madeWith = config;
+    this.reloadedFrom = undefined;
     const load = profileLoader({
       agentsDir: dir,
+      config: async () => config,
       backend: (name) => this.env.backends.fresh(this.backend ?? name),
       tools: (config) =>
         ToolsrvConn.dial({
@@ -292,7 +310,13 @@ export class AgentSlot {
   }
 
   private onEvent(e: AgentEvent): void {
+    // Said when the turn gives up, not at a failed attempt that a retry may yet make good.
+    if (e.type === "turn" && e.outcome.status === "error") {
+      const note = unreachableNote(e.outcome.error, this.env.backends, this.env.backendsConf);
+      if (note) this.chat.note(note);
+    }
     this.chat.event(e);
+    this.activity.event(e);
     if (this.replies.closed) return;
     switch (e.type) {
       case "user":
@@ -309,29 +333,51 @@ export class AgentSlot {
         if (path !== undefined) this.artifacts.add(resolve(this.session.cwd, path));
         break;
       }
-      case "retry":
-      case "error":
-        this.noteUnreachable(e.error);
-        break;
       case "turn": {
         this.replies.append("\n");
         this.lastArtifacts = [...this.artifacts];
         this.artifacts.clear();
         const o = e.outcome;
-        this.lastOutcome = o.status === "error" ? `error: ${messageOf(o.error)}` : o.status;
-        this.unreachableNoted = false;
+        this.lastOutcome = outcomeText(o);
         this.turns.set(this.turns.get() + 1);
+        if (this.reloadedFrom) this.takeReload();
         break;
       }
     }
   }
 
-  /** Says once per turn, at the first failed attempt, where backends are configured when one cannot be reached. */
-  private noteUnreachable(error: unknown): void {
-    if (this.unreachableNoted || !(error instanceof BackendError) || error.status !== undefined) return;
-    this.unreachableNoted = true;
-    this.chat.note(
-      `! the backend '${error.provider}' did not answer. Configure one in ${this.env.backendsConf} (see its comments), then prompt again.`,
-    );
+  /**
+   * backends.conf changed (`old` is what it was). A paused agent reads the new one when it comes back; a live
+   * one takes it now if it is idle, else when its turn ends — the running turn keeps what it started with.
+   */
+  reconfigure(old: BackendPool): void {
+    if (!this.agent) return;
+    this.reloadedFrom ??= old;
+    if (this.agent.state === "idle") this.takeReload();
+  }
+
+  /** Gives the live agent its backend from the new backends.conf; what comes next waits for it (activate). */
+  private takeReload(): void {
+    const old = this.reloadedFrom;
+    const live = this.activating;
+    if (!old || !live) return;
+    this.reloadedFrom = undefined;
+    this.activating = live.then(async (agent) => {
+      const change = await backendChange(old, this.env.backends, {
+        backend: this.backend ?? this.madeWith?.backend,
+        model: this.model,
+        profileModel: this.madeWith?.model,
+        compactionModel: this.madeWith?.compactionModel,
+      });
+      if (!change) return agent;
+      try {
+        if (change.changes) await agent.updateRuntime(change.changes);
+        if (change.dropModel) this.model = undefined;
+        this.chat.note(change.note);
+      } catch (error) {
+        this.chat.note(`! could not take the new backends.conf: ${(error as Error).message}`);
+      }
+      return agent;
+    });
   }
 }

@@ -62,7 +62,9 @@ export class ChatLog {
         break;
       case "retry":
       case "limitretry":
-        this.line(`~ retrying in ${(e.delayMs / 1000).toFixed(1)} s: ${e.message}`);
+        this.line(
+          `~ retrying in ${seconds(e.delayMs)} s, attempt ${e.attempt + 1} of ${e.maxAttempts}: ${e.message}`,
+        );
         break;
       case "compaction":
         this.line(`~ compacted: ${e.tokensBefore} → ${e.tokensAfter} tokens`);
@@ -105,6 +107,11 @@ export class ChatLog {
     if (!this.atLineStart) this.text("\n");
     if (!this.blankBefore) this.text("\n");
   }
+}
+
+/** A wait in seconds as people say it: `2`, `0.3`, `1.5`. */
+function seconds(ms: number): string {
+  return String(Math.round(ms / 100) / 10);
 }
 
 function callLine(name: string, args: Record<string, unknown>): string {

@@ -12,6 +12,8 @@ export interface SavedAgent {
   model?: string;
   skills?: string[];
   lastPrompt?: string;
+  /** The last ticket given to a prompt (see PromptTickets), so numbers are never reused. */
+  prompts?: number;
   /** The agent's history; absent for an agent that was never prompted. */
   session?: PersistedSession;
 }
@@ -59,6 +61,7 @@ const schema = z.object({
       model: z.string().optional(),
       skills: z.array(z.string()).optional(),
       lastPrompt: z.string().optional(),
+      prompts: z.number().int().nonnegative().optional(),
       session: z
         .object({ id: z.string(), messages: z.array(z.unknown()) })
         .passthrough()

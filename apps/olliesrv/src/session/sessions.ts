@@ -2,7 +2,6 @@ import { realpath } from "node:fs/promises";
 import { resolve, sep } from "node:path";
 import type { Logger } from "@ollie/log";
 import { checkModel } from "../config/backends.js";
-import { checkedProfile } from "../config/profiles.js";
 import { type AgentEnvironment, type AgentSlot, splitUname } from "./agent-slot.js";
 import type { SessionLimits } from "./limits.js";
 import { Session, type SessionSpec } from "./session.js";
@@ -63,11 +62,7 @@ export class Sessions {
         throw error;
       }
     }
-    await checkedProfile(
-      this.environment.agentDirs,
-      spec.agent ?? "default",
-      this.environment.prompt.ollieDir,
-    );
+    await this.environment.profiles.get(spec.agent ?? "default");
     if (spec.backend !== undefined) this.environment.backends.profile(spec.backend);
     if (spec.model !== undefined) await checkModel(this.environment.backends, spec.backend, spec.model);
     const session = Session.create(this.dir, this.environment, { ...spec, ...lineage });

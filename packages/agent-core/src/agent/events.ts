@@ -42,10 +42,21 @@ export type AgentEvent =
   | { type: "tool"; call: ToolCall; result: ToolResultMessage }
   | { type: "usage"; request: Usage; costUsd: number; turn: UsageTotals; session: UsageTotals }
   | { type: "state"; state: AgentState }
-  /** A transient failure; the request is retried after `delayMs`. */
-  | { type: "retry"; attempt: number; delayMs: number; message: string; error?: unknown }
+  /**
+   * A transient failure of attempt `attempt` (1: the first); the request is tried again after `delayMs`, as
+   * attempt `attempt + 1` of at most `maxAttempts` (the limit for this kind of failure: an unreachable
+   * backend gets fewer than a failing server).
+   */
+  | { type: "retry"; attempt: number; maxAttempts: number; delayMs: number; message: string; error?: unknown }
   /** A rate limit; the request is retried after `delayMs` (the provider's retry-after when it gave one). */
-  | { type: "limitretry"; attempt: number; delayMs: number; message: string; error?: unknown }
+  | {
+      type: "limitretry";
+      attempt: number;
+      maxAttempts: number;
+      delayMs: number;
+      message: string;
+      error?: unknown;
+    }
   | { type: "maxsteps"; steps: number }
   /** The history was compacted (its old form is in `snapshot`, when snapshots are kept). */
   | {

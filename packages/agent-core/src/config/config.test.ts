@@ -121,6 +121,20 @@ describe("switching profile", () => {
     expect((await agent.submit("review this")).reply?.content).toBe("Looks good.");
   });
 
+  it("takes the profile's config from the caller when it supplies one, instead of the file", async () => {
+    profile("kept", { prompt: "As the file says now.", model: "file-model" });
+    const load = profileLoader({
+      agentsDir,
+      config: async (name) => ({ prompt: `As kept for ${name}.`, model: "kept-model" }),
+      backend: async () => new ScriptedBackend(),
+      tools: async () => new ToolSet([]),
+      prompt: { ollieDir: root, env: { PATH: process.env.PATH } },
+    });
+    const spec = await load("kept", { cwd: root });
+    expect(spec.prompt).toBe("As kept for kept.");
+    expect(spec.backend.model).toBe("kept-model");
+  });
+
   it("is refused while a turn runs", async () => {
     const { agent } = await scriptedAgent([{ text: "slow", delayMs: 30 }], {
       profiles: async () => ({ backend: new ScriptedBackend() }),

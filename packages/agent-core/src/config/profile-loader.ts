@@ -9,6 +9,12 @@ import { type PromptEnvironment, resolvePrompt } from "./prompt-commands.js";
 export interface ProfileSources {
   /** Where `NAME.json` profiles are. */
   agentsDir: string;
+  /**
+   * Reads a profile's config (default: `loadAgentConfig(agentsDir, name)`, the file as it is now). A daemon
+   * that keeps the last good version of each profile, so that a file broken while it is being edited does
+   * not break new agents, supplies its own.
+   */
+  config?(name: string): Promise<AgentConfig>;
   /** A backend of its own for a backends.conf profile (undefined: the default one). BackendPool.fresh fits. */
   backend(profile: string | undefined): Promise<Backend>;
   /** A new tool executor for the profile (a fresh tool server connection, or an in-process set). */
@@ -26,7 +32,7 @@ export interface ProfileSources {
  */
 export function profileLoader(sources: ProfileSources): ProfileLoader {
   return async (name, context) => {
-    const config = await loadAgentConfig(sources.agentsDir, name);
+    const config = await (sources.config?.(name) ?? loadAgentConfig(sources.agentsDir, name));
     const cwd = context.cwd ?? sources.prompt.cwd ?? process.cwd();
     const where = { ...sources.prompt, cwd };
     const [prompt, backend, compactionBackend] = await Promise.all([

@@ -1,3 +1,4 @@
+import { createServer } from "node:net";
 import {
   AnthropicBackend,
   AuthError,
@@ -5,6 +6,7 @@ import {
   type Message,
   OpenAiBackend,
   ToolUnsupportedError,
+  UnreachableError,
 } from "@ollie/backends";
 import { MockLlmServer } from "@ollie/backends/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,6 +19,15 @@ beforeAll(async () => {
   server = await MockLlmServer.start();
 });
 afterAll(async () => server.close());
+
+/** A loopback port nothing listens on (bound a moment ago, then let go). */
+async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
 
 async function httpAgent(options: Partial<AgentOptions> = {}) {
   const backend = new OpenAiBackend({
@@ -46,6 +57,7 @@ describe("model requests over HTTP", () => {
       {
         type: "limitretry",
         attempt: 1,
+        maxAttempts: 6,
         delayMs: 1000,
         message: expect.stringContaining("429"),
         error: expect.objectContaining({ name: "RateLimitError", status: 429, retryAfterMs: 1000 }),
@@ -99,7 +111,32 @@ describe("model requests over HTTP", () => {
     const outcome = await agent.submit("Hello");
     expect(outcome.status).toBe("error");
     expect(outcome.error).toMatchObject({ name: "TransientError", provider: "openai", status: 500 });
-    expect(only(events, "retry").map((e) => e.attempt)).toEqual([1, 2]);
+    expect(only(events, "retry").map((e) => [e.attempt, e.maxAttempts])).toEqual([
+      [1, 3],
+      [2, 3],
+    ]);
+    expect(only(events, "error")).toHaveLength(1);
+  });
+
+  it("try a backend that refuses the connection once more, soon, then end the turn", async () => {
+    const port = await closedPort();
+    const backend = new OpenAiBackend({ baseUrl: `http://127.0.0.1:${port}/v1`, model: "m", apiKey: "k" });
+    // The policy's other retries are many and slow: none of them applies to a backend that is not there.
+    const { agent, events } = await httpAgent({ backend, retry: { baseDelayMs: 60_000 } });
+    const outcome = await agent.submit("Hello");
+    expect(outcome.status).toBe("error");
+    expect(outcome.error).toBeInstanceOf(UnreachableError);
+    expect(outcome.error).toMatchObject({ provider: "openai", code: "ECONNREFUSED" });
+    expect(only(events, "retry")).toEqual([
+      {
+        type: "retry",
+        attempt: 1,
+        maxAttempts: 2,
+        delayMs: 300,
+        message: expect.stringContaining("ECONNREFUSED"),
+        error: expect.any(UnreachableError),
+      },
+    ]);
     expect(only(events, "error")).toHaveLength(1);
   });
 

@@ -9,7 +9,7 @@ import {
   TransientError,
   type Usage,
 } from "@ollie/backends";
-import { type RetryPolicy, retryDelayMs, sleep } from "./retry-policy.js";
+import { attemptsFor, type RetryPolicy, retryDelayMs, sleep } from "./retry-policy.js";
 
 /** A model request, and what the loop wants to hear while it runs. */
 export interface ModelRequest {
@@ -22,8 +22,8 @@ export interface ModelRequest {
   signal: AbortSignal;
   onText(delta: string): void;
   onReasoning(delta: string): void;
-  /** A failed attempt is about to be retried after `delayMs`. */
-  onRetry(error: unknown, attempt: number, delayMs: number): void;
+  /** Attempt `attempt` failed and is about to be retried after `delayMs`; `maxAttempts` is that failure's limit. */
+  onRetry(error: unknown, attempt: number, delayMs: number, maxAttempts: number): void;
   /** Every failure, before any retry: resolve true when it has been dealt with elsewhere (the turnError hook). */
   onError(error: unknown): Promise<boolean>;
 }
@@ -48,7 +48,8 @@ export class StreamIdleError extends TransientError {
 
 /**
  * Streams one reply, retrying what is worth retrying: rate limits after the provider's retry-after (else
- * backoff), transient failures and dropped or silent streams with backoff, up to the policy's attempts.
+ * backoff), transient failures and dropped or silent streams with backoff, up to the policy's attempts; an
+ * unreachable backend once, soon.
  * Never throws: a failure comes back with the text its last attempt had streamed.
  */
 export async function requestReply(r: ModelRequest): Promise<ModelReply> {
@@ -62,7 +63,7 @@ export async function requestReply(r: ModelRequest): Promise<ModelReply> {
       if (await r.onError(error)) return { ok: false, error, partialText, handled: true };
       const delay = retryDelayMs(r.policy, error, attempt);
       if (delay === undefined) return { ok: false, error, partialText, handled: false };
-      r.onRetry(error, attempt, delay);
+      r.onRetry(error, attempt, delay, attemptsFor(r.policy, error));
       try {
         await sleep(delay, r.signal);
       } catch {

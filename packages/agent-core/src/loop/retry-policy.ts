@@ -1,4 +1,4 @@
-import { RateLimitError, TransientError } from "@ollie/backends";
+import { RateLimitError, TransientError, UnreachableError } from "@ollie/backends";
 
 /** How the loop retries a model request that failed. The loop is the only layer that retries. */
 export interface RetryPolicy {
@@ -13,6 +13,14 @@ export interface RetryPolicy {
   maxRetryAfterMs: number;
   /** A stream that delivers nothing for this long is treated as dropped. */
   idleTimeoutMs: number;
+  /**
+   * Attempts, the first included, when nothing answers at the backend's address (UnreachableError: the
+   * connection refused, the host not found): a backend that is not there fails the turn in a second, not
+   * after the whole backoff.
+   */
+  unreachableAttempts: number;
+  /** The wait before trying an unreachable backend again. */
+  unreachableDelayMs: number;
 }
 
 export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
@@ -22,6 +30,8 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
   jitter: 0.2,
   maxRetryAfterMs: 10 * 60_000,
   idleTimeoutMs: 5 * 60_000,
+  unreachableAttempts: 2,
+  unreachableDelayMs: 300,
 };
 
 /** Exponential backoff with jitter for attempt `attempt` (1 = the first retry). */
@@ -30,9 +40,16 @@ export function backoffMs(policy: RetryPolicy, attempt: number, random: () => nu
   return Math.max(0, Math.round(plain * (1 + policy.jitter * (2 * random() - 1))));
 }
 
-/** How long to wait before retrying `error`, or undefined when it must not be retried. */
+/** How many attempts, the first included, a request that failed with `error` gets in all. */
+export function attemptsFor(policy: RetryPolicy, error: unknown): number {
+  if (error instanceof UnreachableError) return Math.min(policy.maxAttempts, policy.unreachableAttempts);
+  return policy.maxAttempts;
+}
+
+/** How long to wait before retrying `error` after attempt `attempt`, or undefined when it must not be retried. */
 export function retryDelayMs(policy: RetryPolicy, error: unknown, attempt: number): number | undefined {
-  if (attempt >= policy.maxAttempts) return undefined;
+  if (attempt >= attemptsFor(policy, error)) return undefined;
+  if (error instanceof UnreachableError) return policy.unreachableDelayMs;
   if (error instanceof RateLimitError) {
     if (error.retryAfterMs === undefined) return backoffMs(policy, attempt);
     return error.retryAfterMs <= policy.maxRetryAfterMs ? error.retryAfterMs : undefined;

@@ -137,10 +137,11 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
       signal,
       onText: (delta) => t.emit({ type: "assistant", delta }),
       onReasoning: (delta) => t.emit({ type: "reasoning", delta }),
-      onRetry: (error, attempt, delayMs) =>
+      onRetry: (error, attempt, delayMs, maxAttempts) =>
         t.emit({
           type: isRateLimit(error) ? "limitretry" : "retry",
           attempt,
+          maxAttempts,
           delayMs,
           message: describe(error),
           error,

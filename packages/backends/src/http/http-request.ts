@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import { request } from "undici";
-import { TransientError } from "../errors.js";
+import { TransientError, UnreachableError } from "../errors.js";
 import { classifyError, errorFacts } from "./classify.js";
 import { redactText, redactUrl } from "./redact.js";
 
@@ -27,8 +27,27 @@ export function abortReason(signal: AbortSignal | undefined): unknown {
 }
 
 /**
- * Sends a request. Network failures become TransientError; an aborted signal rethrows its reason. The caller
- * owns the body and must consume it or destroy it.
+ * The system error codes that mean nothing is there to answer: a refused connection, a host or network that
+ * cannot be found or reached. A reset, a timeout or a temporary name-service failure is not among them.
+ */
+const UNREACHABLE = new Set(["ECONNREFUSED", "ENOTFOUND", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL"]);
+
+/** The unreachable code of a failed connection (looking inside causes and the attempts of an AggregateError). */
+export function unreachableCode(error: unknown, depth = 0): string | undefined {
+  if (typeof error !== "object" || error === null || depth > 4) return undefined;
+  const { code, cause, errors } = error as { code?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof code === "string" && UNREACHABLE.has(code)) return code;
+  if (Array.isArray(errors)) {
+    const codes = errors.map((e) => unreachableCode(e, depth + 1));
+    // Every address tried must have been unreachable (one that timed out may be there after all).
+    if (codes.length > 0 && codes.every((c) => c !== undefined)) return codes[0];
+  }
+  return unreachableCode(cause, depth + 1);
+}
+
+/**
+ * Sends a request. Network failures become TransientError — UnreachableError when nothing answers at the
+ * address; an aborted signal rethrows its reason. The caller owns the body and must consume it or destroy it.
  */
 export async function send(
   provider: string,
@@ -55,11 +74,21 @@ export async function send(
     };
   } catch (err) {
     if (options.signal?.aborted) throw abortReason(options.signal);
-    throw new TransientError({
+    const failure = {
       provider,
-      providerMessage: redactText(`request to ${redactUrl(url)} failed: ${(err as Error).message}`),
-    });
+      providerMessage: redactText(`request to ${redactUrl(url)} failed: ${describeFailure(err)}`),
+    };
+    const code = unreachableCode(err);
+    throw code === undefined ? new TransientError(failure) : new UnreachableError({ ...failure, code });
   }
+}
+
+/** A network failure's message; an AggregateError (every address refused) has none of its own. */
+function describeFailure(err: unknown): string {
+  const error = err as Error & { errors?: unknown; code?: unknown };
+  if (error.message) return error.message;
+  if (Array.isArray(error.errors)) return error.errors.map((e) => (e as Error).message).join("; ");
+  return typeof error.code === "string" ? error.code : String(err);
 }
 
 /** Reads a whole (small) body as text, at most 1 MiB. */

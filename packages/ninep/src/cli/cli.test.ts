@@ -73,12 +73,16 @@ describe("ninep command with ninep ramfs", () => {
     expect((await ninep(["ls", "ramfs/notes"])).stdout).toBe("");
   });
 
-  it("writes line by line with -l and talks to a file with rdwr", async () => {
+  it("writes line by line with -l, reads the answer back with -r, and talks to a file with rdwr", async () => {
     await ninep(["create", "ramfs/lines"]);
     await ninep(["write", "-l", "ramfs/lines"], "a\nb\n");
     expect((await ninep(["read", "ramfs/lines"])).stdout).toBe("a\nb");
     const rdwr = await ninep(["rdwr", "ramfs/lines"], "xyz\n");
-    expect(rdwr.stdout).toBe("a\nb\n\nxyz\n");
+    expect(rdwr.stdout).toBe("a\nb\nxyz");
+    expect(rdwr.stderr).toBe("");
+    await ninep(["create", "ramfs/answer"]);
+    const written = await ninep(["write", "-r", "ramfs/answer"], "two\nlines\n");
+    expect(written).toMatchObject({ exitCode: 0, stdout: "two\nlines", stderr: "" });
   });
 
   it("reaches a server by -a address, and reports errors with a non-zero status", async () => {

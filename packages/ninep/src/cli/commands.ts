@@ -66,16 +66,20 @@ const read: Command = async (args, sessions, io) =>
     for await (const chunk of fsys.stream(path)) await write(io.stdout, chunk);
   });
 
-/** Copies standard input to the file: as it arrives, or one Twrite per line with -l (for ctl files). */
+/**
+ * Copies standard input to the file: as it arrives, or one Twrite per line with -l (for ctl files). With -r,
+ * then reads the file through the same open and copies its answer to standard output — how a clone file
+ * names what the write made, or a prompt file its number.
+ */
 const writeCommand: Command = async (args, sessions, io) => {
   const { values, positionals } = parseArgs({
     args,
-    options: { l: { type: "boolean" } },
+    options: { l: { type: "boolean" }, r: { type: "boolean" } },
     allowPositionals: true,
   });
   return each(paths(positionals, "write", 1), io, async (p) => {
     const { fsys, path } = await sessions.resolve(p);
-    await fsys.withFile(path, OWRITE | OTRUNC, async (file) => {
+    await fsys.withFile(path, (values.r ? ORDWR : OWRITE) | OTRUNC, async (file) => {
       let offset = 0;
       if (values.l) {
         for await (const line of createInterface({ input: io.stdin, crlfDelay: Number.POSITIVE_INFINITY })) {
@@ -84,6 +88,7 @@ const writeCommand: Command = async (args, sessions, io) => {
       } else {
         for await (const chunk of io.stdin) offset += await file.write(chunk as Buffer, offset);
       }
+      if (values.r) await showAnswer(file, io);
     });
   });
 };
@@ -94,23 +99,27 @@ const rdwr: Command = async (args, sessions, io) =>
     await fsys.withFile(path, ORDWR, (file) => readWriteLoop(file, io));
   });
 
+/**
+ * Shows the file, then writes each input line to it and shows it again. A failure of the first read is not
+ * reported: a clone or prompt file has nothing to say before it is written.
+ */
 async function readWriteLoop(file: File, io: Io): Promise<void> {
-  const show = async () => {
-    try {
-      await write(io.stdout, Buffer.concat([await file.read(0), Buffer.from("\n")]));
-    } catch (err) {
-      io.stderr.write(`ninep: read: ${errorMessage(err)}\n`);
-    }
-  };
-  await show();
+  await showAnswer(file, io).catch(() => {});
   for await (const line of createInterface({ input: io.stdin, crlfDelay: Number.POSITIVE_INFINITY })) {
     try {
       await file.write(line, 0);
+      await showAnswer(file, io);
     } catch (err) {
-      io.stderr.write(`ninep: write: ${errorMessage(err)}\n`);
+      io.stderr.write(`ninep: ${errorMessage(err)}\n`);
     }
-    await show();
   }
+}
+
+/** Copies what a read at offset 0 gives to standard output, ending it with a newline if it has none. */
+async function showAnswer(file: File, io: Io): Promise<void> {
+  const answer = await file.read(0);
+  if (answer.length === 0) return;
+  await write(io.stdout, answer.at(-1) === 0x0a ? answer : Buffer.concat([answer, Buffer.from("\n")]));
 }
 
 const stat: Command = async (args, sessions, io) =>

@@ -4,8 +4,9 @@ export const USAGE = `usage: ninep [-a ADDRESS] [-A ANAME] [-u UNAME] [-k KEYFIL
 Commands on a 9P server:
   ls [-l] [-d] PATH...     list directories (or name files); -l long form, -d the directory itself
   read PATH                copy a file to standard output, following it while it blocks
-  write [-l] PATH          copy standard input to a file (truncated first); -l: one write per line
-  rdwr PATH                show the file, then write each input line to it and show it again
+  write [-l] [-r] PATH     copy standard input to a file (truncated first); -l: one write per line;
+                           -r: then read the file's answer through the same open (a clone file's name)
+  rdwr PATH                show the file, then write each input line to it and show its answer
   stat PATH...             print the stat entry of each path
   create [-d] [-m MODE] PATH...
                            create files (or directories with -d); MODE in octal

@@ -1,4 +1,4 @@
-import { OREAD, OWRITE } from "@ollie/ninep";
+import { ORDWR, OREAD, OWRITE } from "@ollie/ninep";
 import { describe, expect, it } from "vitest";
 import { servedPerTest } from "../__fixtures__/serve-tree.js";
 import { dir, file } from "../spec/node-spec.js";
@@ -50,6 +50,37 @@ describe("text", () => {
     expect(got).toEqual(["key=value\n"]);
     await expect(fsys.writeFile("cfg", "bad line\n")).rejects.toThrow("cannot parse 'bad line'");
     expect(got).toEqual(["key=value\n"]);
+  });
+
+  it("with answerReads, answers a read after writes on one open, each new write a new request", async () => {
+    const got: string[] = [];
+    const served = await serve(
+      dir("/", [
+        file(
+          "ask",
+          text(undefined, {
+            answerReads: true,
+            write: (t) => {
+              got.push(t);
+              return `#${got.length}\n`;
+            },
+          }),
+        ),
+      ]),
+    );
+    const fsys = await served.attach();
+    await fsys.withFile("ask", ORDWR, async (f) => {
+      expect((await f.read(0)).toString()).toBe("");
+      await f.write("two ", 0);
+      await f.write("parts", 4);
+      expect((await f.read(0)).toString()).toBe("#1\n");
+      expect((await f.read(0)).toString()).toBe("#1\n");
+      await f.write("next", 0);
+      expect((await f.read(0)).toString()).toBe("#2\n");
+    });
+    expect(got).toEqual(["two parts", "next"]);
+    await fsys.writeFile("ask", "at the clunk");
+    expect(got).toEqual(["two parts", "next", "at the clunk"]);
   });
 
   it("refuses what goes past maxBytes before storing it, a write far out included", async () => {

@@ -7,14 +7,21 @@ type MaybePromise<T> = T | Promise<T>;
 export interface TextOptions {
   /**
    * Makes the file writable: receives what a client wrote. Throw to refuse it; the client sees the error's
-   * message.
+   * message. What it returns answers a read when `answerReads` is on.
    */
-  write?: (text: string, ctx: FileContext) => MaybePromise<void>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a writer that answers nothing may be any void function.
+  write?: (text: string, ctx: FileContext) => MaybePromise<string | undefined | void>;
   /**
    * When `write` runs: "close" (default) once with everything written to one open, when it is clunked — so
    * `echo value > file` delivers whole values; "write" for each write as it arrives.
    */
   writeOn?: "close" | "write";
+  /**
+   * With writeOn "close": a read after writes on the same open delivers them at once, and reads as what
+   * `write` returned — a request and its answer on one open, as a clone file gives a new name. Writes after
+   * that read make a new value, so `ninep rdwr` sends each line and shows each answer.
+   */
+  answerReads?: boolean;
   /**
    * The most bytes one open may write (default 1 MiB): a write that would go past it is refused, before
    * anything is stored, with "this file takes at most 1 MiB" (or `tooLong`'s message).
@@ -31,6 +38,8 @@ const sizeText = (n: number) =>
 interface TextState {
   snapshot: Buffer;
   written: WrittenBytes;
+  /** What `write` answered the last delivery a read made (answerReads). */
+  answer?: Buffer;
   /** A write went past `maxBytes`: what this open wrote is not delivered. */
   refused?: NinepError;
 }
@@ -43,7 +52,7 @@ export function text(
   produce?: (ctx: OpenContext) => MaybePromise<string | Uint8Array>,
   options: TextOptions = {},
 ) {
-  const { write, writeOn = "close", maxBytes = DEFAULT_TEXT_MAX_BYTES } = options;
+  const { write, writeOn = "close", maxBytes = DEFAULT_TEXT_MAX_BYTES, answerReads = false } = options;
   const tooLong = options.tooLong ?? ((limit: string) => `this file takes at most ${limit}`);
   const handlers: FileHandlers<TextState> = {
     async open(ctx) {
@@ -53,6 +62,18 @@ export function text(
     },
   };
   if (produce) handlers.read = ({ state, offset, count }) => slice(state.snapshot, offset, count);
+  if (write && answerReads && writeOn === "close") {
+    handlers.read = async (ctx) => {
+      const { state, offset, count } = ctx;
+      if (state.refused) throw state.refused;
+      if (offset === 0 && state.written.size > 0) {
+        const delivered = state.written.text();
+        state.written = new WrittenBytes();
+        state.answer = toBuffer((await write(delivered, ctx)) ?? "");
+      }
+      return slice(state.answer ?? state.snapshot, offset, count);
+    };
+  }
   if (write) {
     handlers.write = async (ctx) => {
       if (ctx.offset + ctx.data.length > maxBytes) {

@@ -1,0 +1,83 @@
+import type { SessionClient } from "./session-client.js";
+
+/**
+ * `ollie ask`'s exit status for how the turn ended (the agent's `outcome`): 0 `done` or `handled` (a hook
+ * took a failure over), 1 `error` (and any failure of ollie itself), 3 `maxsteps`, 4 `blocked` by the
+ * preTurn hook, 130 `interrupted` (Ctrl-C, or a stop from elsewhere) — 128 plus SIGINT, as a shell reports
+ * a command Ctrl-C ended. 2 stays the usage mistake's.
+ */
+export function askExitStatus(outcome: string): number {
+  switch (outcome) {
+    case "done":
+    case "handled":
+      return 0;
+    case "maxsteps":
+      return 3;
+    case "blocked":
+      return 4;
+    case "interrupted":
+      return 130;
+    default:
+      return 1;
+  }
+}
+
+/**
+ * `ollie ask [SESSION] TEXT`: prompts (in a new session in this directory when none is given) and streams
+ * the turn's chat to stdout; what ollie itself says goes to stderr. Ctrl-C stops the turn on the server —
+ * ollie waits to see it end, as `interrupted` — and a second Ctrl-C leaves at once, the turn running on.
+ */
+export async function askCommand(
+  client: SessionClient,
+  given: string | undefined,
+  text: string,
+): Promise<number> {
+  const session = given ?? (await client.create(JSON.stringify({ cwd: process.cwd() })));
+  const ctl = `session/${session}/agent/main/ctl`;
+  const say = (line: string) => process.stderr.write(`ollie: ${line}\n`);
+  const following = new AbortController();
+  let submitted = false;
+  let interrupts = 0;
+  const stop = () => {
+    void client.write(ctl, "stop\n").catch((error: unknown) => {
+      // "nothing is running": the turn ended on its own meanwhile, and its outcome says how; after a second
+      // Ctrl-C, the connection is closed under it.
+      if (!following.signal.aborted && !/nothing is running/.test((error as Error).message))
+        say(`could not stop the turn: ${(error as Error).message}`);
+    });
+  };
+  const onInterrupt = () => {
+    interrupts++;
+    if (interrupts === 1) {
+      say("stopping the turn (Ctrl-C again to leave it running)");
+      // Before the prompt is taken there is no turn to stop yet: it is stopped as soon as it is.
+      if (submitted) stop();
+    } else {
+      say(`left the turn running in session ${session}`);
+      following.abort();
+    }
+  };
+  process.on("SIGINT", onInterrupt);
+  try {
+    const outcome = await client.ask(
+      session,
+      text,
+      (chunk) => process.stdout.write(chunk),
+      following.signal,
+      {
+        submitted: () => {
+          submitted = true;
+          if (interrupts > 0) stop();
+        },
+      },
+    );
+    const status = askExitStatus(outcome);
+    if (status !== 0) say(`the turn ended: ${outcome} (session ${session})`);
+    return status;
+  } catch (error) {
+    if (following.signal.aborted) return 130;
+    throw error;
+  } finally {
+    process.off("SIGINT", onInterrupt);
+  }
+}

@@ -1,0 +1,90 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import {
+  type TemplateChoices,
+  type TemplateProfile,
+  templateProfile,
+  templateProfiles,
+} from "../config/backends-template.js";
+import { DEFAULTS } from "../paths.js";
+
+/** `ollie init [PROVIDER] [options]`, as parsed. */
+export interface InitInvocation {
+  command: "init";
+  /** The template profile to turn on; undefined: list them. */
+  profile: TemplateProfile | undefined;
+  choices: TemplateChoices;
+  force: boolean;
+  check: boolean;
+}
+
+export const INIT_USAGE = `usage: ollie init PROVIDER [--url URL] [--model MODEL] [--key-env VAR | --key-cmd CMD | --no-key]
+                  [--force] [--no-check]
+Writes $XDG_CONFIG_HOME/ollie/backends.conf from the shipped one with PROVIDER's profile turned on (and made
+the default), tells a running olliesrv to read it, and checks that the backend answers by listing its models.
+An existing file is kept unless --force (the old one is then kept as backends.conf.bak). --key-env names the
+variable olliesrv reads the key from; --key-cmd a command that prints it, run when olliesrv needs the key.
+Without PROVIDER, lists the providers.
+`;
+
+const INIT_OPTIONS = {
+  url: { type: "string" },
+  model: { type: "string" },
+  "key-env": { type: "string" },
+  "key-cmd": { type: "string" },
+  "no-key": { type: "boolean" },
+  force: { type: "boolean" },
+  "no-check": { type: "boolean" },
+} as const;
+
+/** The shipped backends.conf: the template `ollie init` writes from. */
+export function template(): string {
+  return readFileSync(join(DEFAULTS, "backends.conf"), "utf8");
+}
+
+/** Reads `ollie init`'s arguments; throws (a usage mistake) when they are wrong. */
+export function parseInit(args: string[]): InitInvocation {
+  const { values, positionals } = parseArgs({ args, options: INIT_OPTIONS, allowPositionals: true });
+  if (positionals.length > 1) throw new Error("init takes one provider");
+  const keys = [values["key-env"], values["key-cmd"], values["no-key"]].filter((v) => v !== undefined);
+  if (keys.length > 1) throw new Error("init takes one of --key-env, --key-cmd and --no-key");
+  if (values.url !== undefined && !/^https?:\/\/\S+$/.test(values.url))
+    throw new Error(`--url takes an http(s) URL, not '${values.url}'`);
+  const word = positionals[0];
+  const profile = word === undefined ? undefined : templateProfile(template(), word);
+  if (word !== undefined && !profile)
+    throw new Error(
+      `unknown provider '${word}' (${templateProfiles(template())
+        .map((p) => p.provider)
+        .join(", ")})`,
+    );
+  if (profile === undefined && (values.force || Object.keys(values).length > 0))
+    throw new Error("init needs a provider for its options");
+  return {
+    command: "init",
+    profile,
+    choices: {
+      url: values.url,
+      model: values.model,
+      keyEnv: values["key-env"],
+      keyCmd: values["key-cmd"],
+      noKey: values["no-key"],
+    },
+    force: values.force ?? false,
+    check: !values["no-check"],
+  };
+}
+
+/** The providers, one line each: the word, then what turning it on gives. */
+export function providerList(): string {
+  const profiles = templateProfiles(template());
+  const width = Math.max(...profiles.map((p) => p.provider.length));
+  const lines = profiles.map((p) => {
+    const v = p.values;
+    const url = v.get("url");
+    const key = v.get("key_env") ? `key in $${v.get("key_env")}` : "no key";
+    return `  ${p.provider.padEnd(width)}  [${p.section}] ${p.type}${url ? ` at ${url}` : ""}, model ${v.get("model")}, ${key}`;
+  });
+  return `providers (ollie init PROVIDER):\n${lines.join("\n")}\n`;
+}

@@ -1,0 +1,180 @@
+import { readActivity, readUsage } from "./agent-files.js";
+import { colourWanted, palette } from "./colour.js";
+import type { SessionClient } from "./session-client.js";
+import { renderTable, summaryLine, type TopRow } from "./top-table.js";
+
+/** How often `session/idx` is read again for sessions made or ended: it has no wait file of its own. */
+const SESSIONS_EVERY_MS = 2000;
+/** The fewest milliseconds between two frames, however many agents change at once. */
+const FRAME_MS = 100;
+
+/** A row and what keeps it up to date. */
+interface Watched {
+  row: TopRow;
+  path: string;
+  stop: AbortController;
+}
+
+/**
+ * The sessions' agents and what they are doing. Each agent has a blocked `statewait` read open; when it
+ * returns, that agent's `activity`, `turns` and `usage` are read again — nothing is read on a timer except
+ * `session/idx`, for sessions made since.
+ */
+class Agents {
+  readonly watched = new Map<string, Watched>();
+  constructor(
+    private readonly client: SessionClient,
+    private readonly changed: () => void,
+  ) {}
+
+  get rows(): TopRow[] {
+    return [...this.watched.values()]
+      .map((w) => w.row)
+      .sort((a, b) => a.session.localeCompare(b.session) || a.agent.localeCompare(b.agent));
+  }
+
+  /** Reads the session list: new agents are watched, those of ended sessions dropped. */
+  async discover(follow: boolean): Promise<void> {
+    const sessions = new Map<string, string>();
+    for (const line of (await this.client.read("session/idx")).split("\n").filter(Boolean)) {
+      const [id = "", name = ""] = line.split("\t");
+      sessions.set(id, name);
+    }
+    for (const [path, w] of this.watched)
+      if (!sessions.has(w.row.session)) this.drop(path);
+      else w.row.name = sessions.get(w.row.session) ?? "";
+    await Promise.all(
+      [...sessions].map(async ([session, name]) => {
+        const dir = `session/${session}/agent`;
+        if ([...this.watched.values()].some((w) => w.row.session === session)) return;
+        const agents = await this.client.fsys.readdir(dir).catch(() => []);
+        await Promise.all(
+          agents.map((a) =>
+            this.watch(
+              { session, name, agent: a.name, activity: undefined, turns: 0, usage: undefined },
+              follow,
+            ),
+          ),
+        );
+      }),
+    );
+    this.changed();
+  }
+
+  stopAll(): void {
+    for (const path of [...this.watched.keys()]) this.drop(path);
+  }
+
+  private async watch(row: TopRow, follow: boolean): Promise<void> {
+    const path = `session/${row.session}/agent/${row.agent}`;
+    if (this.watched.has(path)) return;
+    const w: Watched = { row, path, stop: new AbortController() };
+    this.watched.set(path, w);
+    try {
+      // Opened before the first read, so a change between the two is not missed.
+      const states = follow ? await this.client.watch(`${path}/statewait`) : undefined;
+      await this.refresh(w);
+      if (!states) return;
+      void (async () => {
+        try {
+          for (;;) {
+            await states.next(w.stop.signal);
+            await this.refresh(w);
+            this.changed();
+          }
+        } catch {
+          // Stopped, or the session was killed: its readers are answered with an error.
+          this.drop(path);
+          this.changed();
+        } finally {
+          await states.close();
+        }
+      })();
+    } catch {
+      this.drop(path);
+    }
+  }
+
+  private async refresh(w: Watched): Promise<void> {
+    const [activity, turns, usage] = await Promise.all([
+      readActivity(this.client, w.path),
+      this.client.read(`${w.path}/turns`),
+      readUsage(this.client, w.path),
+    ]);
+    Object.assign(w.row, { activity, turns: Number(turns.trim()) || 0, usage: usage.session });
+  }
+
+  private drop(path: string): void {
+    this.watched.get(path)?.stop.abort();
+    this.watched.delete(path);
+  }
+}
+
+/**
+ * `ollie top`: a live table of every session's agents — state, how long in it, turns, tokens, cost, age, the
+ * running tool — redrawn when one changes (and each second, for the times). `q` or Ctrl-C quits. When stdout
+ * is not a terminal it prints the table once and exits, for scripts.
+ */
+export async function top(client: SessionClient): Promise<number> {
+  const out = process.stdout;
+  const p = palette(colourWanted(out));
+  if (!out.isTTY) {
+    const agents = new Agents(client, () => {});
+    await agents.discover(false);
+    const now = Date.now();
+    out.write(
+      `${[summaryLine(agents.rows, now, false), ...renderTable(agents.rows, p, now, Infinity)].join("\n")}\n`,
+    );
+    return 0;
+  }
+  let frame: NodeJS.Timeout | undefined;
+  const agents = new Agents(client, () => {
+    frame ??= setTimeout(draw, FRAME_MS);
+  });
+  const draw = () => {
+    frame = undefined;
+    const now = Date.now();
+    const height = Math.max(3, out.rows || 24);
+    const width = Math.max(20, out.columns || 80);
+    const rows = agents.rows;
+    const lines = renderTable(rows, p, now, width);
+    const shown = lines.slice(0, height - 2);
+    if (shown.length < lines.length)
+      shown[shown.length - 1] = `… and ${lines.length - shown.length + 1} more`;
+    const head = p.dim(summaryLine(rows, now, true).slice(0, width));
+    // Home, each line then erase to its end, then erase what is below: no flicker of a full clear.
+    out.write(`\u001b[H${[head, ...shown].map((l) => `${l}\u001b[K`).join("\n")}\u001b[J`);
+  };
+  // The alternate screen keeps the shell's scrollback as it was; the cursor is hidden while the table runs.
+  out.write("\u001b[?1049h\u001b[?25l");
+  const input = process.stdin;
+  let quit!: () => void;
+  const quitting = new Promise<void>((resolve) => {
+    quit = resolve;
+  });
+  const onKey = (key: Buffer) => {
+    if (key.includes(0x71) || key.includes(0x03)) quit();
+  };
+  if (input.isTTY) input.setRawMode(true);
+  input.on("data", onKey);
+  process.on("SIGINT", quit);
+  process.on("SIGTERM", quit);
+  const clock = setInterval(draw, 1000);
+  const sessions = setInterval(() => void agents.discover(true).catch(() => {}), SESSIONS_EVERY_MS);
+  try {
+    await Promise.race([agents.discover(true).then(draw), quitting]);
+    await quitting;
+  } finally {
+    clearInterval(clock);
+    clearInterval(sessions);
+    if (frame) clearTimeout(frame);
+    agents.stopAll();
+    input.off("data", onKey);
+    if (input.isTTY) input.setRawMode(false);
+    input.destroy();
+    process.off("SIGINT", quit);
+    process.off("SIGTERM", quit);
+    out.write("\u001b[?25h\u001b[?1049l");
+  }
+  return 0;
+}

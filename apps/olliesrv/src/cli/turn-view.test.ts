@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import type { AgentActivity } from "./agent-files.js";
+import { palette } from "./colour.js";
+import { echoFilter, TurnView } from "./turn-view.js";
+
+const calling: AgentActivity = {
+  state: "calling",
+  tool: "shell",
+  arg: "sleep 1",
+  since: undefined,
+  turnStarted: undefined,
+};
+
+/** A TurnView on a fake terminal whose clock the test moves. */
+function view(statusLine = true) {
+  let written = "";
+  let now = 0;
+  const v = new TurnView({
+    screen: { write: (t: string) => (written += t), columns: 40 },
+    palette: palette(false),
+    statusLine,
+    echoed: "hi",
+    now: () => now,
+  });
+  return {
+    v,
+    get written() {
+      return written;
+    },
+    /** What a terminal shows: each \r goes back to the start of the line, which the next text overwrites. */
+    get shown() {
+      const lines: string[] = [];
+      for (const line of written.split("\n")) {
+        let cells: string[] = [];
+        let at = 0;
+        for (const part of line.split("\r")) {
+          const chars = [...part];
+          cells = [...cells.slice(0, at), ...chars, ...cells.slice(at + chars.length)];
+          at = 0;
+        }
+        lines.push(cells.join("").trimEnd());
+      }
+      return lines.join("\n");
+    },
+    tick: (ms: number) => {
+      now += ms;
+    },
+  };
+}
+
+describe("a turn in ollie sh", () => {
+  it("drops the chat's echo of the prompt, however it is cut, and only that", () => {
+    const drop = echoFilter("hi there");
+    expect(["\n» hi", " there\n", "\nHello"].map(drop).join("")).toBe("Hello");
+    expect(drop(" again")).toBe(" again");
+    const other = echoFilter("hi");
+    expect(["» hello\n\n", "Hi"].map(other).join("")).toBe("» hello\n\nHi");
+  });
+
+  it("keeps a status line under the text, cleared while text streams and gone at the end", () => {
+    const t = view();
+    t.v.chunk("» hi\n\n");
+    t.v.update(calling);
+    t.tick(2500);
+    t.v.chunk("→ shell {}\n");
+    expect(t.shown).toBe("→ shell {}\ncalling shell: sleep 1 · 2.5s");
+    t.v.update({ ...calling, state: "thinking", tool: "", arg: "" });
+    t.v.chunk("Some te");
+    expect(t.shown).toBe("→ shell {}\nSome te");
+    t.v.chunk("xt.\n");
+    expect(t.shown).toBe("→ shell {}\nSome text.\nthinking · 2.5s");
+    t.v.notice("[stopping]");
+    expect(t.shown).toBe("→ shell {}\nSome text.\n[stopping]\nthinking · 2.5s");
+    t.v.finish("[done] 1 in / 2 out tokens");
+    expect(t.shown).toBe("→ shell {}\nSome text.\n[stopping]\n[done] 1 in / 2 out tokens\n");
+    expect(t.written).not.toContain("\u001b");
+  });
+
+  it("draws no status line off a terminal", () => {
+    const t = view(false);
+    t.v.update(calling);
+    t.v.chunk("text\n");
+    t.v.finish("[done]");
+    expect(t.written).toBe("text\n[done]\n");
+  });
+});

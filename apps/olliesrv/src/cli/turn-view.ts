@@ -1,0 +1,143 @@
+import { type AgentActivity, duration, toolText } from "./agent-files.js";
+import { chatPainter, type Palette } from "./colour.js";
+
+/** Where a turn is shown: a terminal (`columns` set) or any other stream. */
+export interface Screen {
+  write(text: string): unknown;
+  columns?: number;
+}
+
+export interface TurnViewOptions {
+  screen: Screen;
+  palette: Palette;
+  /** Draw the status line: only on a terminal, where `\r` goes back over it. */
+  statusLine: boolean;
+  /** The prompt as the terminal showed it when it was typed: the chat's `» prompt` block is dropped. */
+  echoed?: string;
+  now?: () => number;
+}
+
+/**
+ * One turn of `ollie sh` on the screen: the chat as it streams (less the prompt the terminal echoed), under
+ * it a status line — the state, the running tool and its first argument, the time the turn has taken — while
+ * the turn runs, and a summary line at its end. The status line is the last line, drawn only at the start of
+ * an empty line: it is cleared when text streams and drawn again once the text has ended its line. It is
+ * cleared with spaces and a carriage return, so it needs no escape sequences and works on any terminal.
+ */
+export class TurnView {
+  private readonly paint: (chunk: string) => string;
+  private readonly dropEcho: (chunk: string) => string;
+  private readonly started: number;
+  private readonly now: () => number;
+  private readonly ticker: NodeJS.Timeout | undefined;
+  private activity: AgentActivity | undefined;
+  /** The chat left its line open: the status line waits for its end. */
+  private lineOpen = false;
+  /** The width of the status line on the screen now (0: none drawn). */
+  private drawn = 0;
+  private ended = false;
+  /** The agent has been seen at work: idle now means the turn is over, not that it waits to begin. */
+  private begun = false;
+
+  constructor(private readonly options: TurnViewOptions) {
+    this.now = options.now ?? Date.now;
+    this.started = this.now();
+    this.paint = chatPainter(options.palette);
+    this.dropEcho = options.echoed === undefined ? (chunk) => chunk : echoFilter(options.echoed);
+    if (options.statusLine) {
+      // The elapsed time moves on; nothing is read to redraw it.
+      this.ticker = setInterval(() => this.redraw(), 1000);
+      this.ticker.unref();
+      this.redraw();
+    }
+  }
+
+  /** Text of the chat, as it streams. */
+  chunk(text: string): void {
+    const shown = this.dropEcho(text);
+    if (shown === "" || this.ended) return;
+    this.clear();
+    this.options.screen.write(this.paint(shown));
+    this.lineOpen = !shown.endsWith("\n");
+    this.redraw();
+  }
+
+  /** What the agent does now (after `statewait` returned). */
+  update(activity: AgentActivity): void {
+    this.activity = activity;
+    if (activity.state !== "idle") this.begun = true;
+    this.redraw();
+  }
+
+  /** A line of sh's own (`[stopping]`, a command's answer) in the middle of the turn. */
+  notice(text: string): void {
+    this.clear();
+    if (this.lineOpen) this.options.screen.write("\n");
+    this.lineOpen = false;
+    this.options.screen.write(text.endsWith("\n") ? text : `${text}\n`);
+    this.redraw();
+  }
+
+  /** The turn is over: the status line goes for good, and `summary` is the last line. */
+  finish(summary: string): void {
+    this.end();
+    this.notice(summary);
+  }
+
+  /** Stops drawing (the turn ended, or sh stopped following it). */
+  end(): void {
+    this.ended = true;
+    if (this.ticker) clearInterval(this.ticker);
+    this.clear();
+  }
+
+  /** How long the turn has taken so far, as sh counts it (from the prompt). */
+  get elapsedMs(): number {
+    return this.now() - this.started;
+  }
+
+  private redraw(): void {
+    if (!this.options.statusLine || this.ended || this.lineOpen) return;
+    const a = this.activity;
+    if (this.begun && a?.state === "idle") {
+      this.clear();
+      return;
+    }
+    const doing =
+      !a || a.state === "idle" ? "waiting" : a.state === "calling" ? `calling ${toolText(a)}` : a.state;
+    const width = Math.max(20, (this.options.screen.columns || 80) - 1);
+    let line = `${doing} · ${duration(this.elapsedMs)}`;
+    if ([...line].length > width) line = `${[...line].slice(0, width - 1).join("")}…`;
+    this.clear();
+    this.options.screen.write(this.options.palette.yellow(line));
+    this.drawn = [...line].length;
+  }
+
+  private clear(): void {
+    if (this.drawn === 0) return;
+    this.options.screen.write(`\r${" ".repeat(this.drawn)}\r`);
+    this.drawn = 0;
+  }
+}
+
+/**
+ * Drops the `» PROMPT` block the chat starts the turn with (a terminal has shown the prompt as it was typed);
+ * anything else — a stamped prompt, another turn's text — passes as it came.
+ */
+export function echoFilter(prompt: string): (chunk: string) => string {
+  const echo = `» ${prompt}\n\n`;
+  let held: string | undefined = "";
+  return (chunk) => {
+    if (held === undefined) return chunk;
+    held += chunk;
+    const body = held.replace(/^\n+/, "");
+    if (body.startsWith(echo)) {
+      held = undefined;
+      return body.slice(echo.length);
+    }
+    if (echo.startsWith(body)) return "";
+    const all = held;
+    held = undefined;
+    return all;
+  };
+}

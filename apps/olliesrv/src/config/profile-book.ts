@@ -1,0 +1,96 @@
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { AgentConfig } from "@ollie/agent-core/config";
+import { checkedProfile, findIn } from "./profiles.js";
+
+/** A profile as an agent is made from it: its config and the directory its file is in. */
+export interface BookedProfile {
+  config: AgentConfig;
+  /** Where `NAME.json` was found (the user's agents/ or the shipped one): hooks and prompts resolve there. */
+  dir: string;
+  file: string;
+}
+
+/**
+ * The agent profiles, read again whenever one is asked for, that remember the last good version of each
+ * file: a profile broken after olliesrv started (an edit saved half done) is logged, naming the file and the
+ * line or key, and agents are made from the version before until it is fixed. A profile that was never good
+ * since the start is refused, with the same words, as it always was. A deleted file is gone: the shipped
+ * profile of that name, if there is one, takes its place.
+ */
+export class ProfileBook {
+  /** The last good version of each profile file, with the text it came from. */
+  private readonly good = new Map<string, { text: string; profile: BookedProfile }>();
+  /** The problem last logged for each broken file, so that it is said once, not at every use. */
+  private readonly said = new Map<string, string>();
+
+  constructor(
+    readonly dirs: readonly string[],
+    private readonly ollieDir: string,
+    private readonly warn: (line: string) => void,
+    private readonly info: (line: string) => void = () => {},
+  ) {}
+
+  /**
+   * The profile `name` as agents are made from it now: the file as it is, or — when it is broken and was
+   * good before — as it was. Throws what is wrong (file, and line or key) when there is no good version.
+   */
+  async get(name: string): Promise<BookedProfile> {
+    const dir = await findIn(this.dirs, `${name}.json`);
+    if (!dir) throw new Error(`no agent profile '${name}' (looked in ${this.dirs.join(", ")})`);
+    const file = join(dir, `${name}.json`);
+    const text = await readFile(file, "utf8").catch(() => undefined);
+    const kept = this.good.get(file);
+    if (kept && text === kept.text) return kept.profile;
+    try {
+      const config = await checkedProfile([dir], name, this.ollieDir);
+      const profile = { config, dir, file };
+      if (text !== undefined) this.good.set(file, { text, profile });
+      if (kept) this.info(`${file}: read again`);
+      this.said.delete(file);
+      return profile;
+    } catch (error) {
+      const problem = withLine((error as Error).message, text);
+      if (!kept) throw new Error(problem);
+      if (this.said.get(file) !== problem) {
+        this.said.set(file, problem);
+        this.warn(`${problem}; agents are made from the version before until it is fixed`);
+      }
+      return kept.profile;
+    }
+  }
+
+  /**
+   * Reads every profile of the user's directory (the first of `dirs`), so that each good one is remembered
+   * and each broken one is logged now rather than when someone uses it.
+   */
+  async check(): Promise<void> {
+    const own = this.dirs[0];
+    if (own === undefined) return;
+    const names = await readdir(own).catch(() => [] as string[]);
+    for (const name of names.filter((n) => n.endsWith(".json") && !n.startsWith(".")).sort()) {
+      const profile = name.slice(0, -".json".length);
+      await this.get(profile).catch((error: unknown) => {
+        const problem = (error as Error).message;
+        const file = join(own, name);
+        if (this.said.get(file) === problem) return;
+        this.said.set(file, problem);
+        this.warn(`${problem}; sessions with this profile are refused until it is fixed`);
+      });
+    }
+  }
+}
+
+/**
+ * A JSON syntax error says where it is as a character position: the line (and column) is what a person
+ * looks for, so the message says `FILE:LINE:COLUMN: …` instead of `FILE: …`.
+ */
+function withLine(message: string, text: string | undefined): string {
+  const at = /at position (\d+)/.exec(message);
+  const split = /^(.+?\.json): (.*)$/s.exec(message);
+  if (!at || !split || text === undefined) return message;
+  const before = text.slice(0, Number(at[1]));
+  const line = before.split("\n").length;
+  const column = before.length - before.lastIndexOf("\n");
+  return `${split[1]}:${line}:${column}: ${split[2]!.replace(/ (in JSON )?at position \d+( \(line \d+ column \d+\))?/, "")}`;
+}

@@ -1,0 +1,96 @@
+import type { RuntimeSpec } from "@ollie/agent-core";
+import { type BackendPool, type Profile, UnreachableError } from "@ollie/backends";
+
+/** What an agent asked of backends.conf: a profile (undefined: the default) and a model (undefined: its own). */
+export interface BackendChoice {
+  /** The slot's `backend`, else its agent profile's. */
+  backend: string | undefined;
+  /** A model the slot was switched to (`model NAME`): kept while the agent stays on the same profile. */
+  model: string | undefined;
+  /** The agent profile's model, if it names one. */
+  profileModel: string | undefined;
+  /** The agent profile's compaction model, if it names one. */
+  compactionModel: string | undefined;
+}
+
+/** How a live agent's backend follows a changed backends.conf. */
+export interface BackendChange {
+  /** What to give the agent's runtime; none when it keeps what it has. */
+  changes?: Partial<RuntimeSpec>;
+  /** A line for the chat. */
+  note: string;
+  /** The agent moved to another profile: a model chosen for the old one does not go with it. */
+  dropModel?: boolean;
+}
+
+/**
+ * What a live agent's backend becomes now that backends.conf went from `old` to `pool`: undefined when its
+ * profile did not change, a new backend when it did (or when the default it used is another one now), and a
+ * note only when the profile it uses is gone or cannot be made (it then keeps the one it has).
+ */
+export async function backendChange(
+  old: BackendPool,
+  pool: BackendPool,
+  choice: BackendChoice,
+): Promise<BackendChange | undefined> {
+  const was = profileIn(old, choice.backend);
+  const now = profileIn(pool, choice.backend);
+  if (!now) {
+    const wanted = choice.backend === undefined ? "no default profile" : `no profile '${choice.backend}'`;
+    return { note: `! backends.conf has ${wanted} now: this agent keeps the backend it has` };
+  }
+  if (was && sameProfile(was, now)) return undefined;
+  const moved = was?.name !== now.name;
+  const model = (moved ? undefined : choice.model) ?? choice.profileModel;
+  try {
+    const backend = await pool.fresh(now.name);
+    if (model) backend.setModel(model);
+    const compactionBackend = choice.compactionModel ? await pool.fresh(now.name) : undefined;
+    if (compactionBackend && choice.compactionModel) compactionBackend.setModel(choice.compactionModel);
+    return {
+      changes: { backend, ...(compactionBackend && { compactionBackend }) },
+      note: `· backends.conf changed: this agent now uses '${now.name}' (${now.type}, ${backend.model})`,
+      dropModel: moved,
+    };
+  } catch (error) {
+    return {
+      note: `! backends.conf changed, but '${now.name}' cannot be used (${(error as Error).message}): this agent keeps the backend it has`,
+    };
+  }
+}
+
+/**
+ * The chat's word on a turn that failed because its backend is not there (UnreachableError): which one, and
+ * the next step — writing a backends.conf with `ollie init` when the shipped one is in use, else editing it.
+ */
+export function unreachableNote(error: unknown, pool: BackendPool, userFile: string): string | undefined {
+  if (!(error instanceof UnreachableError)) return undefined;
+  const name = error.provider;
+  if (pool.conf.file !== userFile) {
+    const ollama = pool.conf.profiles.get(name)?.type === "ollama";
+    return `! the backend '${name}' did not answer: no backend is configured yet${ollama ? ", and the shipped default is Ollama on this machine" : ""}. Run 'ollie init PROVIDER' to write ${userFile} ('ollie init' lists the providers)${ollama ? ", or start Ollama" : ""}; then prompt again.`;
+  }
+  return `! the backend '${name}' did not answer. Start it, or change [${name}] in ${userFile} (olliesrv reads it again when it is saved); then prompt again. 'ollie backends' shows which backends answer.`;
+}
+
+function profileIn(pool: BackendPool, name: string | undefined): Profile | undefined {
+  try {
+    return pool.profile(name);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether two profiles make the same backend (the line they are on does not count). */
+function sameProfile(a: Profile, b: Profile): boolean {
+  const shape = (p: Profile) =>
+    JSON.stringify({
+      ...p,
+      line: 0,
+      credential:
+        p.credential.kind === "literal"
+          ? { kind: "literal", value: p.credential.value.reveal() }
+          : p.credential,
+    });
+  return shape(a) === shape(b);
+}
