@@ -1,21 +1,11 @@
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseBackendsConf } from "@ollie/backends";
-import { MockLlmServer } from "@ollie/backends/testing";
+import { closedPort, MockLlmServer } from "@ollie/backends/testing";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OLLIE, type Ollie, startOllie } from "./harness.js";
-
-/** A loopback port nothing listens on (bound a moment ago, then let go). */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 describe("ollie init and ollie backends without olliesrv", () => {
   let root: string;

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OLLIE, type Ollie, startOllie } from "./harness.js";
+import { atTerminal, ollieCommand } from "./ollie-cli.js";
 
 /** Whether something answers on Ollama's port here: then the shipped default is not "no backend". */
 const ollamaRuns = await new Promise<boolean>((resolve) => {
@@ -27,13 +28,7 @@ afterAll(async () => {
   await o.remove();
 });
 
-const ollie = (...args: string[]) =>
-  execa(process.execPath, [OLLIE, "-a", o.address, ...args], {
-    cwd: o.work,
-    env: { ...o.env, NO_COLOR: "1" },
-    extendEnv: false,
-    reject: false,
-  });
+const ollie = ollieCommand(() => o, { NO_COLOR: "1" });
 
 describe.skipIf(ollamaRuns)("a first run with no backend configured", () => {
   it("fails within 3 s saying what to do; then ollie init and a prompt work, olliesrv never restarted", async () => {
@@ -101,32 +96,12 @@ describe.skipIf(ollamaRuns)("a first run with no backend configured", () => {
       setup: (config) => rmSync(join(config, "backends.conf")),
     });
     try {
-      const tty = execa(
-        "script",
-        ["-qfec", `${process.execPath} ${OLLIE} -a '${fresh.address}' sh`, "/dev/null"],
-        {
-          cwd: fresh.work,
-          env: { ...fresh.env, TERM: "dumb", NO_COLOR: "1" },
-          extendEnv: false,
-          reject: false,
-          stdin: "pipe",
-        },
-      );
-      let screen = "";
-      tty.stdout!.on("data", (c: Buffer) => {
-        screen += c.toString();
-      });
-      const until = async (text: string, from = 0) => {
-        for (let i = 0; i < 1000 && !screen.slice(from).includes(text); i++)
-          await new Promise((r) => setTimeout(r, 20));
-        expect(screen.slice(from), `the screen so far:\n${screen}`).toContain(text);
-        return screen.indexOf(text, from) + text.length;
-      };
-      let at = await until("» ");
-      tty.stdin!.write("hello\r");
-      at = await until("~ retrying in 0.3 s, attempt 2 of 2: local: ", at);
-      at = await until("! the backend 'local' did not answer: no backend is configured yet", at);
-      at = await until("» ", at);
+      const t = atTerminal(fresh, "sh", { TERM: "dumb", NO_COLOR: "1" });
+      let at = await t.until("» ");
+      t.type("hello\r");
+      at = await t.until("~ retrying in 0.3 s, attempt 2 of 2: local: ", at);
+      at = await t.until("! the backend 'local' did not answer: no backend is configured yet", at);
+      at = await t.until("» ", at);
       const init = await execa(
         process.execPath,
         [OLLIE, "-a", fresh.address, "init", "ollama", "--url", fresh.mock.url, "--model", "mock-model"],
@@ -134,11 +109,11 @@ describe.skipIf(ollamaRuns)("a first run with no backend configured", () => {
       );
       expect(init.exitCode, init.stderr).toBe(0);
       fresh.mock.enqueue({ text: "Configured, and here I am." });
-      tty.stdin!.write("hello again\r");
-      at = await until("Configured, and here I am.", at);
-      tty.stdin!.write("\u0004");
-      expect((await tty).exitCode).toBe(0);
-      expect(screen.split("did not answer").length).toBe(2);
+      t.type("hello again\r");
+      at = await t.until("Configured, and here I am.", at);
+      t.type("\u0004");
+      expect((await t.child).exitCode).toBe(0);
+      expect(t.plain.split("did not answer").length).toBe(2);
     } finally {
       await fresh.stop();
       await fresh.remove();

@@ -1,6 +1,7 @@
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OLLIE, type Ollie, startOllie } from "./harness.js";
+import { atTerminal, ollieCommand } from "./ollie-cli.js";
 
 let o: Ollie;
 beforeAll(async () => {
@@ -11,13 +12,7 @@ afterAll(async () => {
   await o.remove();
 });
 
-const ollie = (...args: string[]) =>
-  execa(process.execPath, [OLLIE, "-a", o.address, ...args], {
-    cwd: o.work,
-    env: o.env,
-    extendEnv: false,
-    reject: false,
-  });
+const ollie = ollieCommand(() => o);
 
 describe("the ollie command", () => {
   it("refuses a wrong command line with its usage and exit 2, before it connects or creates anything", async () => {
@@ -104,41 +99,21 @@ describe("the ollie command", () => {
       { text: "a very long story ".repeat(20), chunkSize: 4, delayMs: 100 },
       { text: "Short now." },
     );
-    const tty = execa(
-      "script",
-      ["-qfec", `${process.execPath} ${OLLIE} -a '${o.address}' sh ${id}`, "/dev/null"],
-      {
-        cwd: o.work,
-        env: { ...o.env, TERM: "dumb" },
-        extendEnv: false,
-        reject: false,
-        stdin: "pipe",
-      },
-    );
-    let screen = "";
-    tty.stdout!.on("data", (c: Buffer) => {
-      screen += c.toString();
-    });
-    const until = async (text: string, from = 0) => {
-      for (let i = 0; i < 500 && !screen.slice(from).includes(text); i++)
-        await new Promise((r) => setTimeout(r, 20));
-      expect(screen.slice(from), `the screen so far:\n${screen}`).toContain(text);
-      return screen.indexOf(text, from) + text.length;
-    };
-    await until("» ");
-    tty.stdin!.write("hello\r");
-    let at = await until("Hi there!");
-    tty.stdin!.write("tell me a long story\r");
-    at = await until("a very long", at);
-    tty.stdin!.write("\u0003");
-    at = await until("[stopping]", at);
-    await until("[interrupted]", at);
-    tty.stdin!.write("/model other-model\r");
-    tty.stdin!.write("and now?\r");
-    await until("Short now.", at);
+    const t = atTerminal(o, `sh ${id}`, { TERM: "dumb" });
+    await t.until("» ");
+    t.type("hello\r");
+    let at = await t.until("Hi there!");
+    t.type("tell me a long story\r");
+    at = await t.until("a very long", at);
+    t.type("\u0003");
+    at = await t.until("[stopping]", at);
+    await t.until("[interrupted]", at);
+    t.type("/model other-model\r");
+    t.type("and now?\r");
+    await t.until("Short now.", at);
     expect(o.mock.lastRequest?.model).toBe("other-model");
-    tty.stdin!.write("\u0004");
-    expect((await tty).exitCode).toBe(0);
+    t.type("\u0004");
+    expect((await t.child).exitCode).toBe(0);
     expect((await o.read(`session/${id}/agent/main/outcome`)).trim()).toBe("done");
   });
 });

@@ -1,6 +1,7 @@
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OLLIE, type Ollie, startOllie, untilTurns, watchStates } from "./harness.js";
+import { atTerminal, ollieCommand } from "./ollie-cli.js";
 
 let o: Ollie;
 beforeAll(async () => {
@@ -11,60 +12,13 @@ afterAll(async () => {
   await o.remove();
 });
 
-const ollie = (...args: string[]) =>
-  execa(process.execPath, [OLLIE, "-a", o.address, ...args], {
-    cwd: o.work,
-    env: o.env,
-    extendEnv: false,
-    reject: false,
-  });
+const ollie = ollieCommand(() => o);
 
 /** A session of the coding profile, which has the shell tool. */
 const codingSession = async () => (await ollie("new", "--agent", "coding")).stdout.trim();
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: escape sequences are what they find
 const COLOUR = /\u001b\[[0-9;]*m/;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: escape sequences are what they find
-const COLOURS = /\u001b\[[0-9;]*m/g;
-
-/**
- * `ollie ARGS` at a pseudo-terminal (util-linux `script`), as a person runs it: `screen` is all it wrote,
- * `until` waits (generously) for text to appear on it, `type` presses keys.
- */
-function atTerminal(args: string, env: Record<string, string> = {}, before = "") {
-  const child = execa(
-    "script",
-    ["-qfec", `${before}${process.execPath} ${OLLIE} -a '${o.address}' ${args}`, "/dev/null"],
-    {
-      cwd: o.work,
-      env: { ...o.env, TERM: "xterm-256color", ...env },
-      extendEnv: false,
-      reject: false,
-      stdin: "pipe",
-    },
-  );
-  const t = {
-    child,
-    screen: "",
-    /** The screen without colour codes. */
-    get plain() {
-      return t.screen.replace(COLOURS, "");
-    },
-    /** Waits until `text` is on the (uncoloured) screen after `from`; returns where it ends. */
-    async until(text: string, from = 0): Promise<number> {
-      for (let i = 0; i < 1000 && !t.plain.slice(from).includes(text); i++)
-        await new Promise((r) => setTimeout(r, 20));
-      expect(t.plain.slice(from), `the screen so far:\n${t.plain}`).toContain(text);
-      return t.plain.indexOf(text, from) + text.length;
-    },
-    type: (keys: string) => child.stdin!.write(keys),
-  };
-  child.stdout!.on("data", (c: Buffer) => {
-    t.screen += c.toString();
-  });
-  return t;
-}
-
 describe("ollie at a terminal", () => {
   it("sh: /help, the running tool in a status line, a summary per turn, each prompt shown once, in colour", async () => {
     const id = await codingSession();
@@ -72,7 +26,7 @@ describe("ollie at a terminal", () => {
       { toolCalls: [{ name: "shell", arguments: { command: "sleep 2 && echo rested" } }] },
       { text: "Slept well.", usage: { input: 120, output: 7 } },
     );
-    const t = atTerminal(`sh ${id}`);
+    const t = atTerminal(o, `sh ${id}`);
     await t.until("» ");
     t.type("/help\r");
     let at = await t.until("/help ");
@@ -113,7 +67,7 @@ describe("ollie at a terminal", () => {
   it("sh: Ctrl-C stops the turn on the server, and the summary says so", async () => {
     const id = await codingSession();
     o.mock.enqueue({ toolCalls: [{ name: "shell", arguments: { command: "sleep 60" } }] });
-    const t = atTerminal(`sh ${id}`);
+    const t = atTerminal(o, `sh ${id}`);
     await t.until("» ");
     t.type("wait for a minute\r");
     let at = await t.until("calling shell: sleep 60 · ");
@@ -128,7 +82,7 @@ describe("ollie at a terminal", () => {
   it("sh: no colour with NO_COLOR, and no escape sequences at all when piped", async () => {
     const id = await codingSession();
     o.mock.enqueue({ toolCalls: [{ name: "shell", arguments: { command: "true" } }] }, { text: "Done it." });
-    const t = atTerminal(`sh ${id}`, { NO_COLOR: "1" });
+    const t = atTerminal(o, `sh ${id}`, { NO_COLOR: "1" });
     await t.until("» ");
     t.type("do it\r");
     await t.until("[done] ");
@@ -157,7 +111,7 @@ describe("ollie at a terminal", () => {
     const id = await codingSession();
     o.mock.enqueue({ toolCalls: [{ name: "shell", arguments: { command: "sleep 60" } }] });
     const states = await watchStates(o, `session/${id}/agent/main`);
-    const t = atTerminal(`ask ${id} wait for a minute`);
+    const t = atTerminal(o, `ask ${id} wait for a minute`);
     await states.until("calling: shell");
     t.type("\u0003");
     await t.until("ollie: stopping the turn (Ctrl-C again to leave it running)");
@@ -172,7 +126,7 @@ describe("ollie at a terminal", () => {
     const agent = `session/${id}/agent/main`;
     o.mock.enqueue({ toolCalls: [{ name: "shell", arguments: { command: "sleep 60" } }] });
     const states = await watchStates(o, agent);
-    const t = atTerminal(`ask ${id} take your time`);
+    const t = atTerminal(o, `ask ${id} take your time`);
     await states.until("calling: shell");
     // A daemon that does not answer (stopped, here) cannot keep ollie: the second Ctrl-C does not wait for it.
     process.kill(o.pid, "SIGSTOP");
@@ -211,7 +165,7 @@ describe("ollie at a terminal", () => {
       await o.fsys.writeFile(`session/${id}/agent/main/prompt`, `sleep ${i}`);
       await states.until("calling: shell");
     }
-    const t = atTerminal("top", {}, "stty cols 120 rows 40; ");
+    const t = atTerminal(o, "top", {}, "stty cols 120 rows 40; ");
     for (const [i, id] of ids.entries()) {
       const row = new RegExp(`${id} .* calling .* shell: sleep 6${i}`);
       for (let n = 0; n < 1000 && !row.test(t.plain); n++) await new Promise((r) => setTimeout(r, 20));
@@ -228,7 +182,11 @@ describe("ollie at a terminal", () => {
     expect(t.plain.slice(from), t.plain).toMatch(stopped);
     t.type("q");
     expect((await t.child).exitCode).toBe(0);
+    // Once the alternate screen is left, nothing is drawn over the shell's screen.
     expect(t.screen).toContain("\u001b[?1049l");
+    const afterwards = t.screen.slice(t.screen.lastIndexOf("\u001b[?1049l"));
+    expect(afterwards).not.toContain("\u001b[H");
+    expect(afterwards).not.toContain("SESSION");
 
     const once = await ollie("top");
     expect(once.exitCode).toBe(0);
@@ -238,5 +196,17 @@ describe("ollie at a terminal", () => {
       new RegExp(`^${ids[1]} +main +calling +\\S+ +shell: sleep 61 +0 +\\S+ +\\$0\\.0000 +\\S+$`, "m"),
     );
     await ollie("stop", ids[1]!);
+  });
+
+  it("top: a crash gives the terminal back, the cursor shown, with the error on the shell's screen", async () => {
+    const crash = new URL("./fixtures/crash-after-frame.mjs", import.meta.url).href;
+    const t = atTerminal(o, "top", { NODE_OPTIONS: `--import=${crash}` });
+    expect((await t.child).exitCode, t.plain).toBe(1);
+    const entered = t.screen.indexOf("\u001b[?1049h");
+    const left = t.screen.lastIndexOf("\u001b[?1049l");
+    expect(entered, t.plain).toBeGreaterThanOrEqual(0);
+    expect(left, t.plain).toBeGreaterThan(entered);
+    expect(t.screen.lastIndexOf("\u001b[?25h")).toBeGreaterThan(t.screen.lastIndexOf("\u001b[?25l"));
+    expect(t.screen.slice(left)).toContain("top fell over");
   });
 });

@@ -1,6 +1,7 @@
 // @ollie/backends/testing: a wire-exact mock LLM server and an in-process scripted backend, for testing
 // agents, hooks and tools without a real model.
 
+export { closedPort } from "./testing/closed-port.js";
 export { type MockFault, type MockReply, pieces } from "./testing/mock-reply.js";
 export {
   MockLlmServer,

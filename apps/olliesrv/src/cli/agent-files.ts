@@ -89,8 +89,6 @@ export function duration(ms: number): string {
   return `${Math.floor(h / 24)}d`;
 }
 
-export const dollars = (usd: number) => `$${usd.toFixed(4)}`;
-
 /** The running tool and its first argument, as sh's status line and top show it: `shell: sleep 1`. */
 export function toolText(a: AgentActivity): string {
   if (!a.tool) return "";

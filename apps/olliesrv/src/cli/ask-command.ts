@@ -1,4 +1,5 @@
 import type { SessionClient } from "./session-client.js";
+import { stopTurn } from "./stop-turn.js";
 
 /**
  * `ollie ask`'s exit status for how the turn ended (the agent's `outcome`): 0 `done` or `handled` (a hook
@@ -33,17 +34,15 @@ export async function askCommand(
   text: string,
 ): Promise<number> {
   const session = given ?? (await client.create(JSON.stringify({ cwd: process.cwd() })));
-  const ctl = `session/${session}/agent/main/ctl`;
+  const agent = `session/${session}/agent/main`;
   const say = (line: string) => process.stderr.write(`ollie: ${line}\n`);
   const following = new AbortController();
   let submitted = false;
   let interrupts = 0;
   const stop = () => {
-    void client.write(ctl, "stop\n").catch((error: unknown) => {
-      // "nothing is running": the turn ended on its own meanwhile, and its outcome says how; after a second
-      // Ctrl-C, the connection is closed under it.
-      if (!following.signal.aborted && !/nothing is running/.test((error as Error).message))
-        say(`could not stop the turn: ${(error as Error).message}`);
+    void stopTurn(client, agent).catch((error: unknown) => {
+      // After a second Ctrl-C, the connection is closed under it.
+      if (!following.signal.aborted) say(`could not stop the turn: ${(error as Error).message}`);
     });
   };
   const onInterrupt = () => {

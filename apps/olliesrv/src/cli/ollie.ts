@@ -3,6 +3,7 @@ import { askCommand } from "./ask-command.js";
 import { type Invocation, type LocalInvocation, parseInvocation } from "./invocation.js";
 import { defaultAddress, identity, SessionClient } from "./session-client.js";
 import { shell } from "./shell.js";
+import { statusCommand } from "./status-command.js";
 import { top } from "./top.js";
 
 export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] [-k KEYFILE] COMMAND ...
@@ -28,7 +29,7 @@ The address defaults to $NAMESPACE/ollie. You attach as yourself, proven with th
 tool, as that agent ($OLLIE_UNAME, proven with $OLLIE_KEY).
 Exit status: 0 done, 1 failed, 2 a usage mistake; ask says how the turn ended: 0 done (or handled by a
 hook), 1 error, 3 maxsteps, 4 blocked by a hook, 130 interrupted (or left running by a second Ctrl-C).
-sh and top colour their output on a terminal, unless NO_COLOR is set.
+sh and top colour their output on a terminal, unless NO_COLOR is set (not empty) or TERM is dumb.
 `;
 
 /** The `ollie` command. Returns the exit status: 0 success, 1 a failure, 2 a usage mistake (and ask's, in USAGE). */
@@ -111,34 +112,8 @@ async function run(client: SessionClient, invocation: Exclude<Invocation, LocalI
         offset += chunk.length;
       }
     }
-    case "status": {
-      const ids = invocation.session
-        ? [invocation.session]
-        : (await client.read("session/idx"))
-            .split("\n")
-            .filter(Boolean)
-            .map((l) => l.split("\t")[0]!);
-      for (const id of ids) {
-        const agent = `session/${id}/agent/main`;
-        const cfg = Object.fromEntries(
-          (await client.read(`${agent}/cfg`))
-            .split("\n")
-            .filter(Boolean)
-            .map((l) => l.split(/=(.*)/s).slice(0, 2)),
-        );
-        const usage = JSON.parse(await client.read(`${agent}/usage`)) as {
-          session?: { inputTokens: number; outputTokens: number };
-        };
-        const cost = (await client.read(`${agent}/cost`)).split("\n")[0];
-        const tokens = usage.session
-          ? `${usage.session.inputTokens} in / ${usage.session.outputTokens} out`
-          : "0 in / 0 out";
-        process.stdout.write(
-          `${id}\t${cfg.state}\t${cfg.model || "(profile default)"}\t${tokens}\t${cost}\n`,
-        );
-      }
-      return 0;
-    }
+    case "status":
+      return await statusCommand(client, invocation.session);
     case "stop":
     case "kill":
       await client.write(`session/${invocation.session}/agent/main/ctl`, `${invocation.command}\n`);

@@ -1,8 +1,10 @@
 import { createInterface } from "node:readline";
-import { dollars, duration, readActivity, readUsage, type UsageTotals } from "./agent-files.js";
+import { dollars } from "../session/dollars.js";
+import { duration, readActivity, readUsage, type UsageTotals } from "./agent-files.js";
 import { colourWanted, type Palette, palette } from "./colour.js";
 import type { SessionClient } from "./session-client.js";
 import { shellCommand } from "./shell-commands.js";
+import { stopTurn } from "./stop-turn.js";
 import { TurnView } from "./turn-view.js";
 
 /** The turn sh is showing now. */
@@ -59,8 +61,8 @@ export async function shell(client: SessionClient, given?: string): Promise<numb
     }
   });
 
-  const stop = () =>
-    client.write(`${agent}/ctl`, "stop\n").catch((e: unknown) => say(p.red(`error: ${reason(e)}`)));
+  // For a Ctrl-C, as ask does: a turn that ended meanwhile is not an error (its summary says how it ended).
+  const stop = () => stopTurn(client, agent).catch((e: unknown) => say(p.red(`error: ${reason(e)}`)));
 
   const command = async (line: string) => {
     try {

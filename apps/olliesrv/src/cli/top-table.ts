@@ -1,4 +1,5 @@
-import { type AgentActivity, dollars, shortCount, toolText, type UsageTotals } from "./agent-files.js";
+import { dollars } from "../session/dollars.js";
+import { type AgentActivity, shortCount, toolText, type UsageTotals } from "./agent-files.js";
 import type { Palette } from "./colour.js";
 
 /** One agent's line in `ollie top`. */
@@ -36,8 +37,8 @@ interface Column {
   cell(row: TopRow, now: number): string;
 }
 
-/** Where the tool column goes (it takes the width the others leave). */
-const TOOL = "TOOL";
+/** The running tool: it takes the width the other columns leave. */
+const TOOL: Column = { title: "TOOL", width: 0, cell: (r) => (r.activity ? toolText(r.activity) : "") };
 
 const COLUMNS: Column[] = [
   { title: "SESSION", width: 26, cell: (r) => r.session },
@@ -51,7 +52,7 @@ const COLUMNS: Column[] = [
     optional: 1,
     cell: (r, now) => (r.activity?.since ? roughly(now - r.activity.since.getTime()) : ""),
   },
-  { title: TOOL, width: 0, cell: (r) => (r.activity ? toolText(r.activity) : "") },
+  TOOL,
   { title: "TURNS", width: 5, right: true, cell: (r) => String(r.turns) },
   {
     title: "TOKENS",
@@ -83,7 +84,7 @@ const fit = (text: string, width: number, right = false) => {
 
 /** The columns a line of `width` shows, and the tool column's width. */
 function layout(rows: readonly TopRow[], now: number, width: number): { columns: Column[]; tool: number } {
-  const tool = Math.max(TOOL.length, ...rows.map((r) => [...COLUMNS[5]!.cell(r, now)].length));
+  const tool = Math.max(TOOL.title.length, ...rows.map((r) => [...TOOL.cell(r, now)].length));
   const fixed = (cs: Column[]) => cs.reduce((n, c) => n + c.width + 1, 0);
   if (!Number.isFinite(width)) return { columns: COLUMNS, tool };
   let shown = COLUMNS.filter((c) => c.optional === undefined);
@@ -93,7 +94,7 @@ function layout(rows: readonly TopRow[], now: number, width: number): { columns:
     const more = COLUMNS.filter((c) => shown.includes(c) || c === extra);
     if (fixed(more) - 1 + TOOL_ROOM <= width) shown = more;
   }
-  return { columns: shown, tool: Math.max(TOOL.length, Math.min(tool, width - (fixed(shown) - 1))) };
+  return { columns: shown, tool: Math.max(TOOL.title.length, Math.min(tool, width - (fixed(shown) - 1))) };
 }
 
 /**
@@ -103,7 +104,7 @@ function layout(rows: readonly TopRow[], now: number, width: number): { columns:
  */
 export function renderTable(rows: readonly TopRow[], p: Palette, now: number, width: number): string[] {
   const { columns, tool } = layout(rows, now, width);
-  const widthOf = (c: Column) => (c.title === TOOL ? tool : c.width);
+  const widthOf = (c: Column) => (c === TOOL ? tool : c.width);
   const stateColour = (state: string) => (state === "calling" ? p.cyan : state === "idle" ? p.dim : p.yellow);
   const cut = (line: string) =>
     Number.isFinite(width) && [...line].length > width ? fit(line, width) : line;

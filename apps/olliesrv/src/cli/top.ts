@@ -8,6 +8,9 @@ const SESSIONS_EVERY_MS = 2000;
 /** The fewest milliseconds between two frames, however many agents change at once. */
 const FRAME_MS = 100;
 
+/** An open `statewait`. */
+type WaitFile = Awaited<ReturnType<SessionClient["watch"]>>;
+
 /** A row and what keeps it up to date. */
 interface Watched {
   row: TopRow;
@@ -20,7 +23,7 @@ interface Watched {
  * returns, that agent's `activity`, `turns` and `usage` are read again — nothing is read on a timer except
  * `session/idx`, for sessions made since.
  */
-class Agents {
+export class Agents {
   readonly watched = new Map<string, Watched>();
   constructor(
     private readonly client: SessionClient,
@@ -70,28 +73,35 @@ class Agents {
     if (this.watched.has(path)) return;
     const w: Watched = { row, path, stop: new AbortController() };
     this.watched.set(path, w);
+    let states: WaitFile | undefined;
     try {
       // Opened before the first read, so a change between the two is not missed.
-      const states = follow ? await this.client.watch(`${path}/statewait`) : undefined;
+      states = follow ? await this.client.watch(`${path}/statewait`) : undefined;
       await this.refresh(w);
-      if (!states) return;
-      void (async () => {
-        try {
-          for (;;) {
-            await states.next(w.stop.signal);
-            await this.refresh(w);
-            this.changed();
-          }
-        } catch {
-          // Stopped, or the session was killed: its readers are answered with an error.
-          this.drop(path);
-          this.changed();
-        } finally {
-          await states.close();
-        }
-      })();
     } catch {
+      // The agent is gone, or its files cannot be read: no row, and its wait file is let go (the session is
+      // tried again at the next discover, and would otherwise leave a fid open each time).
       this.drop(path);
+      await states?.close();
+      return;
+    }
+    if (states) void this.follow(w, states);
+  }
+
+  /** Reads the agent's files again each time its `statewait` returns, until it is dropped. */
+  private async follow(w: Watched, states: WaitFile): Promise<void> {
+    try {
+      for (;;) {
+        await states.next(w.stop.signal);
+        await this.refresh(w);
+        this.changed();
+      }
+    } catch {
+      // Stopped, or the session was killed: its readers are answered with an error.
+      this.drop(w.path);
+      this.changed();
+    } finally {
+      await states.close();
     }
   }
 
@@ -128,11 +138,14 @@ export async function top(client: SessionClient): Promise<number> {
     return 0;
   }
   let frame: NodeJS.Timeout | undefined;
+  // Set as top quits: what is still under way then (a read the quitting aborts, a discover) draws nothing.
+  let done = false;
   const agents = new Agents(client, () => {
-    frame ??= setTimeout(draw, FRAME_MS);
+    if (!done) frame ??= setTimeout(draw, FRAME_MS);
   });
   const draw = () => {
     frame = undefined;
+    if (done) return;
     const now = Date.now();
     const height = Math.max(3, out.rows || 24);
     const width = Math.max(20, out.columns || 80);
@@ -147,6 +160,16 @@ export async function top(client: SessionClient): Promise<number> {
   };
   // The alternate screen keeps the shell's scrollback as it was; the cursor is hidden while the table runs.
   out.write("\u001b[?1049h\u001b[?25l");
+  let restored = false;
+  /** The shell's screen and cursor back, once: as top quits, or as it crashes (before the error is shown). */
+  const restore = () => {
+    if (restored) return;
+    restored = true;
+    done = true;
+    out.write("\u001b[?25h\u001b[?1049l");
+  };
+  process.once("uncaughtExceptionMonitor", restore);
+  process.once("exit", restore);
   const input = process.stdin;
   let quit!: () => void;
   const quitting = new Promise<void>((resolve) => {
@@ -165,16 +188,19 @@ export async function top(client: SessionClient): Promise<number> {
     await Promise.race([agents.discover(true).then(draw), quitting]);
     await quitting;
   } finally {
+    done = true;
     clearInterval(clock);
     clearInterval(sessions);
-    if (frame) clearTimeout(frame);
+    clearTimeout(frame);
     agents.stopAll();
     input.off("data", onKey);
     if (input.isTTY) input.setRawMode(false);
     input.destroy();
     process.off("SIGINT", quit);
     process.off("SIGTERM", quit);
-    out.write("\u001b[?25h\u001b[?1049l");
+    restore();
+    process.off("uncaughtExceptionMonitor", restore);
+    process.off("exit", restore);
   }
   return 0;
 }

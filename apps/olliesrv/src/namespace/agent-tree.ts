@@ -1,6 +1,7 @@
 import { NinepError } from "@ollie/ninep";
 import { dir, file, log, type NodeSpec, text, wait } from "@ollie/virtfs";
 import type { AgentSlot } from "../session/agent-slot.js";
+import { dollars } from "../session/dollars.js";
 import type { Session } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
 import { agentCtl, agentOperations } from "./agent-ctl.js";
@@ -10,7 +11,6 @@ const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
 
 /** `session/{id}/agent/{name}/`: one agent's files. See NAMESPACE.md. */
 export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot, group: string) {
-  const cost = (usd: number) => `$${usd.toFixed(4)}`;
   const writable = { mode: 0o664, owner: slot.uname, group };
   const files: NodeSpec[] = [
     file(
@@ -109,7 +109,7 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
       "cost",
       text(() => {
         const u = slot.agent?.usage;
-        return `${cost(u?.session.costUsd ?? slot.savedUsage()?.costUsd ?? 0)} session\n${cost(u?.lastTurnCostUsd ?? 0)} last turn\n`;
+        return `${dollars(u?.session.costUsd ?? slot.savedUsage()?.costUsd ?? 0)} session\n${dollars(u?.lastTurnCostUsd ?? 0)} last turn\n`;
       }),
     ),
     file(

@@ -1,4 +1,3 @@
-import { createServer } from "node:net";
 import {
   AnthropicBackend,
   AuthError,
@@ -8,7 +7,7 @@ import {
   ToolUnsupportedError,
   UnreachableError,
 } from "@ollie/backends";
-import { MockLlmServer } from "@ollie/backends/testing";
+import { closedPort, MockLlmServer } from "@ollie/backends/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { echoTool, only, tools } from "../__fixtures__/agents.js";
 import { Agent, type AgentOptions } from "../agent/agent.js";
@@ -19,15 +18,6 @@ beforeAll(async () => {
   server = await MockLlmServer.start();
 });
 afterAll(async () => server.close());
-
-/** A loopback port nothing listens on (bound a moment ago, then let go). */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 async function httpAgent(options: Partial<AgentOptions> = {}) {
   const backend = new OpenAiBackend({

@@ -2,16 +2,8 @@ import { createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import { TransientError, UnreachableError } from "../errors.js";
 import { OpenAiBackend } from "../providers/openai/openai-backend.js";
+import { closedPort } from "../testing/closed-port.js";
 import { send, unreachableCode } from "./http-request.js";
-
-/** A loopback port nothing listens on (it was bound a moment ago, then let go). */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe("a request that cannot connect", () => {
   it("is an UnreachableError when the connection is refused, naming the URL and the code", async () => {

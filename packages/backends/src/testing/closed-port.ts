@@ -1,0 +1,13 @@
+import { createServer } from "node:net";
+
+/**
+ * A loopback port nothing listens on (bound a moment ago, then let go): where a backend finds no server, as
+ * on a first run with nothing installed.
+ */
+export async function closedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
