@@ -19,7 +19,7 @@ import { type CommandLine, type DaemonOptions, parseCommandLine, USAGE } from ".
 import { LiveConfig } from "./config/live-config.js";
 import { loadSkills } from "./config/skills.js";
 import { ollieTree } from "./namespace/tree.js";
-import { ensureDirs, olliePaths } from "./paths.js";
+import { ensureDirs, olliePaths, trustedConfig } from "./paths.js";
 import type { AgentEnvironment } from "./session/agent-slot.js";
 import { Sessions } from "./session/sessions.js";
 import { startToolsrv, type ToolsrvProcess } from "./toolsrv-process.js";
@@ -110,6 +110,9 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
         // toolsrv protects the owner key file from every sandbox as well.
         "--owner-key",
         keyFile,
+        // And what olliesrv runs or trusts: a tool that could write backends.conf or a profile would get
+        // out of its sandbox.
+        ...trustedConfig(paths).flatMap((path) => ["--protect", path]),
         ...(options.logLevel === undefined ? [] : ["--log-level", options.logLevel]),
       ],
       log,
@@ -190,7 +193,8 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
   } finally {
     // Never in the way of the shutdown that follows (toolsrv must be stopped whatever happened).
     if (pidFile) await rm(pidFile, { force: true }).catch(() => {});
-    config.close();
+    // A reload under way ends before the sessions close, and tells nobody.
+    await config.close();
     await restoring;
     unsaved = await sessions.close();
     await server.close();

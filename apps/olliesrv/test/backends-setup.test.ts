@@ -1,4 +1,14 @@
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseBackendsConf } from "@ollie/backends";
@@ -59,6 +69,35 @@ describe("ollie init and ollie backends without olliesrv", () => {
     expect((await ollie(["init", "mistral"])).stderr).toContain(
       "ollie: unknown provider 'mistral' (ollama, openai, anthropic, gemini, openrouter)",
     );
+    expect(existsSync(conf)).toBe(false);
+  });
+
+  it("prints init's own usage for --help, and refuses values that would add lines to the file", async () => {
+    for (const flag of ["--help", "-h"]) {
+      const help = await ollie(["init", flag]);
+      expect([help.exitCode, help.stderr]).toEqual([0, ""]);
+      expect(help.stdout).toMatch(
+        /^usage: ollie init PROVIDER .*\n.*--no-check.*\nproviders \(ollie init PROVIDER\):\n/s,
+      );
+    }
+    for (const [args, problem] of [
+      [["--model", "m\n[evil]"], '--model takes one line of text, without control characters: "m\\n[evil]"'],
+      [["--key-cmd", "pass x\rkey_cmd = y"], "--key-cmd takes one line of text, without control characters"],
+      [["--url", "http://a/\u0007"], "--url takes one line of text, without control characters"],
+      [
+        ["--key-env", "A_KEY\nurl = http://b"],
+        "--key-env takes one line of text, without control characters",
+      ],
+      [
+        ["--key-env", "NOT-A-NAME"],
+        "--key-env takes the name of an environment variable (letters, digits, '_'), not 'NOT-A-NAME'",
+      ],
+      [["--model", ""], "--model needs a value"],
+    ] as const) {
+      const r = await ollie(["init", "openai", ...args]);
+      expect(r.exitCode, args.join(" ")).toBe(2);
+      expect(r.stderr).toContain(`ollie: ${problem}`);
+    }
     expect(existsSync(conf)).toBe(false);
   });
 
@@ -162,6 +201,25 @@ describe("ollie init and ollie backends without olliesrv", () => {
       "ollie: the default backend 'local' does not answer; 'ollie init' lists the providers it can set up",
     );
   });
+
+  it("writes a backends.conf that is a symbolic link through to where it leads", async () => {
+    const dotfiles = join(root, "dotfiles");
+    const target = join(dotfiles, "backends.conf");
+    rmSync(conf);
+    symlinkSync(target, conf);
+    const first = await ollie(["init", "ollama", "--no-check"]);
+    expect(first.stderr).toBe("");
+    expect(first.stdout).toContain(`wrote ${target} (${conf} links to it): [local]`);
+    expect(lstatSync(conf).isSymbolicLink()).toBe(true);
+    const written = readFileSync(target, "utf8");
+    expect(parseBackendsConf(written).defaultProfile).toBe("local");
+
+    const again = await ollie(["init", "--force", "openai", "--key-env", "TEST_KEY", "--no-check"]);
+    expect(again.exitCode).toBe(0);
+    expect(lstatSync(conf).isSymbolicLink()).toBe(true);
+    expect(parseBackendsConf(readFileSync(target, "utf8")).defaultProfile).toBe("openai");
+    expect(readFileSync(`${conf}.bak`, "utf8")).toBe(written);
+  });
 });
 
 describe("ollie backends with olliesrv running", () => {
@@ -199,12 +257,76 @@ describe("ollie backends with olliesrv running", () => {
       ].join("\n"),
     );
     expect(r.exitCode).toBe(0);
+    // For programs: the status first, then the profile, and the detail the table's verdict is made from.
     expect(await o.read("backends.check")).toBe(
-      `# ${conf}\n${r.stdout
-        .split("\n")
-        .slice(1, -1)
-        .map((l) => `${l.slice(0, 2)}${l.slice(2).replace(/ {2,}/g, "\t")}`)
-        .join("\n")}\n`,
+      [
+        `# ${conf}`,
+        "ok\t* mock\topenai\tmock-model\t3 models (mock-model, other-model, big-model)",
+        "ok\t  other\topenai\tother-model\t3 models (mock-model, other-model, big-model)",
+        "no-answer\t  down\tollama\tnothing\trequest to http://127.0.0.1:1/api/tags failed: connect ECONNREFUSED 127.0.0.1:1",
+        "no-key\t  keyed\topenai\tm\tkey_env names ONLY_IN_THE_SHELL, which is not set",
+        "",
+      ].join("\n"),
     );
+  });
+
+  it("says so when olliesrv refuses the attach, or the address is wrong, and writes nothing", async () => {
+    const conf = join(o.root, "config", "ollie", "backends.conf");
+    const before = readFileSync(conf, "utf8");
+    const wrongKey = join(o.root, "wrong.key");
+    writeFileSync(wrongKey, "not the key\n", { mode: 0o600 });
+    const ollie = (...args: string[]) =>
+      execa(process.execPath, [OLLIE, ...args], { cwd: o.work, env: o.env, extendEnv: false, reject: false });
+    for (const args of [
+      ["-a", o.address, "-k", wrongKey, "init", "--force", "ollama", "--no-check"],
+      ["-a", o.address, "-k", wrongKey, "backends"],
+      ["-a", o.address, "-u", "somebody", "backends"],
+    ]) {
+      const r = await ollie(...args);
+      expect(r.exitCode, args.join(" ")).toBe(1);
+      expect(r.stderr).toMatch(
+        new RegExp(`^ollie: olliesrv at ${o.address} refused to attach "[^"]+": authentication failed`),
+      );
+      expect(r.stdout).toBe("");
+    }
+    const nowhere = await ollie("-a", "unix!/dev/null/ollie", "backends");
+    expect(nowhere.exitCode).toBe(1);
+    expect(nowhere.stderr).toMatch(/^ollie: cannot reach olliesrv at unix!\/dev\/null\/ollie \(.*ENOTDIR/);
+    expect(nowhere.stdout).toBe("");
+    expect(readFileSync(conf, "utf8")).toBe(before);
+    expect(existsSync(`${conf}.bak`)).toBe(false);
+  });
+
+  it("init checks here when olliesrv reads another configuration than the one it wrote", async () => {
+    const elsewhere = join(o.root, "elsewhere");
+    const r = await execa(
+      process.execPath,
+      [
+        OLLIE,
+        "-a",
+        o.address,
+        "init",
+        "openai",
+        "--url",
+        o.mock.baseUrl("openai"),
+        "--model",
+        "mock-model",
+        "--key-env",
+        "SHELL_ONLY_KEY",
+      ],
+      {
+        cwd: o.work,
+        env: { ...o.env, XDG_CONFIG_HOME: elsewhere, SHELL_ONLY_KEY: "sk-shell" },
+        extendEnv: false,
+        reject: false,
+      },
+    );
+    expect(r.stderr).toBe("");
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain(
+      `olliesrv reads ${join(o.root, "config", "ollie", "backends.conf")}, not this file: it runs with another $XDG_CONFIG_HOME\n` +
+        "[openai] answers: 3 models (mock-model, other-model, big-model)",
+    );
+    expect(o.mock.requests.at(-1)?.headers.authorization).toBe("Bearer sk-shell");
   });
 });

@@ -1,4 +1,4 @@
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
@@ -145,6 +145,38 @@ describe("principals", () => {
     await o.fsys.writeFile(`session/${b}/ctl`, `grant ${me}\n`);
     expect(await probe(a, [writes(b)[0]!])).toEqual([`write session/${b}/plan as ${me}: ok`]);
     expect(await o.read(`session/${b}/plan`)).toBe("- [ ] overwritten\n");
+  });
+
+  it("keeps backends.check (which runs every key_cmd) from agents, and backends.conf from their tools", async () => {
+    const a = await o.create(`agent=prober cwd=${o.work}`);
+    const me = `${a}.main`;
+    expect(await probe(a, [{ op: "read", path: "backends.check" }])).toEqual([
+      `read backends.check as ${me}: backends.check: permission denied`,
+    ]);
+    await audited(`[audit]: denied ${me} read /backends.check\n`);
+    const check = await o.fsys.stat("backends.check");
+    expect([check.mode & 0o777, check.uid]).toEqual([0o400, o.owner]);
+    expect(await o.read("backends.check")).toMatch(/^# .*\nok\t\* mock\t/);
+
+    // A session whose directory holds the configuration: its tools could rewrite what olliesrv runs.
+    const configHome = join(o.root, "config");
+    const conf = join(configHome, "ollie", "backends.conf");
+    const before = readFileSync(conf, "utf8");
+    const id = await o.create(`agent=coding cwd=${configHome}`);
+    const agent = `session/${id}/agent/main`;
+    o.mock.enqueue(
+      {
+        toolCalls: [
+          { name: "shell", arguments: { command: "echo 'key_cmd = touch /tmp/x' >> ollie/backends.conf" } },
+        ],
+      },
+      { text: "Tried." },
+    );
+    await prompt(o, agent, "rewrite it");
+    expect(await o.read(`${agent}/chat`)).toContain(
+      `← shell failed: shell could not start: filesystem.rw grants '${configHome}', which holds the protected path '${conf}'`,
+    );
+    expect(readFileSync(conf, "utf8")).toBe(before);
   });
 
   it("refuses TCP clients without a proof or with a wrong one, and serves the owner's proof", async () => {

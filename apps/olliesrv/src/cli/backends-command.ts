@@ -1,7 +1,14 @@
-import { checkBackends, verdict } from "../config/backend-check.js";
+import {
+  answered,
+  type BackendCheck,
+  CHECK_STATUSES,
+  type CheckStatus,
+  checkBackends,
+  verdict,
+} from "../config/backend-check.js";
 import { readBackends } from "../config/live-config.js";
 import { olliePaths } from "../paths.js";
-import type { SessionClient } from "./session-client.js";
+import { DialError, type SessionClient } from "./session-client.js";
 
 /** One profile as `ollie backends` shows it. */
 export interface BackendRow {
@@ -9,8 +16,9 @@ export interface BackendRow {
   name: string;
   type: string;
   model: string;
-  /** `ok: 3 models (…)`, `no answer: …`, `no key: …`, `key refused: …` or `error: …`. */
-  verdict: string;
+  status: CheckStatus;
+  /** What the check found, for a person (`3 models (…)`, `key_env names X, which is not set`). */
+  detail: string;
 }
 
 /** The profiles as olliesrv has them, and the file it read them from (its `backends.check`). */
@@ -24,10 +32,30 @@ export async function daemonView(client: SessionClient): Promise<DaemonView> {
   const lines = (await client.read("backends.check")).split("\n").filter(Boolean);
   const file = lines[0]?.startsWith("# ") ? lines.shift()!.slice(2) : "";
   const rows = lines.map((line) => {
-    const [head = "", type = "", model = "", ...rest] = line.split("\t");
-    return { isDefault: head.startsWith("*"), name: head.slice(2), type, model, verdict: rest.join("\t") };
+    const [status = "", head = "", type = "", model = "", ...rest] = line.split("\t");
+    return {
+      status: CHECK_STATUSES.includes(status as CheckStatus) ? (status as CheckStatus) : "error",
+      isDefault: head.startsWith("*"),
+      name: head.slice(2),
+      type,
+      model,
+      detail: rest.join("\t"),
+    };
   });
   return { file, rows };
+}
+
+/**
+ * olliesrv, when it runs: undefined when nothing serves at its address (no socket, or a socket nobody
+ * listens on). Any other failure — a refused attach, an address that cannot be one — is thrown.
+ */
+export async function runningDaemon(reach: () => Promise<SessionClient>): Promise<SessionClient | undefined> {
+  try {
+    return await reach();
+  } catch (error) {
+    if (error instanceof DialError && error.notRunning) return undefined;
+    throw error;
+  }
 }
 
 /**
@@ -39,12 +67,7 @@ export async function daemonView(client: SessionClient): Promise<DaemonView> {
 export async function backendsCommand(reach: () => Promise<SessionClient>): Promise<number> {
   let view: DaemonView;
   let source: string;
-  let client: SessionClient | undefined;
-  try {
-    client = await reach();
-  } catch {
-    // Not running (or not reachable as this user): the file is what it will read.
-  }
+  const client = await runningDaemon(reach);
   if (client) {
     try {
       view = await daemonView(client);
@@ -54,17 +77,7 @@ export async function backendsCommand(reach: () => Promise<SessionClient>): Prom
     source = `as olliesrv has them, from ${view.file}; it checked them`;
   } else {
     const { pool } = await readBackends(olliePaths());
-    const checks = await checkBackends(pool);
-    view = {
-      file: pool.conf.file,
-      rows: checks.map((c) => ({
-        isDefault: c.isDefault,
-        name: c.profile.name,
-        type: c.profile.type,
-        model: c.profile.model,
-        verdict: verdict(c),
-      })),
-    };
+    view = { file: pool.conf.file, rows: (await checkBackends(pool)).map(rowOf) };
     source = `from ${view.file}, which olliesrv reads when it starts (it is not running); checked with this shell's environment`;
   }
   process.stdout.write(backendsTable(view.rows));
@@ -74,18 +87,31 @@ export async function backendsCommand(reach: () => Promise<SessionClient>): Prom
     process.stderr.write("ollie: there is no default backend ('default = NAME' in backends.conf)\n");
     return 1;
   }
-  if (chosen.verdict.startsWith("ok")) return 0;
+  if (answered(chosen.status)) return 0;
   process.stderr.write(
     `ollie: the default backend '${chosen.name}' does not answer; 'ollie init' lists the providers it can set up\n`,
   );
   return 1;
 }
 
+/** A check made here, as a row. */
+export function rowOf(check: BackendCheck): BackendRow {
+  const p = check.profile;
+  return {
+    isDefault: check.isDefault,
+    name: p.name,
+    type: p.type,
+    model: p.model,
+    status: check.status,
+    detail: check.detail,
+  };
+}
+
 /** The rows as aligned columns under a header (the verdict last, as long as it is). */
 export function backendsTable(rows: readonly BackendRow[]): string {
   const all = [
     { mark: " ", name: "PROFILE", type: "TYPE", model: "MODEL", verdict: "ANSWERS" },
-    ...rows.map((r) => ({ ...r, mark: r.isDefault ? "*" : " " })),
+    ...rows.map((r) => ({ ...r, mark: r.isDefault ? "*" : " ", verdict: verdict(r.status, r.detail) })),
   ];
   const width = (key: "name" | "type" | "model") => Math.max(...all.map((r) => r[key].length));
   const [n, t, m] = [width("name"), width("type"), width("model")];

@@ -17,15 +17,19 @@ export interface InitInvocation {
   choices: TemplateChoices;
   force: boolean;
   check: boolean;
+  /** `--help`: print the usage (and the providers), nothing else. */
+  help: boolean;
 }
 
 export const INIT_USAGE = `usage: ollie init PROVIDER [--url URL] [--model MODEL] [--key-env VAR | --key-cmd CMD | --no-key]
                   [--force] [--no-check]
+       ollie init [-h | --help]
 Writes $XDG_CONFIG_HOME/ollie/backends.conf from the shipped one with PROVIDER's profile turned on (and made
 the default), tells a running olliesrv to read it, and checks that the backend answers by listing its models.
 An existing file is kept unless --force (the old one is then kept as backends.conf.bak). --key-env names the
 variable olliesrv reads the key from; --key-cmd a command that prints it, run when olliesrv needs the key.
-Without PROVIDER, lists the providers.
+A backends.conf that is a symbolic link is written through (its target gets the new text). Without PROVIDER,
+lists the providers.
 `;
 
 const INIT_OPTIONS = {
@@ -36,7 +40,11 @@ const INIT_OPTIONS = {
   "no-key": { type: "boolean" },
   force: { type: "boolean" },
   "no-check": { type: "boolean" },
+  help: { type: "boolean", short: "h" },
 } as const;
+
+/** Control characters (a newline would add a line of its own to backends.conf). */
+const CONTROL = /[\p{Cc}\p{Zl}\p{Zp}]/u;
 
 /** The shipped backends.conf: the template `ollie init` writes from. */
 export function template(): string {
@@ -46,23 +54,43 @@ export function template(): string {
 /** Reads `ollie init`'s arguments; throws (a usage mistake) when they are wrong. */
 export function parseInit(args: string[]): InitInvocation {
   const { values, positionals } = parseArgs({ args, options: INIT_OPTIONS, allowPositionals: true });
+  const help = values.help ?? false;
+  const base = { command: "init", force: values.force ?? false, check: !values["no-check"], help } as const;
+  if (help) return { ...base, profile: undefined, choices: {} };
   if (positionals.length > 1) throw new Error("init takes one provider");
   const keys = [values["key-env"], values["key-cmd"], values["no-key"]].filter((v) => v !== undefined);
   if (keys.length > 1) throw new Error("init takes one of --key-env, --key-cmd and --no-key");
+  for (const option of ["url", "model", "key-env", "key-cmd"] as const) {
+    const value = values[option];
+    if (value === undefined) continue;
+    if (value.trim() === "") throw new Error(`--${option} needs a value`);
+    if (CONTROL.test(value))
+      throw new Error(
+        `--${option} takes one line of text, without control characters: ${JSON.stringify(value)}`,
+      );
+  }
   if (values.url !== undefined && !/^https?:\/\/\S+$/.test(values.url))
     throw new Error(`--url takes an http(s) URL, not '${values.url}'`);
-  const word = positionals[0];
-  const profile = word === undefined ? undefined : templateProfile(template(), word);
-  if (word !== undefined && !profile)
+  const variable = values["key-env"];
+  if (variable !== undefined && !/^[A-Za-z_][A-Za-z0-9_]*$/.test(variable))
     throw new Error(
-      `unknown provider '${word}' (${templateProfiles(template())
+      `--key-env takes the name of an environment variable (letters, digits, '_'), not '${variable}'`,
+    );
+  const word = positionals[0];
+  if (word === undefined) {
+    if (Object.keys(values).length > 0) throw new Error("init needs a provider for its options");
+    return { ...base, profile: undefined, choices: {} };
+  }
+  const text = template();
+  const profile = templateProfile(text, word);
+  if (!profile)
+    throw new Error(
+      `unknown provider '${word}' (${templateProfiles(text)
         .map((p) => p.provider)
         .join(", ")})`,
     );
-  if (profile === undefined && (values.force || Object.keys(values).length > 0))
-    throw new Error("init needs a provider for its options");
   return {
-    command: "init",
+    ...base,
     profile,
     choices: {
       url: values.url,
@@ -71,8 +99,6 @@ export function parseInit(args: string[]): InitInvocation {
       keyCmd: values["key-cmd"],
       noKey: values["no-key"],
     },
-    force: values.force ?? false,
-    check: !values["no-check"],
   };
 }
 

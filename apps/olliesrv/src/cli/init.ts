@@ -1,18 +1,20 @@
-import { access, copyFile } from "node:fs/promises";
-import { join } from "node:path";
+import { access, copyFile, readlink } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
 import { writeFileAtomic } from "@ollie/agent-core";
 import { BackendPool, type Profile, parseBackendsConf } from "@ollie/backends";
-import { checkBackend, verdict } from "../config/backend-check.js";
+import { answered, type CheckStatus, checkBackend, verdict } from "../config/backend-check.js";
 import { type TemplateProfile, turnOn } from "../config/backends-template.js";
 import { olliePaths } from "../paths.js";
-import { type DaemonView, daemonView } from "./backends-command.js";
+import { type BackendRow, type DaemonView, daemonView, rowOf, runningDaemon } from "./backends-command.js";
 import { INIT_USAGE, type InitInvocation, providerList, template } from "./init-args.js";
 import type { SessionClient } from "./session-client.js";
 
 /**
  * `ollie init`: writes the user's backends.conf, makes a running olliesrv read it (the root ctl's `reload`)
- * and checks the backend — through olliesrv when it runs, since its environment holds the keys it uses,
- * else here. Works without olliesrv. 0 when the backend answers (or --no-check), 1 otherwise.
+ * and checks the backend — through olliesrv when it runs and reads this file, since its environment holds
+ * the keys it uses, else here. Works without olliesrv, but not with one that refuses to attach it (nothing
+ * is written then). A backends.conf that is a symbolic link is written through: its target gets the text.
+ * 0 when the backend answers (or --no-check), 1 otherwise.
  */
 export async function initCommand(
   invocation: InitInvocation,
@@ -24,7 +26,7 @@ export async function initCommand(
     return 1;
   };
   const chosen = invocation.profile;
-  if (!chosen) {
+  if (invocation.help || !chosen) {
     process.stdout.write(`${INIT_USAGE}\n${providerList()}`);
     return 0;
   }
@@ -39,50 +41,72 @@ export async function initCommand(
     return fail(
       `${file} exists; 'ollie init --force ${chosen.provider} …' replaces it (keeping it as backends.conf.bak)`,
     );
-  if (exists) await copyFile(file, `${file}.bak`);
-  await writeFileAtomic(file, text);
-  say(
-    `wrote ${file}${exists ? ` (the old one is ${file}.bak)` : ""}: [${profile.name}], the default: ${describe(profile)}`,
-  );
-  const key = keyLine(profile);
-  if (key) say(key);
+  // Before anything is written: an olliesrv that runs but refuses this attach is a mistake to say now.
+  const client = await runningDaemon(reach);
+  try {
+    const target = await linkTarget(file);
+    if (exists) await copyFile(file, `${file}.bak`);
+    await writeFileAtomic(target, text);
+    const where = target === file ? file : `${target} (${file} links to it)`;
+    say(
+      `wrote ${where}${exists ? ` (the old one is ${file}.bak)` : ""}: [${profile.name}], the default: ${describe(profile)}`,
+    );
+    const key = keyLine(profile);
+    if (key) say(key);
 
-  let daemon: DaemonView | undefined;
-  let client: SessionClient | undefined;
-  try {
-    client = await reach();
-  } catch {
-    say("olliesrv is not running: it reads the file when it starts");
-  }
-  try {
-    if (client) {
+    let daemon: DaemonView | undefined;
+    if (!client) say("olliesrv is not running: it reads the file when it starts");
+    else {
       try {
         await client.write("ctl", "reload\n");
       } catch (error) {
         return fail(`olliesrv could not read it: ${(error as Error).message.replace(/^ctl: reload: /, "")}`);
       }
       daemon = invocation.check ? await daemonView(client) : undefined;
-      if (daemon && daemon.file !== file)
+      if (daemon && daemon.file !== file) {
         say(`olliesrv reads ${daemon.file}, not this file: it runs with another $XDG_CONFIG_HOME`);
-      else say("olliesrv uses it from now on: no restart needed");
+        // Its view is of another file: this one is checked here.
+        daemon = undefined;
+      } else say("olliesrv uses it from now on: no restart needed");
     }
+    if (!invocation.check) return 0;
+
+    const row: BackendRow | undefined = daemon
+      ? daemon.rows.find((r) => r.name === profile.name)
+      : rowOf(await checkBackend(new BackendPool(parseBackendsConf(text, file)), profile.name));
+    if (row === undefined) return fail(`olliesrv does not list [${profile.name}]`);
+    const by = daemon ? " (asked by olliesrv)" : "";
+    if (answered(row.status)) {
+      say(`[${profile.name}] answers${by}: ${row.detail}`);
+      if (row.status === "no-model") say(nextStep(row.status, profile, chosen));
+      return 0;
+    }
+    return fail(
+      `[${profile.name}] did not answer${by}: ${verdict(row.status, row.detail)}\n  ${nextStep(row.status, profile, chosen)}`,
+    );
   } finally {
     client?.close();
   }
-  if (!invocation.check) return 0;
+}
 
-  const answer = daemon
-    ? daemon.rows.find((r) => r.name === profile.name)?.verdict
-    : verdict(await checkBackend(new BackendPool(parseBackendsConf(text, file)), profile.name));
-  if (answer === undefined) return fail(`olliesrv does not list [${profile.name}]`);
-  const by = daemon ? " (asked by olliesrv)" : "";
-  if (answer.startsWith("ok")) {
-    say(`[${profile.name}] answers${by}: ${answer.slice("ok: ".length)}`);
-    const missing = answer.includes(", but not ") ? nextStep(answer, profile, chosen) : undefined;
-    if (missing) say(missing);
-    return 0;
+/**
+ * Where writing `file` should go: `file` itself, or — when it is a symbolic link (to a dotfiles repository,
+ * say) — the file the link leads to, which need not exist yet. Writing there keeps the link a link.
+ */
+async function linkTarget(file: string): Promise<string> {
+  let path = file;
+  for (let hops = 0; hops < 40; hops++) {
+    let link: string;
+    try {
+      link = await readlink(path);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EINVAL" || code === "ENOENT") return path;
+      throw error;
+    }
+    path = resolve(dirname(path), link);
   }
-  return fail(`[${profile.name}] did not answer${by}: ${answer}\n  ${nextStep(answer, profile, chosen)}`);
+  throw new Error(`${file}: too many levels of symbolic links`);
 }
 
 /** A profile in a few words: type, where, model. */
@@ -101,17 +125,23 @@ function keyLine(profile: Profile): string | undefined {
   return `the key is read from $${c.variable} in olliesrv's environment (${set})`;
 }
 
-/** What to do about a check's verdict. */
-function nextStep(answer: string, profile: Profile, chosen: TemplateProfile): string {
+/** What to do about a check that did not come out `ok`. */
+function nextStep(status: CheckStatus, profile: Profile, chosen: TemplateProfile): string {
   const again = `then 'ollie init --force ${chosen.provider} …' again, or edit the file`;
-  if (answer.startsWith("no answer"))
-    return profile.type === "ollama"
-      ? `start Ollama ('ollama serve', then 'ollama pull ${profile.model}') or give its address with --url; olliesrv needs nothing more`
-      : `check the address (--url) and the network; ${again}`;
-  if (answer.startsWith("no key") && profile.credential.kind === "env")
-    return `export ${profile.credential.variable}=… where olliesrv starts (and restart it), or use --key-cmd 'COMMAND' to have olliesrv run a command that prints the key; ${again}`;
-  if (answer.startsWith("no key") || answer.startsWith("key refused")) return `check the key; ${again}`;
-  if (answer.includes(", but not "))
-    return `it does not list ${profile.model}: pick one of its models with --model, ${again}`;
-  return again;
+  switch (status) {
+    case "no-answer":
+      return profile.type === "ollama"
+        ? `start Ollama ('ollama serve', then 'ollama pull ${profile.model}') or give its address with --url; olliesrv needs nothing more`
+        : `check the address (--url) and the network; ${again}`;
+    case "no-key":
+      if (profile.credential.kind === "env")
+        return `export ${profile.credential.variable}=… where olliesrv starts (and restart it), or use --key-cmd 'COMMAND' to have olliesrv run a command that prints the key; ${again}`;
+      return `check the key; ${again}`;
+    case "key-refused":
+      return `check the key; ${again}`;
+    case "no-model":
+      return `it does not list ${profile.model}: pick one of its models with --model, ${again}`;
+    default:
+      return again;
+  }
 }

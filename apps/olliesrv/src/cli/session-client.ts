@@ -30,6 +30,38 @@ export async function identity(
   return { uname: flags.uname ?? defaultUname(), key: await readOwnerKey(olliePaths(env).ownerKey) };
 }
 
+/**
+ * olliesrv could not be dialled at `address`: `code` is the system's reason (ENOENT: no socket there;
+ * ECONNREFUSED: nothing listens on it).
+ */
+export class DialError extends Error {
+  override readonly name = "DialError";
+  constructor(
+    readonly address: string,
+    readonly code: string | undefined,
+    problem: string,
+  ) {
+    super(`cannot reach olliesrv at ${address} (${problem}); is it running?`);
+  }
+
+  /** Whether this says that no olliesrv runs there (rather than that the address is wrong). */
+  get notRunning(): boolean {
+    return this.code === "ENOENT" || this.code === "ECONNREFUSED";
+  }
+}
+
+/** olliesrv answered, but refused to attach `uname` (a wrong key, or a uname it does not know). */
+export class AttachRefusedError extends Error {
+  override readonly name = "AttachRefusedError";
+  constructor(
+    readonly address: string,
+    readonly uname: string,
+    problem: string,
+  ) {
+    super(`olliesrv at ${address} refused to attach ${JSON.stringify(uname)}: ${problem}`);
+  }
+}
+
 /** A 9P session with olliesrv, and the file operations the `ollie` command is made of. */
 export class SessionClient {
   private constructor(
@@ -40,16 +72,14 @@ export class SessionClient {
   /** Dials olliesrv, then attaches as `whoever()` says (asked only once the daemon answers). */
   static async connect(address: string, whoever: () => Promise<Identity>): Promise<SessionClient> {
     const client = await NinepClient.dial(address).catch((e: unknown) => {
-      throw new Error(`cannot reach olliesrv at ${address} (${(e as Error).message}); is it running?`);
+      throw new DialError(address, (e as NodeJS.ErrnoException).code, (e as Error).message);
     });
     try {
       const who = await whoever();
       const fsys = await client
         .attach({ uname: who.uname, authenticator: hmacAuthenticator(who.key) })
         .catch((error: unknown) => {
-          throw new Error(
-            `olliesrv at ${address} refused to attach ${JSON.stringify(who.uname)}: ${(error as Error).message}`,
-          );
+          throw new AttachRefusedError(address, who.uname, (error as Error).message);
         });
       return new SessionClient(client, fsys);
     } catch (error) {

@@ -1,4 +1,5 @@
-import type { BackendPool } from "@ollie/backends";
+import { type BackendPool, CredentialError, type ModelInfo } from "@ollie/backends";
+import { listModels } from "./backend-check.js";
 
 /** How long a model check waits for the backend's model list before it lets the name through. */
 const MODEL_CHECK_MS = 3000;
@@ -6,21 +7,25 @@ const MODEL_CHECK_MS = 3000;
 /**
  * Refuses a model the backend `profile` (its default when undefined) says it does not have. A backend that
  * does not answer within a few seconds, or cannot list its models, is taken at its word later: the model
- * is accepted, and a wrong name fails at the first prompt as before.
+ * is accepted, and a wrong name fails at the first prompt as before. A credential that cannot be had (an
+ * unset key_env, a failing key_cmd) is refused at once.
  */
 export async function checkModel(
   pool: BackendPool,
   profile: string | undefined,
   model: string,
 ): Promise<void> {
-  const backend = await pool.fresh(profile);
-  const listed = await Promise.race([
-    backend.models().catch(() => undefined),
-    new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), MODEL_CHECK_MS).unref()),
-  ]);
-  if (!listed || listed.length === 0 || listed.some((m) => m.id === model)) return;
+  const name = pool.profile(profile).name;
+  let listed: ModelInfo[];
+  try {
+    listed = await listModels(pool, name, MODEL_CHECK_MS);
+  } catch (error) {
+    if (error instanceof CredentialError) throw error;
+    return;
+  }
+  if (listed.length === 0 || listed.some((m) => m.id === model)) return;
   const known = listed.map((m) => m.id);
   throw new Error(
-    `backend '${backend.name}' has no model '${model}' (it lists ${known.slice(0, 10).join(", ")}${known.length > 10 ? ", …" : ""})`,
+    `backend '${name}' has no model '${model}' (it lists ${known.slice(0, 10).join(", ")}${known.length > 10 ? ", …" : ""})`,
   );
 }

@@ -109,6 +109,50 @@ describe("backends.conf read again while olliesrv runs", () => {
     await eventually(() => config.backends.conf.file === join(DEFAULTS, "backends.conf"));
     expect(config.backends.names()).toEqual(["local"]);
   });
+
+  it("warns when a profile's address or key source changes, or a new one runs a key_cmd", async () => {
+    const at = place();
+    writeFileSync(at.file, profile("a", "key_env = A_KEY\n"));
+    const config = await load(at);
+    const warnings = () => at.lines.filter((l) => l.includes(" WARN "));
+
+    writeFileSync(at.file, profile("a", "key_env = A_KEY\nheader = X-Title: ollie\n"));
+    await config.reload();
+    expect(warnings()).toEqual([]);
+
+    writeFileSync(
+      at.file,
+      "default = a\n[a]\ntype = ollama\nurl = http://elsewhere:1\nmodel = m\nkey_cmd = cat /tmp/k\n" +
+        "[b]\ntype = ollama\nmodel = m\nkey_cmd = echo b\n[c]\ntype = ollama\nmodel = m\n",
+    );
+    await config.reload();
+    expect(warnings()).toEqual([
+      expect.stringContaining(
+        `WARN  olliesrv: ${at.file}: [a] sends its requests to http://elsewhere:1 (was http://127.0.0.1:1), and takes its key from the key_cmd \`cat /tmp/k\` (was $A_KEY): olliesrv uses it from now on (if you did not make this change, something else wrote the file)`,
+      ),
+      expect.stringContaining(`WARN  olliesrv: ${at.file}: [b] is new, and runs the key_cmd \`echo b\`: `),
+    ]);
+  });
+
+  it("changes nothing once closed: a reload under way tells nobody, and close waits for it", async () => {
+    const at = place();
+    writeFileSync(at.file, profile("a"));
+    const config = await load(at);
+    const changes: BackendPool[] = [];
+    config.onBackendsChange((old) => changes.push(old));
+    const first = config.backends;
+
+    writeFileSync(at.file, profile("b"));
+    let reloaded = false;
+    void config.reload().finally(() => {
+      reloaded = true;
+    });
+    await config.close();
+    expect(reloaded).toBe(true);
+    expect(changes).toEqual([]);
+    expect(config.backends).toBe(first);
+    await expect(config.reload()).rejects.toThrow("olliesrv is stopping");
+  });
 });
 
 describe("agent profiles read again", () => {

@@ -1,7 +1,7 @@
 import { type FSWatcher, watch } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { BackendPool, parseBackendsConf } from "@ollie/backends";
+import { BackendPool, type Profile, parseBackendsConf } from "@ollie/backends";
 import type { Logger } from "@ollie/log";
 import type { OlliePaths } from "../paths.js";
 import { backendSecrets } from "./backend-secrets.js";
@@ -15,7 +15,8 @@ export const RELOAD_DEBOUNCE_MS = 150;
  * the agent profiles. A change is picked up when the files change (watched, debounced) or when `reload` is
  * called (the root `ctl`'s `reload`, which `ollie init` writes). A broken backends.conf on reload is logged,
  * naming its file and line, and the profiles in use stay; at start it is an error, as before. Each new set
- * of profiles adds its credentials to the log's secrets.
+ * of profiles adds its credentials to the log's secrets, and a profile whose address or key source changed
+ * (or a new one that runs a key_cmd) is logged as a warning: that is where keys go, and what olliesrv runs.
  */
 export class LiveConfig {
   readonly profiles: ProfileBook;
@@ -72,9 +73,10 @@ export class LiveConfig {
 
   /**
    * Reads backends.conf and the profiles again now. Rejects with what is wrong with a broken backends.conf
-   * (which is also logged; the profiles in use stay).
+   * (which is also logged; the profiles in use stay), and once closed.
    */
   reload(): Promise<void> {
+    if (this.closed) return Promise.reject(new Error("olliesrv is stopping: it reads no configuration now"));
     const next = this.reading.then(() => this.read());
     this.reading = next.catch(() => undefined);
     return next;
@@ -92,12 +94,16 @@ export class LiveConfig {
     this.rewatch("file");
   }
 
-  /** Stops watching. */
-  close(): void {
+  /**
+   * Stops watching and reading. A reading in progress changes nothing any more (nobody is told of it); the
+   * promise returned settles when it is over, for a shutdown to wait on.
+   */
+  close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
     for (const watcher of Object.values(this.watchers)) watcher?.close();
     this.watchers = {};
+    return this.reading;
   }
 
   private async read(): Promise<void> {
@@ -116,6 +122,7 @@ export class LiveConfig {
       if (this.watching) this.rewatch("file");
     }
     this.problem = undefined;
+    if (this.closed) return;
     if (loaded.text === this.text && loaded.pool.conf.file === this.pool.conf.file) return;
     const old = this.pool;
     for (const secret of backendSecrets(loaded.pool.conf, this.env)) this.log.addSecret(secret);
@@ -125,6 +132,13 @@ export class LiveConfig {
     this.log.info(
       `read ${conf.file}: ${[...conf.profiles.keys()].join(", ") || "no profiles"}; default backend: ${conf.defaultProfile ?? "none"}`,
     );
+    for (const profile of conf.profiles.values()) {
+      const changed = trustChanges(old.conf.profiles.get(profile.name), profile);
+      if (changed)
+        this.log.warn(
+          `${conf.file}: [${profile.name}] ${changed}: olliesrv uses it from now on (if you did not make this change, something else wrote the file)`,
+        );
+    }
     for (const listener of this.listeners) listener(old);
   }
 
@@ -159,6 +173,34 @@ export class LiveConfig {
       return undefined;
     }
   }
+}
+
+/**
+ * What changed in where a profile sends its requests and where its key comes from, in words, or undefined
+ * when neither did (a new profile counts when it runs a key_cmd).
+ */
+function trustChanges(was: Profile | undefined, now: Profile): string | undefined {
+  const source = (p: Profile) => {
+    const c = p.credential;
+    if (c.kind === "none") return "no key";
+    if (c.kind === "literal") return "a key in the file";
+    return c.kind === "env" ? `$${c.variable}` : `the key_cmd \`${c.command}\``;
+  };
+  if (!was) return now.credential.kind === "command" ? `is new, and runs ${source(now)}` : undefined;
+  const parts: string[] = [];
+  const url = (p: Profile) => p.url ?? "its provider's own address";
+  if (url(was) !== url(now)) parts.push(`sends its requests to ${url(now)} (was ${url(was)})`);
+  const keyWas = source(was);
+  const keyNow = source(now);
+  const sameLiteral =
+    was.credential.kind !== "literal" ||
+    now.credential.kind !== "literal" ||
+    was.credential.value.reveal() === now.credential.value.reveal();
+  if (keyWas !== keyNow || !sameLiteral)
+    parts.push(
+      `takes its key from ${keyNow === keyWas ? "another key in the file" : keyNow} (was ${keyWas})`,
+    );
+  return parts.length > 0 ? parts.join(", and ") : undefined;
 }
 
 /** backends.conf as olliesrv uses it: the user's, or the shipped one (Ollama on localhost) when there is none. */

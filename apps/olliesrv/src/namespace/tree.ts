@@ -10,7 +10,7 @@ import {
   text,
   type VirtualTree,
 } from "@ollie/virtfs";
-import { checkBackends, checkLine } from "../config/backend-check.js";
+import { BackendChecks, checkLine } from "../config/backend-check.js";
 import type { AgentSlot } from "../session/agent-slot.js";
 import { checkProfileName } from "../session/names.js";
 import type { Session, SessionSpec } from "../session/session.js";
@@ -61,6 +61,7 @@ export function parseSpec(spec: string): SessionSpec {
 export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree {
   const { owner, onDenied } = options;
   const env = sessions.environment;
+  const checks = new BackendChecks();
   return buildTree(
     dir("/", [
       file(
@@ -72,13 +73,16 @@ export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree
             .join("");
         }),
       ),
+      // The owner's alone: a read runs every key_cmd and sends every key to its backend (one check at a
+      // time, shared, and kept a few seconds).
       file(
         "backends.check",
         text(async () => {
           const pool = env.backends;
-          const checks = await checkBackends(pool);
-          return `# ${pool.conf.file}\n${checks.map(checkLine).join("")}`;
+          const checked = await checks.check(pool);
+          return `# ${pool.conf.file}\n${checked.map(checkLine).join("")}`;
         }),
+        0o400,
       ),
       // The daemon's own commands: the owner's alone.
       file(

@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { Agent, type AgentEvent, type AgentOptions, type PersistedSession } from "@ollie/agent-core";
-import { type AgentConfig, profileLoader } from "@ollie/agent-core/config";
+import { profileLoader } from "@ollie/agent-core/config";
 import type { BackendPool } from "@ollie/backends";
 import type { Authenticator } from "@ollie/ninep";
 import { ToolsrvConn } from "@ollie/toolsrv/client";
@@ -9,7 +9,7 @@ import { LogStream, WatchedValue } from "@ollie/virtfs";
 import type { ProfileBook } from "../config/profile-book.js";
 import type { Skill } from "../config/skills.js";
 import { Activity } from "./activity.js";
-import { backendChange, unreachableNote } from "./backend-reload.js";
+import { PendingReload, unreachableNote } from "./backend-reload.js";
 import { artifactOf, callbackText, stampSender } from "./callback.js";
 import { ChatLog } from "./chat-log.js";
 import type { SessionLimits } from "./limits.js";
@@ -94,10 +94,16 @@ export class AgentSlot {
   private activating: Promise<Agent> | undefined;
   /** The profile's prompt, before skills. */
   private basePrompt = "";
-  /** The agent profile the live agent was made from. */
-  private madeWith: AgentConfig | undefined;
-  /** backends.conf as it was when it changed under the live agent, until the agent takes the change. */
-  private reloadedFrom: BackendPool | undefined;
+  /** A changed backends.conf the live agent has yet to take. */
+  private readonly reload = new PendingReload(
+    this,
+    () => this.env.backends,
+    (step) => {
+      if (!this.activating) return false;
+      this.activating = this.activating.then(step);
+      return true;
+    },
+  );
   private saved: PersistedSession | undefined;
   /** Files the running turn's tools wrote, and those of the last finished turn. */
   private artifacts = new Set<string>();
@@ -269,8 +275,7 @@ export class AgentSlot {
   private async make(): Promise<Agent> {
     const { dir, config } = await this.env.profiles.get(this.profile);
     await mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
-    this.madeWith = config;
-    this.reloadedFrom = undefined;
+    this.reload.madeFrom(config);
     const load = profileLoader({
       agentsDir: dir,
       config: async () => config,
@@ -340,7 +345,7 @@ export class AgentSlot {
         const o = e.outcome;
         this.lastOutcome = outcomeText(o);
         this.turns.set(this.turns.get() + 1);
-        if (this.reloadedFrom) this.takeReload();
+        this.reload.turnEnded();
         break;
       }
     }
@@ -351,33 +356,6 @@ export class AgentSlot {
    * one takes it now if it is idle, else when its turn ends — the running turn keeps what it started with.
    */
   reconfigure(old: BackendPool): void {
-    if (!this.agent) return;
-    this.reloadedFrom ??= old;
-    if (this.agent.state === "idle") this.takeReload();
-  }
-
-  /** Gives the live agent its backend from the new backends.conf; what comes next waits for it (activate). */
-  private takeReload(): void {
-    const old = this.reloadedFrom;
-    const live = this.activating;
-    if (!old || !live) return;
-    this.reloadedFrom = undefined;
-    this.activating = live.then(async (agent) => {
-      const change = await backendChange(old, this.env.backends, {
-        backend: this.backend ?? this.madeWith?.backend,
-        model: this.model,
-        profileModel: this.madeWith?.model,
-        compactionModel: this.madeWith?.compactionModel,
-      });
-      if (!change) return agent;
-      try {
-        if (change.changes) await agent.updateRuntime(change.changes);
-        if (change.dropModel) this.model = undefined;
-        this.chat.note(change.note);
-      } catch (error) {
-        this.chat.note(`! could not take the new backends.conf: ${(error as Error).message}`);
-      }
-      return agent;
-    });
+    this.reload.changed(old, this.agent);
   }
 }

@@ -1,4 +1,5 @@
-import type { RuntimeSpec } from "@ollie/agent-core";
+import type { Agent, RuntimeSpec } from "@ollie/agent-core";
+import type { AgentConfig } from "@ollie/agent-core/config";
 import { type BackendPool, type Profile, UnreachableError } from "@ollie/backends";
 
 /** What an agent asked of backends.conf: a profile (undefined: the default) and a model (undefined: its own). */
@@ -56,6 +57,79 @@ export async function backendChange(
     return {
       note: `! backends.conf changed, but '${now.name}' cannot be used (${(error as Error).message}): this agent keeps the backend it has`,
     };
+  }
+}
+
+/** What PendingReload reads and changes of an agent's slot. */
+export interface ReloadSlot {
+  /** The profile the slot asked for (`backend`), if any. */
+  backend?: string | undefined;
+  /** A model the slot was switched to, if any. */
+  model?: string | undefined;
+  readonly chat: { note(line: string): void };
+}
+
+/**
+ * A changed backends.conf that a slot's live agent has yet to take: it takes it at once when idle, else when
+ * its turn ends — the running turn keeps what it started with. A paused agent reads the new one when it
+ * comes back, and `madeFrom` forgets the change then.
+ */
+export class PendingReload {
+  /** backends.conf as it was when it changed under the live agent, until the agent takes the change. */
+  private from: BackendPool | undefined;
+  /** The agent profile the live agent was made from. */
+  private made: AgentConfig | undefined;
+
+  /**
+   * `chain(step)` runs `step` on the live agent after whatever is queued on it and makes what comes next
+   * wait for it (the slot's `activating`); false when there is no live agent.
+   */
+  constructor(
+    private readonly slot: ReloadSlot,
+    private readonly backends: () => BackendPool,
+    private readonly chain: (step: (agent: Agent) => Promise<Agent>) => boolean,
+  ) {}
+
+  /** The live agent was made afresh from `config`, and from backends.conf as it is. */
+  madeFrom(config: AgentConfig): void {
+    this.made = config;
+    this.from = undefined;
+  }
+
+  /** backends.conf changed from `old`; `agent` is the live agent, if there is one. */
+  changed(old: BackendPool, agent: Agent | undefined): void {
+    if (!agent) return;
+    this.from ??= old;
+    if (agent.state === "idle") this.take();
+  }
+
+  /** The agent's turn ended: the time to take a change that came during it. */
+  turnEnded(): void {
+    if (this.from) this.take();
+  }
+
+  /** Gives the live agent its backend from the new backends.conf; what comes next waits for it. */
+  private take(): void {
+    const old = this.from;
+    if (!old) return;
+    const taken = this.chain(async (agent) => {
+      const change = await backendChange(old, this.backends(), {
+        backend: this.slot.backend ?? this.made?.backend,
+        model: this.slot.model,
+        profileModel: this.made?.model,
+        compactionModel: this.made?.compactionModel,
+      });
+      if (!change) return agent;
+      try {
+        if (change.changes) await agent.updateRuntime(change.changes);
+        if (change.dropModel) this.slot.model = undefined;
+        this.slot.chat.note(change.note);
+      } catch (error) {
+        this.slot.chat.note(`! could not take the new backends.conf: ${(error as Error).message}`);
+      }
+      return agent;
+    });
+    if (taken) this.from = undefined;
   }
 }
 

@@ -1,3 +1,6 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
 import { MockLlmServer } from "../testing/mock-server.js";
@@ -180,6 +183,36 @@ describe("credentials", () => {
     await expect(resolveCredential(silent.profiles.get("x")!)).rejects.toThrow(
       "[x]: key_cmd printed nothing",
     );
+  });
+
+  it("stop a key_cmd, and what it started, when the caller gives up", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "backends-key-cmd-"));
+    try {
+      const pidFile = join(dir, "pid");
+      const slow = parseBackendsConf(
+        `[x]\ntype = ollama\nmodel = m\nkey_cmd = sleep 30 & echo $! > ${pidFile}; wait; echo late\n`,
+      );
+      const started = performance.now();
+      const err = await resolveCredential(slow.profiles.get("x")!, process.env, {
+        signal: AbortSignal.timeout(300),
+      }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(CredentialError);
+      expect((err as Error).message).toBe("[x]: key_cmd was stopped: its caller gave up waiting");
+      expect(performance.now() - started).toBeLessThan(10_000);
+      const sleeper = Number(readFileSync(pidFile, "utf8"));
+      // Killed and not yet reaped (a zombie, state Z) counts as gone.
+      const alive = () => {
+        try {
+          return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${sleeper}/stat`, "utf8"));
+        } catch {
+          return false;
+        }
+      };
+      for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(alive()).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

@@ -13,13 +13,18 @@ export class CredentialError extends Error {
   }
 }
 
+/** How long a key_cmd may run. */
+const KEY_CMD_TIMEOUT_MS = 30_000;
+
 /**
  * The profile's credential: the literal, the environment variable, or the first line a command prints.
- * Undefined when the profile has none (a local Ollama).
+ * Undefined when the profile has none (a local Ollama). A key_cmd runs for 30 s at most, and no longer than
+ * `options.signal` allows: then it is killed with everything it started (its process group).
  */
 export async function resolveCredential(
   profile: Profile,
   env: NodeJS.ProcessEnv = process.env,
+  options: { signal?: AbortSignal | undefined } = {},
 ): Promise<Secret | undefined> {
   const c = profile.credential;
   switch (c.kind) {
@@ -33,21 +38,35 @@ export async function resolveCredential(
       return new Secret(value);
     }
     case "command": {
-      const result = await execa(c.command, {
-        shell: true,
-        env,
-        reject: false,
-        timeout: 30_000,
-        stdin: "ignore",
-      });
+      const timeout = AbortSignal.timeout(KEY_CMD_TIMEOUT_MS);
+      const stop = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+      if (stop.aborted) throw new CredentialError(profile.name, "key_cmd was not run: it was called off");
+      // Its own process group, so that what the shell started goes with it.
+      const child = execa(c.command, { shell: true, env, reject: false, stdin: "ignore", detached: true });
+      const kill = () => {
+        try {
+          if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+        } catch {
+          // Gone already.
+        }
+      };
+      stop.addEventListener("abort", kill, { once: true });
+      let result: Awaited<typeof child>;
+      try {
+        result = await child;
+      } finally {
+        stop.removeEventListener("abort", kill);
+      }
       const value =
         String(result.stdout ?? "")
           .split("\n")[0]
           ?.trim() ?? "";
-      if (result.failed) {
-        const why = result.timedOut
-          ? "did not finish within 30 s"
-          : `failed (exit status ${result.exitCode ?? "none"})`;
+      if (stop.aborted || result.failed) {
+        const why = timeout.aborted
+          ? `did not finish within ${KEY_CMD_TIMEOUT_MS / 1000} s`
+          : stop.aborted
+            ? "was stopped: its caller gave up waiting"
+            : `failed (exit status ${result.exitCode ?? "none"})`;
         throw new CredentialError(profile.name, `key_cmd ${why}`);
       }
       if (value === "") throw new CredentialError(profile.name, "key_cmd printed nothing");

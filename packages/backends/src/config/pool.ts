@@ -6,12 +6,16 @@ import { OpenAiBackend } from "../providers/openai/openai-backend.js";
 import type { BackendsConf, Profile } from "./backends-conf.js";
 import { resolveCredential } from "./credentials.js";
 
-/** Makes the backend a profile describes, with its credential. */
+/**
+ * Makes the backend a profile describes, with its credential (a key_cmd stopped when `options.signal`
+ * aborts).
+ */
 export async function createBackend(
   profile: Profile,
   env: NodeJS.ProcessEnv = process.env,
+  options: { signal?: AbortSignal | undefined } = {},
 ): Promise<Backend> {
-  const apiKey = await resolveCredential(profile, env);
+  const apiKey = await resolveCredential(profile, env, options);
   const common = {
     name: profile.name,
     model: profile.model,
@@ -82,9 +86,12 @@ export class BackendPool {
     return backend;
   }
 
-  /** A backend of its own for the profile, not shared with anyone. */
-  fresh(name?: string): Promise<Backend> {
-    return createBackend(this.profile(name), this.env);
+  /**
+   * A backend of its own for the profile, not shared with anyone. `options.signal` stops the profile's
+   * key_cmd, if it runs one, when it aborts.
+   */
+  fresh(name?: string, options: { signal?: AbortSignal | undefined } = {}): Promise<Backend> {
+    return createBackend(this.profile(name), this.env, options);
   }
 
   names(): string[] {
