@@ -11,6 +11,11 @@ export {
   parseAgentConfig,
 } from "./config/agent-config.js";
 export { type ProfileSources, profileLoader } from "./config/profile-loader.js";
-export { PromptCommandError, type PromptEnvironment, resolvePrompt } from "./config/prompt-commands.js";
+export {
+  PromptCommandError,
+  type PromptEnvironment,
+  PromptFileError,
+  resolvePrompt,
+} from "./config/prompt-commands.js";
 export type { HookRun, HookRunOptions } from "./hooks/run-hook.js";
 export { type HookCommands, shellHooks } from "./hooks/shell-hooks.js";

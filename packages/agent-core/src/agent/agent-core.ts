@@ -25,11 +25,11 @@ import { type Runtime, refreshRuntime } from "./runtime.js";
 export type Watched = { state: AgentState; name: string };
 
 /** AgentOptions without the saved state an agent starts from. */
-export type LastingOptions = Omit<AgentOptions, "history" | "taskState" | "usage">;
+export type LastingOptions = Omit<AgentOptions, "history" | "taskState" | "usage" | "compactionUsage">;
 
 /** `options` less the start-up state, so what keeps the options (and the runtime's spec) does not keep it. */
 export function lasting(options: AgentOptions): LastingOptions {
-  const { history: _history, taskState: _taskState, usage: _usage, ...rest } = options;
+  const { history: _history, taskState: _taskState, usage: _usage, compactionUsage: _c, ...rest } = options;
   return rest;
 }
 
@@ -71,7 +71,7 @@ export class AgentCore implements TurnContext, CompactionHost {
     this.cwd = options.cwd;
     this.sessionId = options.sessionId ?? newSessionId();
     this.history = new History(options.history);
-    this.usage = new UsageMeter(options.usage);
+    this.usage = new UsageMeter(options.usage, options.compactionUsage);
     this.taskState = options.taskState ?? emptyTaskState();
     this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     this.safety = { ...DEFAULT_SAFETY_LIMITS, ...options.safety };
@@ -131,6 +131,7 @@ export class AgentCore implements TurnContext, CompactionHost {
       messages: [...this.history.messages],
       taskState: { ...this.taskState, constraints: [...this.taskState.constraints] },
       usage: { ...this.usage.session },
+      ...(this.usage.compaction.requests > 0 && { compactionUsage: { ...this.usage.compaction } }),
       savedAt: new Date().toISOString(),
       ...(queued.length > 0 && { queued: [...queued] }),
     };
@@ -172,6 +173,12 @@ export class AgentCore implements TurnContext, CompactionHost {
     if (!run) return CONTINUE;
     const result = await run(event, this.hookPayload(event, extra), signal);
     for (const warning of result.warnings) this.emit({ type: "info", message: `warning: ${warning}` });
+    if (result.action === "block" && event === "postCompact") {
+      // The compaction is done: there is nothing to block, so a refusal is reported and ignored.
+      const said = result.output ? `: ${result.output}` : "";
+      this.emit({ type: "info", message: `warning: the postCompact hook cannot block${said}` });
+      return CONTINUE;
+    }
     return result;
   }
 

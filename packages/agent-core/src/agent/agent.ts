@@ -46,6 +46,8 @@ export interface AgentOptions extends RuntimeSpec {
   taskState?: TaskState;
   /** Session usage so far (restoring a session). */
   usage?: UsageTotals;
+  /** What compaction summaries used so far, a part of `usage` (restoring a session). */
+  compactionUsage?: UsageTotals;
   retry?: Partial<RetryPolicy>;
   safety?: Partial<SafetyLimits>;
   dispatch?: Partial<DispatchOptions>;
@@ -125,6 +127,7 @@ export class Agent {
       history: history.messages,
       taskState: session.taskState,
       usage: session.usage,
+      ...(session.compactionUsage !== undefined && { compactionUsage: session.compactionUsage }),
       ...(session.agent !== undefined && { profile: session.agent }),
       ...(session.cwd !== undefined && { cwd: session.cwd }),
     });
@@ -170,9 +173,24 @@ export class Agent {
     return this.core.taskState;
   }
 
-  get usage(): { turn: UsageTotals; session: UsageTotals; lastTurnCostUsd: number } {
+  /**
+   * Tokens, requests and cost: of the running (or last) turn, of the session, and — `compaction` — what the
+   * session's compaction summaries used, with the compaction model (a part of `session`, and of `turn` for a
+   * compaction made during it).
+   */
+  get usage(): {
+    turn: UsageTotals;
+    session: UsageTotals;
+    lastTurnCostUsd: number;
+    compaction: UsageTotals;
+  } {
     const meter = this.core.usage;
-    return { turn: { ...meter.turn }, session: { ...meter.session }, lastTurnCostUsd: meter.lastTurnCostUsd };
+    return {
+      turn: { ...meter.turn },
+      session: { ...meter.session },
+      lastTurnCostUsd: meter.lastTurnCostUsd,
+      compaction: { ...meter.compaction },
+    };
   }
 
   /** The runtime in use: backend, tools, rendered preamble, parameters. */
@@ -209,7 +227,8 @@ export class Agent {
 
   /**
    * Puts text in front of the model at the running turn's next step (after its current request or round
-   * of calls). With no turn running, the text is submitted as a prompt instead.
+   * of calls), after any text injected before it and not yet taken. With no turn running, the text is
+   * submitted as a prompt instead. Throws InjectionsFullError when `maxQueue` texts are already waiting.
    */
   inject(text: string): { injected: true } | Submission {
     if (!this.running) return this.submit(text);
@@ -217,6 +236,19 @@ export class Agent {
     if (waiting.length >= this.queue.capacity) throw new InjectionsFullError(this.queue.capacity);
     waiting.push(text);
     return { injected: true };
+  }
+
+  /**
+   * Like `inject`, but rewrites what is pending rather than adding to it: the text replaces whatever was
+   * injected and not yet taken by the running turn (`replaced`, oldest first, is dropped: the model never
+   * sees it). Text the turn has already taken stays where it is. With no turn running (and nothing
+   * pending), the text is submitted as a prompt instead.
+   */
+  injectRewrite(text: string): { injected: true; replaced: string[] } | Submission {
+    const waiting = this.core.injections;
+    if (!this.running && waiting.length === 0) return this.submit(text);
+    const replaced = waiting.splice(0, waiting.length, text);
+    return { injected: true, replaced };
   }
 
   /** Stops the running turn — its model request and its tool calls — with `cause`. False if none ran. */

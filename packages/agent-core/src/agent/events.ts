@@ -40,7 +40,20 @@ export type AgentEvent =
   | { type: "reasoning"; delta: string }
   | { type: "call"; call: ToolCall }
   | { type: "tool"; call: ToolCall; result: ToolResultMessage }
-  | { type: "usage"; request: Usage; costUsd: number; turn: UsageTotals; session: UsageTotals }
+  /**
+   * What a request used. For a compaction summary's request, `model` is the model that wrote it and
+   * `compaction` the compaction totals so far (the summary also counts in `session`, and in `turn` when a
+   * turn is running).
+   */
+  | {
+      type: "usage";
+      request: Usage;
+      costUsd: number;
+      turn: UsageTotals;
+      session: UsageTotals;
+      model?: string;
+      compaction?: UsageTotals;
+    }
   | { type: "state"; state: AgentState }
   /**
    * A transient failure of attempt `attempt` (1: the first); the request is tried again after `delayMs`, as
@@ -66,6 +79,8 @@ export type AgentEvent =
       tokensAfter: number;
       dropped: number;
       snapshot?: string;
+      /** The model that wrote the summary (absent when there was nothing old enough to summarize). */
+      model?: string;
     }
   | { type: "error"; message: string; error?: unknown }
   | { type: "info"; message: string }

@@ -2,6 +2,7 @@ import type { Backend, GenerationParams, Message, Tool } from "@ollie/backends";
 import type { AgentHooks } from "../hooks/agent-hooks.js";
 import type { ToolExecutor, ToolInfo } from "../tools/tool-executor.js";
 import { ToolSet } from "../tools/tool-set.js";
+import { type EnvironmentFacts, gatherEnvironment, renderEnvironment } from "./environment.js";
 
 /** What an agent runs with; a profile supplies one, and switching profile swaps it whole. */
 export interface RuntimeSpec {
@@ -9,10 +10,22 @@ export interface RuntimeSpec {
   /** Where tool calls go; none means an agent without tools. */
   tools?: ToolExecutor;
   /**
-   * The system preamble: text, or a function of the loaded tools that renders it (called again whenever
-   * the tool set changes). Text gets a list of the tools appended.
+   * The agent's part of the system preamble: text, or a function of the loaded tools that renders it (called
+   * again whenever the tool set changes). Text gets a list of the tools appended. `systemPrompt` and the
+   * environment section, when set, come before it.
    */
   prompt?: string | ((tools: readonly ToolInfo[]) => string);
+  /**
+   * The system section, first in the preamble: before the environment section and `prompt` (the agent's
+   * own section).
+   */
+  systemPrompt?: string;
+  /**
+   * Adds the environment section after the system section: the working directory (`cwd`, default this
+   * process's), the OS, today's date, the git branch when the directory is in a repository, and how many
+   * tools are available. Gathered each time the runtime is built (and so when the tool set changes).
+   */
+  environment?: { cwd?: string };
   /** Put before every submitted prompt (per-turn instructions). */
   userPrompts?: readonly string[];
   params?: GenerationParams;
@@ -24,6 +37,8 @@ export interface RuntimeSpec {
   compactionBackend?: Backend;
   /** Resolves the system prompt again (re-runs its commands); called after each compaction. */
   reloadPrompt?: () => Promise<string>;
+  /** Resolves `systemPrompt` again, as `reloadPrompt` does `prompt`; called after each compaction. */
+  reloadSystemPrompt?: () => Promise<string>;
   /** Lifecycle hooks (`shellHooks` from `@ollie/agent-core/config` runs shell commands). */
   hooks?: AgentHooks;
 }
@@ -47,7 +62,11 @@ export const DEFAULT_MAX_STEPS = 50;
 /** Lists the tools and renders the preamble. */
 export async function buildRuntime(spec: RuntimeSpec, signal?: AbortSignal): Promise<Runtime> {
   const tools = spec.tools ?? new ToolSet();
-  const [infos, revision] = await Promise.all([tools.list(signal), tools.revision(signal)]);
+  const [infos, revision, environment] = await Promise.all([
+    tools.list(signal),
+    tools.revision(signal),
+    spec.environment ? gatherEnvironment(spec.environment.cwd ?? process.cwd()) : undefined,
+  ]);
   return {
     spec,
     backend: spec.backend,
@@ -55,7 +74,7 @@ export async function buildRuntime(spec: RuntimeSpec, signal?: AbortSignal): Pro
     toolInfo: new Map(infos.map((t) => [t.name, t])),
     toolSchemas: infos.map(({ name, description, parameters }) => ({ name, description, parameters })),
     toolRevision: revision,
-    preamble: renderPreamble(spec.prompt, infos),
+    preamble: renderPreamble(spec, infos, environment),
     params: spec.params ?? {},
     maxSteps: spec.maxSteps ?? DEFAULT_MAX_STEPS,
     userPrompts: spec.userPrompts ?? [],
@@ -68,7 +87,20 @@ export async function refreshRuntime(runtime: Runtime, signal?: AbortSignal): Pr
   return revision === runtime.toolRevision ? runtime : buildRuntime(runtime.spec, signal);
 }
 
-function renderPreamble(prompt: RuntimeSpec["prompt"], tools: readonly ToolInfo[]): string {
+/** The preamble's sections in order: system, environment, agent, tools (a function renders the last two). */
+function renderPreamble(
+  spec: RuntimeSpec,
+  tools: readonly ToolInfo[],
+  environment: EnvironmentFacts | undefined,
+): string {
+  const before = [spec.systemPrompt ?? "", environment ? renderEnvironment(environment, tools.length) : ""]
+    .filter(Boolean)
+    .join("\n\n");
+  const rest = renderAgentAndTools(spec.prompt, tools);
+  return `${before}${before && rest ? "\n\n" : ""}${rest}`;
+}
+
+function renderAgentAndTools(prompt: RuntimeSpec["prompt"], tools: readonly ToolInfo[]): string {
   if (typeof prompt === "function") return prompt(tools);
   const text = prompt ?? "";
   if (tools.length === 0) return text;

@@ -2,6 +2,7 @@ import type { Backend, Message } from "@ollie/backends";
 import type { AgentEvent } from "../agent/events.js";
 import { buildRuntime, type Runtime } from "../agent/runtime.js";
 import type { History } from "../history/history.js";
+import type { UsageMeter } from "../history/usage-meter.js";
 import type { HookEvent, HookResult } from "../hooks/agent-hooks.js";
 import { hookNote } from "../loop/nudge.js";
 import type { RetryPolicy } from "../loop/retry-policy.js";
@@ -17,6 +18,8 @@ export interface CompactionHost {
   runtime: Runtime;
   readonly retry: RetryPolicy;
   readonly compaction: CompactionOptions;
+  /** Where the summary request's usage is recorded (as compaction usage). */
+  readonly usage: UsageMeter;
   /** Puts `messages` in place of the history (and forgets what was measured of the old one). */
   replaceHistory(messages: readonly Message[]): void;
   contextLength(): Promise<number>;
@@ -46,6 +49,8 @@ export async function compactAgent(
   const spec = runtime.spec;
   const backend = spec.compactionBackend ?? runtime.backend;
   const restoreModel = swapModel(backend, spec.compactionBackend ? undefined : spec.compactionModel);
+  // The model that writes the summary, for the compaction event.
+  const summaryModel = backend.model;
   try {
     const result = await compactHistory({
       messages: host.history.messages,
@@ -61,12 +66,33 @@ export async function compactAgent(
       contextLength,
       extraInstructions: pre.output,
       signal,
+      onUsage: (usage, model) => {
+        const costUsd = host.usage.addCompaction(model, usage, trigger !== "command");
+        host.emit({
+          type: "usage",
+          request: usage,
+          costUsd,
+          turn: { ...host.usage.turn },
+          session: { ...host.usage.session },
+          model,
+          compaction: { ...host.usage.compaction },
+        });
+      },
     });
     restoreModel();
     host.replaceHistory(result.messages);
     host.taskState = result.taskState;
-    if (spec.reloadPrompt)
-      host.runtime = await buildRuntime({ ...spec, prompt: await spec.reloadPrompt() }, signal);
+    if (spec.reloadPrompt || spec.reloadSystemPrompt) {
+      const [prompt, systemPrompt] = await Promise.all([spec.reloadPrompt?.(), spec.reloadSystemPrompt?.()]);
+      host.runtime = await buildRuntime(
+        {
+          ...spec,
+          ...(prompt !== undefined && { prompt }),
+          ...(systemPrompt !== undefined && { systemPrompt }),
+        },
+        signal,
+      );
+    }
     const post = await host.hook(
       "postCompact",
       {
@@ -86,6 +112,7 @@ export async function compactAgent(
       tokensAfter: result.tokensAfter,
       dropped: result.dropped.length,
       ...(result.snapshot && { snapshot: result.snapshot }),
+      ...(result.dropped.length > 0 && { model: summaryModel }),
     });
     return { compacted: true, progress: result.progress };
   } catch (error) {

@@ -1,4 +1,4 @@
-import type { Backend, Message, Tool } from "@ollie/backends";
+import type { Backend, Message, Tool, Usage } from "@ollie/backends";
 import { requestMessages } from "../agent/runtime.js";
 import { estimateMessageTokens, estimateTokens } from "../context/token-estimate.js";
 import { collapse } from "../history/tiers.js";
@@ -28,6 +28,8 @@ export interface CompactionRun {
   /** More instructions for the summary (the preCompact hook's output). */
   extraInstructions: string;
   signal: AbortSignal;
+  /** Told what the summary request used and which model served it, as soon as it is answered. */
+  onUsage?: (usage: Usage, model: string) => void;
 }
 
 export interface CompactionResult {
@@ -135,5 +137,7 @@ async function summarize(run: CompactionRun, older: readonly Message[]) {
     onError: async () => false,
   });
   if (!reply.ok) throw reply.error;
+  // Counted before the reply is read: a summary that cannot be used has cost as much as one that can.
+  if (reply.usage) run.onUsage?.(reply.usage, run.backend.model);
   return parseSummary(reply.message.content, run.options.warmEntries);
 }

@@ -6,19 +6,26 @@ import { z } from "zod";
 /** Shell commands for one hook: one command, or several run in order. */
 const commands = z.union([z.string().min(1), z.array(z.string().min(1))]);
 
-/** The hooks a profile may set; part of the file format even where this package only offers the seam. */
+/** The hooks a profile may set: every lifecycle event, and turnError. */
 export const HOOK_NAMES = [
   "agentSpawn",
+  "preTurn",
   "preTool",
   "postTool",
   "turnError",
   "preCompact",
+  "postCompact",
   "postTurn",
 ] as const;
 
 const schema = z.strictObject({
-  /** Text, or shell commands whose standard outputs, concatenated, make the system prompt. */
+  /**
+   * The agent's section of the system preamble: text (its `!command`, `@file` and `$VAR` lines expanded), or
+   * shell commands whose standard outputs, concatenated, make it.
+   */
   prompt: z.union([z.string(), z.array(z.string().min(1))]).optional(),
+  /** The system section, first in the preamble (before the environment and `prompt`); as `prompt`. */
+  systemPrompt: z.union([z.string(), z.array(z.string().min(1))]).optional(),
   /** Put before every prompt the user submits. */
   userPrompts: z.array(z.string()).optional(),
   /** The backends.conf profile; its default when absent. */
@@ -29,6 +36,7 @@ const schema = z.strictObject({
   /** The tools loaded from the start; the others are loaded when asked for. */
   autoLoad: z.array(z.string().min(1)).optional(),
   maxSteps: z.number().int().positive().optional(),
+  /** The model compaction summaries go to (default: the backends.conf profile's `compaction_model`). */
   compactionModel: z.string().min(1).optional(),
   hooks: z.partialRecord(z.enum(HOOK_NAMES), commands).optional(),
   temperature: z.number().min(0).max(2).optional(),
@@ -65,11 +73,8 @@ export function parseAgentConfig(json: unknown, file = "agent.json"): AgentConfi
   const path = issue.path.map(String);
   if (issue.code === "unrecognized_keys") {
     const key = [...path, issue.keys[0]!].join(".");
-    throw new AgentConfigError(
-      file,
-      key,
-      `unknown key (the keys are: ${Object.keys(schema.shape).join(", ")})`,
-    );
+    const known = path.join(".") === "hooks" ? HOOK_NAMES : Object.keys(schema.shape);
+    throw new AgentConfigError(file, key, `unknown key (the keys are: ${known.join(", ")})`);
   }
   throw new AgentConfigError(file, path.join(".") || undefined, issue.message);
 }

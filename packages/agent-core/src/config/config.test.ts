@@ -114,7 +114,9 @@ describe("switching profile", () => {
     expect(agent.history).toEqual([]);
     expect(closed).toBe(1);
     expect(agent.runtime.backend.model).toBe("reviewer-model");
-    expect(agent.runtime.preamble).toBe("You review code.\n\n\n## Tools\n\n- diff: diff things");
+    expect(agent.runtime.preamble).toMatch(
+      /^## Environment\n\n[\s\S]*\n\nYou review code\.\n\n\n## Tools\n\n- diff: diff things$/,
+    );
     expect(agent.runtime.maxSteps).toBe(5);
     expect(agent.runtime.spec.compactionBackend?.model).toBe("small-model");
     expect(await agent.runtime.spec.reloadPrompt?.()).toBe("You review code.\n");

@@ -4,7 +4,7 @@ import type { RuntimeSpec } from "../agent/runtime.js";
 import { shellHooks } from "../hooks/shell-hooks.js";
 import type { ToolExecutor } from "../tools/tool-executor.js";
 import { type AgentConfig, generationParams, loadAgentConfig } from "./agent-config.js";
-import { type PromptEnvironment, resolvePrompt } from "./prompt-commands.js";
+import { type PromptEnvironment, promptReadsOutside, resolvePrompt } from "./prompt-commands.js";
 
 export interface ProfileSources {
   /** Where `NAME.json` profiles are. */
@@ -17,6 +17,12 @@ export interface ProfileSources {
   config?(name: string): Promise<AgentConfig>;
   /** A backend of its own for a backends.conf profile (undefined: the default one). BackendPool.fresh fits. */
   backend(profile: string | undefined): Promise<Backend>;
+  /**
+   * The compaction model a backends.conf profile names (its `compaction_model`), used when the agent profile
+   * names none: `(name) => pool.profile(name).compactionModel` with a BackendPool. Without it, or when
+   * neither names one, summaries go to the agent's own model.
+   */
+  compactionModel?(profile: string | undefined): string | undefined | Promise<string | undefined>;
   /** A new tool executor for the profile (a fresh tool server connection, or an in-process set). */
   tools(config: AgentConfig, name: string): Promise<ToolExecutor>;
   /** Where prompt commands run; the agent's cwd is used when it has one. */
@@ -26,33 +32,42 @@ export interface ProfileSources {
 }
 
 /**
- * Loads a profile into a RuntimeSpec: the config read and checked, its prompt commands run (and run again
- * after each compaction), its backend made with the profile's model (and another for its compaction model),
- * its hooks as shell commands, and a fresh tool executor. What `Agent.switchProfile` calls.
+ * Loads a profile into a RuntimeSpec: the config read and checked, its prompts resolved (commands run, files
+ * read — and again after each compaction), the preamble's environment section for the agent's cwd, its
+ * backend made with the profile's model (and another for its compaction model: the agent profile's, else
+ * the backends.conf profile's), its hooks as shell commands, and a fresh tool executor. What
+ * `Agent.switchProfile` calls.
  */
 export function profileLoader(sources: ProfileSources): ProfileLoader {
   return async (name, context) => {
     const config = await (sources.config?.(name) ?? loadAgentConfig(sources.agentsDir, name));
     const cwd = context.cwd ?? sources.prompt.cwd ?? process.cwd();
     const where = { ...sources.prompt, cwd };
-    const [prompt, backend, compactionBackend] = await Promise.all([
+    const compactionModel = config.compactionModel ?? (await sources.compactionModel?.(config.backend));
+    const [prompt, systemPrompt, backend, compactionBackend] = await Promise.all([
       resolvePrompt(config.prompt, where),
+      config.systemPrompt === undefined ? undefined : resolvePrompt(config.systemPrompt, where),
       sources.backend(config.backend),
-      config.compactionModel ? sources.backend(config.backend) : undefined,
+      compactionModel ? sources.backend(config.backend) : undefined,
     ]);
     if (config.model) backend.setModel(config.model);
-    if (compactionBackend && config.compactionModel) compactionBackend.setModel(config.compactionModel);
+    if (compactionBackend && compactionModel) compactionBackend.setModel(compactionModel);
     const spec: RuntimeSpec = {
       backend,
       tools: await sources.tools(config, name),
       prompt,
+      ...(systemPrompt !== undefined && { systemPrompt }),
+      environment: { cwd },
       params: generationParams(config),
       ...(config.userPrompts && { userPrompts: config.userPrompts }),
       ...(config.maxSteps !== undefined && { maxSteps: config.maxSteps }),
-      ...(config.compactionModel !== undefined && { compactionModel: config.compactionModel }),
+      ...(compactionModel && { compactionModel }),
       ...(compactionBackend && { compactionBackend }),
-      // Commands can bring rules and context that must survive a compaction: they run again after one.
-      ...(Array.isArray(config.prompt) && { reloadPrompt: () => resolvePrompt(config.prompt, where) }),
+      // Commands and files can bring rules and context that must survive a compaction: they are read again.
+      ...(promptReadsOutside(config.prompt) && { reloadPrompt: () => resolvePrompt(config.prompt, where) }),
+      ...(promptReadsOutside(config.systemPrompt) && {
+        reloadSystemPrompt: () => resolvePrompt(config.systemPrompt, where),
+      }),
       ...(config.hooks && {
         hooks: shellHooks(config.hooks, {
           cwd,

@@ -28,11 +28,14 @@ export function emptyTotals(): UsageTotals {
 export class UsageMeter {
   turn: UsageTotals = emptyTotals();
   session: UsageTotals;
+  /** What compaction summaries used over the session: a part of `session` (and of `turn`, for one in a turn). */
+  compaction: UsageTotals;
   /** The cost of the last finished turn. */
   lastTurnCostUsd = 0;
 
-  constructor(session?: UsageTotals) {
+  constructor(session?: UsageTotals, compaction?: UsageTotals) {
     this.session = session ? { ...session } : emptyTotals();
+    this.compaction = compaction ? { ...compaction } : emptyTotals();
   }
 
   startTurn(): void {
@@ -45,8 +48,21 @@ export class UsageMeter {
 
   /** Records one request; returns its cost. */
   add(model: string, usage: Usage): number {
+    return this.record(model, usage, [this.turn, this.session]);
+  }
+
+  /**
+   * Records a compaction summary's request: in the compaction totals and the session's, and in the turn's
+   * when it was made during one (`inTurn`). Returns its cost.
+   */
+  addCompaction(model: string, usage: Usage, inTurn: boolean): number {
+    const spans = inTurn ? [this.compaction, this.turn, this.session] : [this.compaction, this.session];
+    return this.record(model, usage, spans);
+  }
+
+  private record(model: string, usage: Usage, spans: readonly UsageTotals[]): number {
     const cost = costOf(model, usage);
-    for (const totals of [this.turn, this.session]) {
+    for (const totals of spans) {
       totals.inputTokens += usage.inputTokens;
       totals.outputTokens += usage.outputTokens;
       totals.cachedInputTokens += usage.cachedInputTokens;

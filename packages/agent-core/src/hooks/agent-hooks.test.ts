@@ -248,3 +248,27 @@ describe("a hook that exits with another status", () => {
     expect(warned).toEqual(["preTurn", "preTool", "postTool", "postTurn", "preCompact", "postCompact"]);
   });
 });
+
+describe("a postCompact hook in this process that blocks", () => {
+  it("is reported, and the compaction stands without its output", async () => {
+    const earlier = Array.from({ length: 12 }, (_, i) => ({
+      role: i % 2 ? ("assistant" as const) : ("user" as const),
+      content: `${i}: ${"words ".repeat(100)}`,
+    }));
+    const { agent, of } = await scriptedAgent([{ text: '{"objective":"talk","decisions":[]}' }], {
+      history: earlier,
+      hooks: {
+        run: async (event) =>
+          event === "postCompact"
+            ? { action: "block", output: "too late", warnings: [] }
+            : { action: "continue", output: "", warnings: [] },
+      },
+    });
+    expect(await agent.compact()).toBe(true);
+    expect(of("compaction")).toHaveLength(1);
+    expect(agent.history.some((m) => m.content.includes("too late"))).toBe(false);
+    expect(of("info").map((e) => e.message)).toEqual([
+      "warning: the postCompact hook cannot block: too late",
+    ]);
+  });
+});

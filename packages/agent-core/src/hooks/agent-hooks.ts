@@ -27,8 +27,9 @@ export const CONTINUE: HookResult = { action: "continue", output: "", warnings: 
  * What a block means, per event: agentSpawn — the agent is not created; preTurn — the turn does not run;
  * postTurn — the turn goes on with the output as the next prompt (at most 3 times in a row); preTool — the
  * call is not run and the model is told why; postTool — the output replaces the result; preCompact — the
- * compaction does not happen. What `continue` output does: agentSpawn and postCompact — added to the
- * context; preTurn — added to the prompt; postTool — appended to the result; elsewhere it is ignored.
+ * compaction does not happen; postCompact — nothing (it is reported as a warning: the compaction is done).
+ * What `continue` output does: agentSpawn and postCompact — added to the context; preTurn — added to the
+ * prompt; postTool — appended to the result; elsewhere it is ignored.
  */
 export interface AgentHooks {
   run?(event: HookEvent, payload: Record<string, unknown>, signal?: AbortSignal): Promise<HookResult>;

@@ -78,15 +78,23 @@ export async function runHook(
   return { ...base, outcome: "warn", problem: `exited with status ${result.exitCode}` };
 }
 
-/** Runs a hook's commands in order, stopping at the first that blocks (exit 2). */
+/**
+ * Runs a hook's commands in order, stopping at the first that blocks (exit 2) — unless `canBlock` is false,
+ * for an event with nothing left to block: there exit 2 is a status like any other (`warn`) and the list
+ * goes on.
+ */
 export async function runHookList(
   commands: readonly string[],
   payload: Record<string, unknown>,
   o: HookRunOptions,
+  canBlock = true,
 ): Promise<HookRun[]> {
   const runs: HookRun[] = [];
   for (const command of commands) {
-    const run = await runHook(command, payload, o);
+    let run = await runHook(command, payload, o);
+    if (run.outcome === "block" && !canBlock) {
+      run = { ...run, outcome: "warn", problem: "exited with status 2 (this event cannot be blocked)" };
+    }
     runs.push(run);
     if (run.outcome === "block") break;
   }

@@ -1,4 +1,10 @@
-import { type AssistantMessage, ContextOverflowError, type Message, type Tool } from "@ollie/backends";
+import {
+  type AssistantMessage,
+  ContextOverflowError,
+  type Message,
+  type Tool,
+  type ToolResultMessage,
+} from "@ollie/backends";
 import type { AgentEvent, AgentState, TurnOutcome, TurnStatus } from "../agent/events.js";
 import { type Runtime, requestMessages } from "../agent/runtime.js";
 import {
@@ -112,7 +118,9 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
     if (signal.aborted) return finish("interrupted");
     t.setState("thinking");
     let runtime = t.runtime;
-    let tools = lastStep ? [] : runtime.toolSchemas;
+    // The tools are offered on the last step too: a history with calls in it and no tools is refused by
+    // some providers, and the prompt cache keeps its prefix. A call made there is not run (below).
+    let tools = runtime.toolSchemas;
     let messages = requestMessages(runtime.preamble, t.history.messages);
     const figures = await t.measure(messages, tools);
     const decision = compactionDecision(t.compaction, "threshold", {
@@ -125,7 +133,7 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
       if (signal.aborted) return finish("interrupted");
       if (done.compacted && !done.progress) t.autoCompactions = t.compaction.maxAutoInRow;
       runtime = t.runtime;
-      tools = lastStep ? [] : runtime.toolSchemas;
+      tools = runtime.toolSchemas;
       messages = requestMessages(runtime.preamble, t.history.messages);
     }
     const answer = await requestReply({
@@ -204,6 +212,22 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
     if (calls.length === 0) return finish(lastStep ? "maxsteps" : "done");
 
     for (const call of calls) t.emit({ type: "call", call });
+    if (lastStep) {
+      // The limit is hard: a call after the last warning is not run, and the turn ends. Each call still gets
+      // a result, so the history stays a valid request for every provider.
+      const refused = calls.map(
+        (call): ToolResultMessage => ({
+          role: "tool",
+          toolCallId: call.id,
+          name: call.name,
+          content: `${call.name} was not run: this turn has used all ${steps} of its steps, and it ends here.`,
+          isError: true,
+        }),
+      );
+      t.history.append(...refused);
+      for (const [i, call] of calls.entries()) t.emit({ type: "tool", call, result: refused[i]! });
+      return finish("maxsteps");
+    }
     const results = await dispatchCalls({
       calls,
       tools: runtime.toolInfo,
@@ -274,7 +298,7 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
       lastStep = true;
       t.emit({ type: "maxsteps", steps });
       addUser(
-        `This turn has used all ${steps} of its steps. Do not call any more tools: answer now with what you found and what remains to be done.`,
+        `This turn has used all ${steps} of its steps. Do not call any more tools: answer now with what you found and what remains to be done. A tool call now is not run, and it ends the turn.`,
         "ollie",
       );
     }

@@ -9,7 +9,7 @@ const nudgesIn = (request: ScriptedCall) =>
     .filter((m) => m.role === "user" && m.content.startsWith("[ollie] "))
     .map((m) => m.content.slice(8));
 
-/** An agent whose model calls `next(round)` forever (or answers when offered no tools). */
+/** An agent whose model calls `next(round)` forever (or answers when told it has used all its steps). */
 async function looping(
   next: (round: number) => MockReply,
   set = tools(),
@@ -18,7 +18,10 @@ async function looping(
 ) {
   let round = 0;
   return scriptedAgent(
-    (c) => (c.tools.length === 0 ? { text: "Giving up: here is what I have." } : next(round++)),
+    (c) =>
+      nudgesIn(c).some((n) => n.startsWith("This turn has used all"))
+        ? { text: "Giving up: here is what I have." }
+        : next(round++),
     { tools: set, safety, maxSteps },
   );
 }
@@ -121,7 +124,7 @@ describe("safety checks", () => {
     ]);
   });
 
-  it("at the step limit, ask for an answer without tools and end the turn there", async () => {
+  it("at the step limit, ask for an answer and end the turn there", async () => {
     const { agent, backend, of } = await looping(
       (n) => ({ toolCalls: [{ name: "ls", arguments: { n } }] }),
       tools(echoTool("ls")),
@@ -136,7 +139,9 @@ describe("safety checks", () => {
     });
     expect(of("maxsteps")).toEqual([{ type: "maxsteps", steps: 3 }]);
     const last = backend.calls.at(-1)!;
-    expect(last.tools).toEqual([]);
+    expect(backend.calls).toHaveLength(4);
+    // The tools are still offered (a history with calls and no tools is refused by some providers).
+    expect(last.tools.map((t) => t.name)).toEqual(["ls"]);
     expect(nudgesIn(last)).toEqual([expect.stringMatching(/^This turn has used all 3 of its steps/)]);
   });
 });

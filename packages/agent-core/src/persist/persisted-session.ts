@@ -18,6 +18,8 @@ export interface PersistedSession {
   messages: Message[];
   taskState: TaskState;
   usage: UsageTotals;
+  /** What compaction summaries used (a part of `usage`); absent until one was made. */
+  compactionUsage?: UsageTotals;
   savedAt: string;
   /** Prompts accepted and not yet begun, oldest first: a restored agent submits them again. */
   queued?: string[];
@@ -56,6 +58,15 @@ const message = z.discriminatedUnion("role", [
 
 const count = z.number().nonnegative();
 
+const usageTotals = z.object({
+  inputTokens: count,
+  outputTokens: count,
+  cachedInputTokens: count,
+  cacheCreationTokens: count,
+  requests: count,
+  costUsd: count,
+});
+
 export const persistedSessionSchema = z.object({
   version: z.literal(1),
   id: z.string().min(1),
@@ -72,13 +83,7 @@ export const persistedSessionSchema = z.object({
     lastAction: z.string().optional(),
     nextDecision: z.string().optional(),
   }),
-  usage: z.object({
-    inputTokens: count,
-    outputTokens: count,
-    cachedInputTokens: count,
-    cacheCreationTokens: count,
-    requests: count,
-    costUsd: count,
-  }),
+  usage: usageTotals,
+  compactionUsage: usageTotals.optional(),
   savedAt: z.string(),
 });
