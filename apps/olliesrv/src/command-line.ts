@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { type LogSettings, resolveLogSettings, withCategory } from "@ollie/log";
+import { type LogSettings, levelsOnly, resolveLogSettings, withCategory } from "@ollie/log";
 import { DEFAULT_LIMITS, type ServerLimits } from "@ollie/ninep";
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "./session/limits.js";
 
@@ -20,10 +20,11 @@ export const USAGE = `usage: olliesrv [-a ADDR] [--tcp [HOST:]PORT] [--key-file 
                     maxQueuedReplyBytes=33554432 (repeatable)
   --toolsrv ADDR    use a toolsrv already running at ADDR instead of starting one at $NAMESPACE/toolsrv
                     (it is authenticated with $OLLIE_TOOLSRV_KEY when that is set)
-  --log-level LEVEL what to log on stderr: error, warn, info, debug, trace or silent, then CATEGORY=LEVEL
-                    settings for audit, 9p, sessions, e.g. warn,audit=info (default: $OLLIE_LOG, else info;
-                    passed on to the toolsrv olliesrv starts)
-  -D                trace 9P messages to stderr (short for the setting 9p=trace)
+  --log-level LEVEL what to log: error, warn, info, debug, trace or silent, then CATEGORY=LEVEL
+                    settings for audit, 9p, sessions, e.g. warn,audit=info, and last a FILE (anything with
+                    a '/') to append to instead of stderr (default: $OLLIE_LOG, else info on stderr; the
+                    levels are passed on to the toolsrv olliesrv starts, whose lines join olliesrv's)
+  -D                trace 9P messages (short for the setting 9p=trace)
   --version         print the version
   -h, --help        print this
 Every attach, on every listener, must prove its uname (see NAMESPACE.md, "Principals").
@@ -41,7 +42,7 @@ export interface DaemonOptions {
   limits: SessionLimits;
   serverLimits: Partial<ServerLimits>;
   log: LogSettings;
-  /** `--log-level` as given, for the toolsrv olliesrv starts. */
+  /** `--log-level`'s level settings as given (not its file), for the toolsrv olliesrv starts. */
   logLevel: string | undefined;
 }
 
@@ -109,7 +110,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
       limits,
       serverLimits,
       log: values.D ? withCategory(log, "9p", "trace") : log,
-      logLevel: values["log-level"],
+      logLevel: levelsOnly(values["log-level"]),
     },
   };
 }

@@ -1,6 +1,6 @@
 import { readFile, rm } from "node:fs/promises";
 import { tmpdir, userInfo } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { writeFileAtomic } from "@ollie/agent-core";
 import { createLogger, type Logger } from "@ollie/log";
 import {
@@ -15,8 +15,10 @@ import {
 import { AuditTrail, auditSource } from "./auth/audit-trail.js";
 import { loadOwnerKey } from "./auth/owner-key.js";
 import { Principals } from "./auth/principals.js";
+import { startBypass } from "./bypass/start-bypass.js";
 import { type CommandLine, type DaemonOptions, parseCommandLine, USAGE } from "./command-line.js";
 import { LiveConfig } from "./config/live-config.js";
+import { ModelCache } from "./config/model-cache.js";
 import { loadSkills } from "./config/skills.js";
 import { ollieTree } from "./namespace/tree.js";
 import { ensureDirs, olliePaths, trustedConfig } from "./paths.js";
@@ -25,9 +27,11 @@ import { Sessions } from "./session/sessions.js";
 import { startToolsrv, type ToolsrvProcess } from "./toolsrv-process.js";
 
 /**
- * `olliesrv`: the session daemon. Boot, in order: paths, configuration, toolsrv, the namespace, the listener,
- * then the saved sessions (so restored agents come up on a live tree). SIGINT or SIGTERM stops every turn,
- * saves every session, closes the listener (removing the socket) and stops toolsrv.
+ * `olliesrv`: the session daemon. Boot, in order: paths, configuration, toolsrv, the namespace (the model
+ * lists fetched in the background from then on), the listener, the saved sessions (so restored agents come
+ * up on a live tree), then the `--tcp` listener, so a remote client never sees a half-restored daemon.
+ * SIGINT or SIGTERM stops every turn, saves every session, closes the listener (removing the socket) and
+ * stops toolsrv.
  */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   let command: CommandLine;
@@ -45,7 +49,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     process.stdout.write(`${__PACKAGE_VERSION__}\n`);
     return 0;
   }
+  // A log file named by --log-level or $OLLIE_LOG is opened here (and again on SIGHUP, for logrotate).
   const log = createLogger({ program: "olliesrv", settings: command.options.log });
+  const logFile = command.options.log.file;
+  if (logFile !== undefined) process.stderr.write(`olliesrv: logging to ${resolve(logFile)}\n`);
   try {
     return await serve(command.options, env, log);
   } catch (error) {
@@ -118,10 +125,13 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
       log,
     );
 
+  // Every profile's model list, fetched in the background from the start and again when backends.conf changes.
+  const models = new ModelCache(() => config.backends, log);
   const environment: AgentEnvironment = {
     get backends() {
       return config.backends;
     },
+    models,
     profiles: config.profiles,
     skills: () => skills,
     toolsrvAddress,
@@ -139,14 +149,31 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
   };
   const sessionsLog = log.child("sessions");
   sessions = new Sessions(paths.sessions, paths.corrupt, environment, sessionsLog);
+  // toolsrv's bypass broker, followed as the owner: what agents ask to run outside the sandbox.
+  const bypass = startBypass({
+    sessions,
+    owner: principals.owner,
+    ownerKey,
+    toolsrvAddress,
+    startedToolsrv: toolsrv !== undefined,
+    toolsrvKey,
+    configDir: paths.config,
+    log,
+    audit: (line, source) => trail.record(line, auditSource(source)),
+  });
   const tree = ollieTree(sessions, {
     owner: principals.owner,
     onDenied: (d) => trail.record(`denied ${d.uname} ${d.access} ${d.path}`, auditSource(d.uname)),
     serverStats: () => server.stats(),
-    reload: () => config.reload(),
+    extra: [bypass.tree],
+    reload: async () => {
+      await config.reload();
+      models.retryFailed();
+    },
   });
   // A live agent takes a changed backends.conf between turns; a paused one when it comes back.
   config.onBackendsChange((old) => {
+    models.refresh();
     for (const session of sessions!.list()) for (const slot of session.agents.values()) slot.reconfigure(old);
   });
   config.watch();
@@ -161,13 +188,25 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     ...(ninepLog.enabled("trace") && { trace: ninepLog.trace }),
     onError: (error) => ninepLog.warn(error.message),
   });
+  // Prefetched while the listener comes up: reading `models` never waits for a backend it need not.
+  models.refresh();
   let restoring: Promise<void> = Promise.resolve();
   let unsaved = 0;
-  try {
-    if (options.tcp !== undefined) {
-      const listener = await server.listen(options.tcp);
+  // The TCP listener comes up once the sessions are restored (a failure to listen stops the daemon, status 1).
+  let stopping = false;
+  let tcpFailed = false;
+  const listenTcp = async (tcp: string) => {
+    if (stopping) return;
+    try {
+      const listener = await server.listen(tcp);
       log.info(`serving on ${formatAddress(listener.boundAddress)} (authenticated, like every listener)`);
+    } catch (error) {
+      tcpFailed = true;
+      log.error(`cannot listen on ${tcp}: ${(error as Error).message}; stopping`);
+      process.kill(process.pid, "SIGTERM");
     }
+  };
+  try {
     await serveUntilSignal(server, parseAddress(address), (listener) => {
       const bound = formatAddress(listener.boundAddress);
       log.info(
@@ -189,17 +228,21 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
           log.error(`restoring sessions failed: ${(e as Error).message}`);
         },
       );
+      if (options.tcp !== undefined) restoring = restoring.then(() => listenTcp(options.tcp!));
     });
   } finally {
+    stopping = true;
     // Never in the way of the shutdown that follows (toolsrv must be stopped whatever happened).
     if (pidFile) await rm(pidFile, { force: true }).catch(() => {});
     // A reload under way ends before the sessions close, and tells nobody.
     await config.close();
+    models.close();
     await restoring;
     unsaved = await sessions.close();
     await server.close();
+    await bypass.desk.close();
     await toolsrv?.stop();
   }
   // What could not be saved was logged, session by session; the exit status says that something was lost.
-  return unsaved > 0 ? 1 : 0;
+  return unsaved > 0 || tcpFailed ? 1 : 0;
 }

@@ -43,8 +43,9 @@ export function olliePaths(env: NodeJS.ProcessEnv = process.env): OlliePaths {
  * What in the configuration directory olliesrv and toolsrv run or trust, which no tool may reach (toolsrv's
  * `--protect`, whether or not each exists yet): backends.conf (its key_cmd runs, its keys go where its urls
  * say, and olliesrv takes a change at once), the agent profiles (their prompt commands and hooks run outside
- * the sandbox), the hooks and prompts they name by convention, the skills, and the sandbox and bypass
- * policies. Not tools/ (each tool runs sandboxed, from its own directory) nor memory/ (tools write it).
+ * the sandbox), the hooks and prompts they name by convention, the skills, the sandbox and bypass
+ * policies, and notify.conf (its commands run outside the sandbox). Not tools/ (each tool runs sandboxed,
+ * from its own directory) nor memory/ (tools write it).
  */
 export function trustedConfig(paths: OlliePaths): string[] {
   return [
@@ -56,6 +57,7 @@ export function trustedConfig(paths: OlliePaths): string[] {
     "sandbox.yaml",
     "sandbox",
     "bypass.yaml",
+    "notify.conf",
   ].map((name) => join(paths.config, name));
 }
 

@@ -1,5 +1,5 @@
 import { createRequire } from "node:module";
-import type { Logger } from "@ollie/log";
+import { type Logger, levelsOnly } from "@ollie/log";
 import { execa } from "execa";
 
 /** A toolsrv this daemon started, and how to stop it. */
@@ -11,8 +11,8 @@ export interface ToolsrvProcess {
 /**
  * Starts the toolsrv that ships with Ollie at `address` and waits until it serves: it prints its address on
  * stdout then (`--print-address`), whatever its log shows. Its log lines are relayed into `log`'s stream.
- * It gets the daemon's environment (so it finds the same configuration, $OLLIE_LOG included) plus
- * `extraEnv`, and `extraArgs`. Its stdin is a pipe from this process: if the daemon dies, even by SIGKILL,
+ * It gets the daemon's environment (so it finds the same configuration, $OLLIE_LOG's levels included, but
+ * not its file: toolsrv's lines reach the file through the relay) plus `extraEnv`, and `extraArgs`. Its stdin is a pipe from this process: if the daemon dies, even by SIGKILL,
  * toolsrv sees the end and stops.
  */
 export function startToolsrv(
@@ -26,7 +26,7 @@ export function startToolsrv(
     process.execPath,
     [bin, "-a", address, "--exit-with-stdin", "--print-address", ...extraArgs],
     {
-      env: { ...process.env, ...extraEnv },
+      env: { ...process.env, OLLIE_LOG: levelsOnly(process.env.OLLIE_LOG) ?? "", ...extraEnv },
       extendEnv: false,
       stdin: "pipe",
       buffer: false,

@@ -107,7 +107,7 @@ describe("olliesrv over 9P", () => {
     await o.fsys.writeFile(`${agent}/prompt`, "sleep");
     let listing = "";
     for (let i = 0; i < 200 && !listing.includes("shell\trunning"); i++) {
-      listing = await o.read(`${agent}/proc`);
+      listing = await o.read(`${agent}/proc/idx`);
       await new Promise((r) => setTimeout(r, 20));
     }
     const procId = listing.split("\t")[0]!;
@@ -118,7 +118,7 @@ describe("olliesrv over 9P", () => {
     await o.fsys.writeFile(`${agent}/ctl`, `proc kill ${procId}\n`);
     await states.until("idle");
     expect(await o.read(`${agent}/chat`)).toContain("← shell failed:");
-    expect(await o.read(`${agent}/proc`)).toContain(`${procId}\tshell\tcancelled`);
+    expect(await o.read(`${agent}/proc/idx`)).toContain(`${procId}\tshell\tcancelled`);
   });
 
   it("lists skills and loads one into the system prompt", async () => {

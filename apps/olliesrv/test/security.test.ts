@@ -28,7 +28,8 @@ let o: Ollie;
 let tcp: string;
 beforeAll(async () => {
   o = await startOllie("olliesrv-sec-", { args: ["--tcp", "0", "--max-depth", "0"], setup: installProbe });
-  tcp = /serving on (tcp!\S+)/.exec(o.log())![1]!;
+  // The TCP listener comes up after the sessions are restored.
+  tcp = /serving on (tcp!\S+)/.exec(await o.logged(/serving on tcp!/))![1]!;
 });
 afterAll(async () => {
   await o.stop();

@@ -28,7 +28,7 @@ const marked = (marker: string) =>
   });
 
 async function until(test: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !test(); i++) await new Promise((r) => setTimeout(r, 20));
+  for (let i = 0; i < 1500 && !test(); i++) await new Promise((r) => setTimeout(r, 20));
 }
 
 /** Starts a turn whose shell tool detaches three processes; resolves once they and its `sleep` run. */
@@ -44,8 +44,11 @@ async function detachingTurn(id: string, marker: string): Promise<string> {
   o.mock.enqueue({ toolCalls: [{ name: "shell", arguments: { command } }] });
   await o.fsys.writeFile(`${agent}/prompt`, "Start the servers");
   // The shell's own environment was set before its `export`: what it starts carries the mark, it does not.
-  await until(() => marked(marker).length >= 4);
-  expect(marked(marker).length).toBeGreaterThanOrEqual(4);
+  // One snapshot decides: the daemon's double fork passes through short-lived processes that a second count
+  // may no longer see.
+  let running = 0;
+  await until(() => (running = marked(marker).length) >= 4);
+  expect(running, "marked processes running").toBeGreaterThanOrEqual(4);
   return agent;
 }
 

@@ -15,9 +15,10 @@ export const USAGE = `usage: toolsrv [-a ADDR] [--tools-path DIRS] [--sandbox NA
   --default-tools N  the tools an agent starts with, comma-separated (default: client_9p)
   --exit-with-stdin  stop when standard input closes (a parent that starts toolsrv, and may die, passes this)
   --print-address    print the address on stdout once serving (for a parent that waits for that)
-  --log-level LEVEL  what to log on stderr: error, warn, info, debug, trace or silent, then CATEGORY=LEVEL
-                     settings for audit, 9p, tools, e.g. warn,audit=info (default: $OLLIE_LOG, else info)
-  -D                 trace 9P messages to stderr (short for the setting 9p=trace)
+  --log-level LEVEL  what to log: error, warn, info, debug, trace or silent, then CATEGORY=LEVEL settings
+                     for audit, 9p, tools, e.g. warn,audit=info, and last a FILE (anything with a '/') to
+                     append to instead of stderr (default: $OLLIE_LOG, else info on stderr)
+  -D                 trace 9P messages (short for the setting 9p=trace)
   --version          print the version
   -h, --help         print this
 With OLLIE_TOOLSRV_KEY set, every attach must prove that key (hmac-sha256 through Tauth); without it,

@@ -2,8 +2,10 @@ import { describe, expect, it } from "vitest";
 import {
   DEFAULT_LOG_SETTINGS,
   LogSettingsError,
+  levelsOnly,
   parseLogSettings,
   resolveLogSettings,
+  splitLogValue,
   thresholdFor,
   withCategory,
 } from "./log-settings.js";
@@ -98,5 +100,64 @@ describe("where the settings come from", () => {
       ]),
     });
     expect(base.categories.has("9p")).toBe(false);
+  });
+});
+
+describe("a log file in the value", () => {
+  it("is the part from the first setting with a '/' to the end, commas and all", () => {
+    expect(splitLogValue("info,audit=warn")).toEqual({ levels: "info,audit=warn", file: undefined });
+    expect(splitLogValue("/var/log/ollie.log")).toEqual({ levels: undefined, file: "/var/log/ollie.log" });
+    expect(splitLogValue("warn,9p=trace, ./logs/a,b=c.log")).toEqual({
+      levels: "warn,9p=trace",
+      file: "./logs/a,b=c.log",
+    });
+    expect(splitLogValue("~/ollie.log")).toEqual({ levels: undefined, file: "~/ollie.log" });
+    expect(levelsOnly("debug,/tmp/x.log")).toBe("debug");
+    expect(levelsOnly("/tmp/x.log")).toBeUndefined();
+    expect(levelsOnly(undefined)).toBeUndefined();
+  });
+
+  it("goes with the levels beside it, or info when there are none", () => {
+    expect(parse("warn,9p=trace,/var/log/ollie.log")).toEqual({
+      level: "warn",
+      categories: new Map([["9p", "trace"]]),
+      file: "/var/log/ollie.log",
+    });
+    expect(parse("/var/log/ollie.log")).toEqual({ ...DEFAULT_LOG_SETTINGS, file: "/var/log/ollie.log" });
+    expect(() => parse("loud,/var/log/ollie.log")).toThrow("$OLLIE_LOG: 'loud' is not a level");
+    expect(() => parse("info,,/var/log/ollie.log")).toThrow("has an empty setting");
+  });
+
+  it("comes from --log-level, else $OLLIE_LOG, apart from the levels, with ~/ for $HOME", () => {
+    const env = { OLLIE_LOG: "error,~/ollie.log", HOME: "/home/glenda" };
+    expect(resolveLogSettings(undefined, env)).toEqual({
+      level: "error",
+      categories: new Map(),
+      file: "/home/glenda/ollie.log",
+    });
+    expect(resolveLogSettings("debug", env)).toEqual({
+      level: "debug",
+      categories: new Map(),
+      file: "/home/glenda/ollie.log",
+    });
+    expect(resolveLogSettings("/tmp/other.log", env)).toEqual({
+      level: "error",
+      categories: new Map(),
+      file: "/tmp/other.log",
+    });
+    // Levels from the flag leave $OLLIE_LOG's unread, as before: only its file counts.
+    expect(resolveLogSettings("warn", { OLLIE_LOG: "nope,/tmp/x.log" })).toEqual({
+      level: "warn",
+      categories: new Map(),
+      file: "/tmp/x.log",
+    });
+    expect(resolveLogSettings("warn", { OLLIE_LOG: "error" })).toEqual({
+      level: "warn",
+      categories: new Map(),
+    });
+  });
+
+  it("stays when -D adds a category", () => {
+    expect(withCategory(parse("warn,/tmp/x.log"), "9p", "trace").file).toBe("/tmp/x.log");
   });
 });

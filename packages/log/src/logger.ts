@@ -1,15 +1,16 @@
 /*
  * The logger of the Ollie daemons (olliesrv and toolsrv), written here rather than taken from pino: the
- * people who read these lines read them in a terminal or through journald, so a line is plain text (time,
- * level, program and category, message), never JSON that needs a pretty-printer to be read. Each line is one
- * `write` on the caller's thread (process.stderr writes synchronously on Linux, to a terminal, file or
- * pipe): no worker thread and no dependency, so a daemon that exits right after an error has logged it, and
+ * people who read these lines read them in a terminal, through journald or in a log file, so a line is plain
+ * text (time, level, program and category, message), never JSON that needs a pretty-printer to be read. Each
+ * line is one `write` on the caller's thread (process.stderr writes synchronously on Linux, to a terminal,
+ * file or pipe, and a log file is written with writeSync): no worker thread and no dependency, so a daemon that exits right after an error has logged it, and
  * no line is ever interleaved with another. There is no colour, ever, so NO_COLOR is respected by
  * construction and journald stores no escape codes. A line cannot be forged from inside a message (control
  * characters are escaped), and the secrets a daemon knows are replaced before a line is written.
  */
 import { asOneLine, formatLine } from "./format-line.js";
 import { type LogLevel, passes } from "./levels.js";
+import { openLogFile } from "./log-file.js";
 import { DEFAULT_LOG_SETTINGS, type LogSettings, thresholdFor } from "./log-settings.js";
 import { assertLogName } from "./names.js";
 import { Redactor } from "./redactor.js";
@@ -24,7 +25,10 @@ export interface LoggerOptions {
   program: string;
   /** Which lines to write (default: `info` and more severe, in every category); see resolveLogSettings. */
   settings?: LogSettings;
-  /** Default: process.stderr. */
+  /**
+   * Default: the file `settings.file` names, opened here for appending and reopened on SIGHUP (see
+   * openLogFile; a file that cannot be opened throws LogFileError), else process.stderr.
+   */
   stream?: LogStream;
   /** Strings replaced with `[redacted]` wherever they appear in a message (keys, tokens); see addSecret. */
   secrets?: Iterable<string>;
@@ -78,11 +82,12 @@ interface Shared {
 
 export function createLogger(options: LoggerOptions): Logger {
   assertLogName(options.program, "program");
+  const settings = options.settings ?? DEFAULT_LOG_SETTINGS;
   return categoryLogger(
     {
       program: options.program,
-      settings: options.settings ?? DEFAULT_LOG_SETTINGS,
-      stream: options.stream ?? process.stderr,
+      settings,
+      stream: options.stream ?? (settings.file === undefined ? process.stderr : openLogFile(settings.file)),
       redactor: new Redactor(options.secrets, options.redact),
       now: options.now ?? (() => new Date()),
     },

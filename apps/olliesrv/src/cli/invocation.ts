@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { SESSION_ID } from "../session/names.js";
+import { type BypassInvocation, REQUEST_ID } from "./bypass-commands.js";
 import { type InitInvocation, parseInit } from "./init-args.js";
 
 /** What an `ollie` command line asks for, checked whole before any connection is made. */
@@ -12,6 +13,7 @@ export type Invocation =
   | { command: "status"; session: string | undefined }
   | { command: "stop" | "kill"; session: string }
   | InitInvocation
+  | BypassInvocation
   | { command: "backends" };
 
 /** The commands that work without olliesrv (and reach it only when it runs). */
@@ -80,8 +82,21 @@ export function parseInvocation(command: string | undefined, args: string[]): In
     case "init":
       return parseInit(args);
     case "backends":
+    case "bypass":
       operands(0);
       return { command };
+    case "approve":
+    case "deny": {
+      const { positionals } = parseArgs({ args, allowPositionals: true });
+      const [id, ...reason] = positionals;
+      if (!id || !REQUEST_ID.test(id))
+        throw new UsageError(`${command} needs a bypass request's number (ollie bypass lists them)`);
+      if (command === "approve") {
+        if (reason.length > 0) throw new UsageError("approve takes a request's number alone");
+        return { command, id };
+      }
+      return { command, id, reason: reason.join(" ").trim() };
+    }
     default:
       throw new UsageError(`unknown command '${command}'`);
   }

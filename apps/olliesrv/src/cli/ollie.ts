@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { askCommand } from "./ask-command.js";
+import { decideCommand, pendingCommand } from "./bypass-commands.js";
 import { type Invocation, type LocalInvocation, parseInvocation } from "./invocation.js";
 import { defaultAddress, identity, SessionClient } from "./session-client.js";
 import { shell } from "./shell.js";
@@ -24,6 +25,10 @@ export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] [-k KEYFILE] COMMAND ...
                             restart) and check the backend answers; an existing file is kept unless --force
   backends                  the backend profiles, the default (*) and whether each answers: olliesrv's own
                             view when it runs, else the file it will read (init and backends need no olliesrv)
+  bypass                    the requests of agents to run something outside the sandbox that wait for you:
+                            number, agent, operation, command, reason
+  approve ID                let bypass request ID run (outside the sandbox, as you)
+  deny ID [REASON]          refuse it, telling the agent why
 The address defaults to $NAMESPACE/ollie. You attach as yourself, proven with the owner key olliesrv made
 ($XDG_DATA_HOME/ollie/keys/owner.key; -k names another, e.g. a copy for a TCP listener); inside an agent's
 tool, as that agent ($OLLIE_UNAME, proven with $OLLIE_KEY).
@@ -118,6 +123,11 @@ async function run(client: SessionClient, invocation: Exclude<Invocation, LocalI
     case "kill":
       await client.write(`session/${invocation.session}/agent/main/ctl`, `${invocation.command}\n`);
       return 0;
+    case "bypass":
+      return await pendingCommand(client);
+    case "approve":
+    case "deny":
+      return await decideCommand(client, invocation);
   }
 }
 

@@ -16,7 +16,8 @@ export const SHELL_HELP = `/help                  this list
 /inject TEXT           put TEXT before the model at the running turn's next step
 /rename NAME           rename the session
 /skill load|unload NAME   add a skill to the system prompt, or remove it
-/proc kill ID          kill one of the agent's tool processes (see its proc file)
+/proc kill ID          kill one of the agent's tool processes (see its proc/idx file)
+/fork [--clean] [NAME] a new session from the agent's history (--clean: its task state alone)
 /kill                  end the session, and leave
 Any other /word is written to the agent's ctl as typed. A line without / is a prompt. Ctrl-D leaves.
 `;

@@ -2,6 +2,7 @@ import { ctl } from "@ollie/virtfs";
 import { checkModel } from "../config/backends.js";
 import type { AgentEnvironment, AgentSlot } from "../session/agent-slot.js";
 import { stampSender } from "../session/callback.js";
+import { forkAgent, parseForkSpec } from "../session/fork.js";
 import { checkProfileName } from "../session/names.js";
 import type { Session } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
@@ -25,7 +26,7 @@ export function agentOperations(sessions: Sessions, session: Session, slot: Agen
     },
     model: async (model: string) => {
       if (!model) fail("model needs a name: model NAME");
-      await checkModel(env.backends, slot.backend, model);
+      await checkModel(env.backends, slot.backend, model, env.models);
       slot.model = model;
       slot.agent?.runtime.backend.setModel(model);
       await session.save();
@@ -73,7 +74,7 @@ export function agentOperations(sessions: Sessions, session: Session, slot: Agen
       const conn = slot.toolsrv ?? fail("the agent has no tool processes");
       const n = Number(id);
       if (!Number.isInteger(n) || !(await conn.processes()).some((p) => p.id === n))
-        fail(`no process ${id} of this agent (see proc)`);
+        fail(`no process ${id} of this agent (see proc/idx)`);
       await conn.kill(n);
     },
     skill: async (op: string, name: string) => {
@@ -109,6 +110,10 @@ export function agentCtl(sessions: Sessions, session: Session, slot: AgentSlot) 
     kill: () => op.kill(),
     skill: ([action = "", name = ""]) => op.skill(action, name),
     proc: ([action = "", id = ""]) => (action === "kill" ? op.killProcess(id) : fail("proc kill ID")),
+    // The new session's id is in the chat's `· forked` line; the agent's `fork` file answers it instead.
+    fork: async (_a, c) => {
+      await forkAgent(sessions, session, slot, parseForkSpec(c.rest), c.uname);
+    },
   });
 }
 

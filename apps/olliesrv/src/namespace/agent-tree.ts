@@ -5,6 +5,9 @@ import { dollars } from "../session/dollars.js";
 import type { Session } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
 import { agentCtl, agentOperations } from "./agent-ctl.js";
+import { forkFile } from "./fork-file.js";
+import { agentBackendProfile, modelsFile } from "./models-file.js";
+import { procDir } from "./proc-dir.js";
 import { promptFile, promptsDir } from "./prompt-file.js";
 
 const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
@@ -46,6 +49,7 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
       writable,
     ),
     file("ctl", agentCtl(sessions, session, slot), writable),
+    forkFile(sessions, session, slot, group),
     file(
       "state",
       text(() => `${slot.state.get()}\n`),
@@ -68,13 +72,7 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
     promptFile("fifo.in", slot, group),
     promptsDir(slot),
     file("fifo.out", log(slot.replies, { from: "end" })),
-    file(
-      "proc",
-      text(async () => {
-        const procs = (await slot.toolsrv?.processes()) ?? [];
-        return procs.map((p) => `${p.id}\t${p.tool}\t${p.status}\t${p.started}\n`).join("");
-      }),
-    ),
+    procDir(slot, group),
     file(
       "prompt.prev",
       text(() => (slot.lastPrompt ? `${slot.lastPrompt}\n` : "")),
@@ -119,13 +117,7 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
         return `${c.tokens}/${c.contextLength} ${(c.fraction * 100).toFixed(1)}%\n`;
       }),
     ),
-    file(
-      "models",
-      text(async () => {
-        const models = await (await slot.activate()).runtime.backend.models();
-        return models.map((m) => `${m.id}${m.contextLength ? `\t${m.contextLength}` : ""}\n`).join("");
-      }),
-    ),
+    modelsFile(sessions.environment, () => agentBackendProfile(sessions.environment, slot)),
     file(
       "tools",
       text(async () => {

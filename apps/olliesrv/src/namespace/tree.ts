@@ -6,6 +6,7 @@ import {
   dir,
   each,
   file,
+  type NodeSpec,
   type PermissionDenial,
   text,
   type VirtualTree,
@@ -17,7 +18,9 @@ import type { Session, SessionSpec } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
 import { moveSession } from "./agent-ctl.js";
 import { agentTree } from "./agent-tree.js";
+import { eventsFile } from "./events-file.js";
 import { fail } from "./fail.js";
+import { modelsFile } from "./models-file.js";
 import { promptFile } from "./prompt-file.js";
 
 /** Reads a session spec: `key=value` words (agent, cwd, backend, model, name) or a JSON object. */
@@ -98,16 +101,8 @@ export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree
         }),
         0o644,
       ),
-      file(
-        "models",
-        text(async () => {
-          const backend = await env.backends.get();
-          const models = await backend.models().catch((e: unknown) => {
-            throw new NinepError(`${backend.name}: ${(e as Error).message}`);
-          });
-          return models.map((m) => `${m.id}${m.contextLength ? `\t${m.contextLength}` : ""}\n`).join("");
-        }),
-      ),
+      // The default backend's models, as fetched at start (or when backends.conf changed).
+      modelsFile(env, async () => undefined),
       each(
         "session",
         () => ["new", "idx", ...sessions.list()] as Array<"new" | "idx" | Session>,
@@ -123,6 +118,7 @@ export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree
         },
       ),
       peerDir(sessions),
+      ...(options.extra ?? []),
       file(
         "stats",
         text(() => statsText(sessions, options.serverStats())),
@@ -142,6 +138,8 @@ export interface TreeOptions {
   /** Told of every permission refusal (the audit trail). */
   onDenied: (denial: PermissionDenial) => void;
   serverStats: () => ServerStats;
+  /** More top-level nodes (the bypass broker's `bypass/`). */
+  extra?: readonly NodeSpec[];
   /** Reads backends.conf and the agent profiles again; rejects with what is wrong with a broken file. */
   reload: () => Promise<void>;
 }
@@ -250,6 +248,8 @@ function sessionTree(sessions: Sessions, session: Session) {
       }),
       { mode: 0o664, group },
     ),
+    // The session's events as JSON lines, filtered by topic (see NAMESPACE.md).
+    eventsFile(session, group),
     each(
       "agent",
       () => session.agents.values(),

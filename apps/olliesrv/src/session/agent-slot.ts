@@ -6,19 +6,24 @@ import type { BackendPool } from "@ollie/backends";
 import type { Authenticator } from "@ollie/ninep";
 import { ToolsrvConn } from "@ollie/toolsrv/client";
 import { LogStream, WatchedValue } from "@ollie/virtfs";
+import type { ModelCache } from "../config/model-cache.js";
 import type { ProfileBook } from "../config/profile-book.js";
 import type { Skill } from "../config/skills.js";
 import { Activity } from "./activity.js";
 import { PendingReload, unreachableNote } from "./backend-reload.js";
 import { artifactOf, callbackText, stampSender } from "./callback.js";
 import { ChatLog } from "./chat-log.js";
+import { type EventBus, publishAgentEvent } from "./event-bus.js";
 import type { SessionLimits } from "./limits.js";
 import { outcomeText, PromptTickets } from "./prompt-tickets.js";
 import type { SavedAgent } from "./session-file.js";
+import { ToolProcs } from "./tool-procs.js";
 
 /** What the daemon gives every agent it makes. */
 export interface AgentEnvironment {
   backends: BackendPool;
+  /** Every backend profile's model list, fetched at start and when backends.conf changes. */
+  models: ModelCache;
   /**
    * The agent profiles — the user's agents/ first, then the shipped ones — as agents are made from them (the
    * last good version of each).
@@ -64,6 +69,8 @@ export interface SlotSession {
   readonly parent: string | undefined;
   save(): Promise<void>;
   planStep(): string | undefined;
+  /** Where the agent's events are published, as `agent.NAME.TYPE` (the session's `events` file). */
+  readonly events: EventBus;
 }
 
 /**
@@ -75,6 +82,8 @@ export class AgentSlot {
   readonly chat = new ChatLog();
   /** What the agent is doing now: its `activity` file. */
   readonly activity = new Activity();
+  /** Its tool processes at toolsrv, as last asked for: the `proc/` directory. */
+  readonly procs = new ToolProcs(() => this.toolsrv);
   /** The model's text alone, a newline after each turn: what fifo.out streams to programs. */
   readonly replies = new LogStream({ retain: 1024 * 1024 });
   readonly state = new WatchedValue<string>("idle");
@@ -123,6 +132,7 @@ export class AgentSlot {
     this.skills = saved?.skills ?? [];
     this.tickets = new PromptTickets(saved?.prompts ?? 0);
     if (this.saved) this.chat.replay(this.saved.messages);
+    this.chat.onNote = (text) => this.session.events.publish(`agent.${name}.note`, { text });
   }
 
   /** The agent's principal: how toolsrv and the namespace know it. */
@@ -195,6 +205,7 @@ export class AgentSlot {
   /** Closes the live agent (its toolsrv connection); the slot keeps what it needs to come back. */
   async close(): Promise<void> {
     const agent = this.agent;
+    this.procs.stop();
     if (!agent) return;
     await agent.close();
     this.saved = agent.snapshot();
@@ -220,6 +231,16 @@ export class AgentSlot {
     this.profile = profile;
     this.saved = undefined;
     this.chat.note(`· now running profile ${profile}, with a fresh history`);
+  }
+
+  /**
+   * Starts a slot that was never used from another agent's checkpoint (a fork): it comes up paused with that
+   * history and task state, as a restored agent does.
+   */
+  adopt(session: PersistedSession): void {
+    if (this.agent || this.saved) throw new Error(`${this.uname} has a history already`);
+    this.saved = session;
+    this.chat.replay(session.messages);
   }
 
   /** Moves a paused or live agent to another directory: its tool connection is remade there. */
@@ -322,6 +343,8 @@ export class AgentSlot {
     }
     this.chat.event(e);
     this.activity.event(e);
+    this.procs.event(e);
+    publishAgentEvent(this.session.events, this.name, e);
     if (this.replies.closed) return;
     switch (e.type) {
       case "user":

@@ -78,9 +78,13 @@ export class ChatLog {
     }
   }
 
+  /** Told of each line of the daemon's own (the session's `agent.NAME.note` events). */
+  onNote: ((line: string) => void) | undefined;
+
   /** A line of the daemon's own. */
   note(t: string): void {
     this.line(t);
+    this.onNote?.(t);
   }
 
   private text(t: string): void {

@@ -2,6 +2,7 @@ import { rm, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { newSessionId } from "@ollie/agent-core";
 import { type AgentEnvironment, AgentSlot, splitUname } from "./agent-slot.js";
+import { EventBus } from "./event-bus.js";
 import { removeSessionFile, type SessionFile, writeSessionFile } from "./session-file.js";
 
 /** What a session is created with (what is written to session/new). */
@@ -24,10 +25,11 @@ export interface SessionSpec {
  */
 export class Session {
   readonly agents = new Map<string, AgentSlot>();
-  name: string;
-  cwd: string;
+  /** What happens in the session, by topic, for its observers (the `events` file). */
+  readonly events = new EventBus();
+  /** The name, directory and plan; each change is an event (`session.rename`, `session.cd`, `session.plan`). */
+  private told = { name: "", cwd: "", plan: "" };
   env: Record<string, string>;
-  plan: string;
   readonly created: string;
   /** The agent that spawned this session; it hears how each turn it prompted ended. */
   readonly parent: string | undefined;
@@ -62,6 +64,31 @@ export class Session {
         new AgentSlot(this, environment, "main", spec.agent ?? "default", spec.backend, spec.model),
       );
     }
+  }
+
+  get name(): string {
+    return this.told.name;
+  }
+  set name(name: string) {
+    this.tell("name", name, "session.rename");
+  }
+  get cwd(): string {
+    return this.told.cwd;
+  }
+  set cwd(cwd: string) {
+    this.tell("cwd", cwd, "session.cd");
+  }
+  get plan(): string {
+    return this.told.plan;
+  }
+  set plan(plan: string) {
+    this.tell("plan", plan, "session.plan");
+  }
+
+  private tell(field: "name" | "cwd" | "plan", value: string, topic: string): void {
+    if (this.told[field] === value) return;
+    this.told[field] = value;
+    this.events.publish(topic, { [field]: value });
   }
 
   static create(dir: string, environment: AgentEnvironment, spec: SessionSpec): Session {
@@ -138,6 +165,8 @@ export class Session {
       slot.agent?.interrupt("the session was killed");
     }
     await Promise.all([...this.agents.values()].map((s) => s.close()));
+    // Observers see the turns end, then this, then the end of the file.
+    this.events.end("session.kill");
     this.killed = true;
     await this.saving;
     await removeSessionFile(this.dir, this.id);

@@ -4,6 +4,7 @@ import type { Logger } from "@ollie/log";
 import { checkModel } from "../config/backends.js";
 import { type AgentEnvironment, type AgentSlot, splitUname } from "./agent-slot.js";
 import type { SessionLimits } from "./limits.js";
+import { repairSessionFile } from "./repair-history.js";
 import { Session, type SessionSpec } from "./session.js";
 import { readSessionFiles } from "./session-file.js";
 
@@ -64,7 +65,8 @@ export class Sessions {
     }
     await this.environment.profiles.get(spec.agent ?? "default");
     if (spec.backend !== undefined) this.environment.backends.profile(spec.backend);
-    if (spec.model !== undefined) await checkModel(this.environment.backends, spec.backend, spec.model);
+    if (spec.model !== undefined)
+      await checkModel(this.environment.backends, spec.backend, spec.model, this.environment.models);
     const session = Session.create(this.dir, this.environment, { ...spec, ...lineage });
     // Saved before it is listed: a session that cannot be saved (a full disk) is not made at all.
     await session.save();
@@ -79,8 +81,12 @@ export class Sessions {
    */
   async restore(): Promise<number> {
     const files = await readSessionFiles(this.dir, this.corruptDir, this.log.warn);
+    // What a stop cut off (a call without its result, a prompt without its reply) is answered as interrupted
+    // now, and the file saved so at once rather than at the agent's next save.
+    const repaired = files.map((file) => ({ id: file.id, added: repairSessionFile(file) }));
     for (const file of files) this.byId.set(file.id, new Session(file.id, this.dir, this.environment, file));
     this.changes++;
+    await Promise.all(repaired.filter((r) => r.added > 0).map((r) => this.saveRepaired(r.id, r.added)));
     for (const session of this.byId.values()) {
       for (const slot of session.agents.values()) {
         if (slot.waitingPrompts.length === 0) continue;
@@ -93,6 +99,16 @@ export class Sessions {
       }
     }
     return files.length;
+  }
+
+  /** Saves a restored session whose history was repaired, saying so (or why it could not). */
+  private async saveRepaired(id: string, added: number): Promise<void> {
+    try {
+      await this.byId.get(id)?.save();
+      this.log.info(`session ${id}: answered ${added} cut-off call(s) or turn(s) as interrupted`);
+    } catch (error) {
+      this.log.error(`session ${id}: could not save its repaired history: ${(error as Error).message}`);
+    }
   }
 
   /** Where a session `creator` spawns sits: one level deeper than the creator's, in its directory. */

@@ -5,22 +5,40 @@ import { type BypassOperation, type BypassPolicy, operationFor } from "./bypass-
 
 const requestSchema = z.strictObject({
   operation: z.string().min(1),
-  argv: z.array(z.string()).min(1),
+  /** The command; without it, the operation's own command as the policy gives it. */
+  argv: z.array(z.string()).min(1).optional(),
   cwd: z.string().startsWith("/", "cwd must be an absolute path"),
   reason: z.string().default(""),
 });
 
 export type BypassRequestSpec = z.input<typeof requestSchema>;
 
+/** A request as filed: its command is always there (the operation's own when the request gave none). */
+export interface BypassRequestDetails {
+  operation: string;
+  argv: string[];
+  cwd: string;
+  reason: string;
+}
+
 /** One request to run something outside the sandbox. */
 export interface BypassRequest {
   readonly id: number;
   readonly uname: string;
-  readonly spec: z.output<typeof requestSchema>;
-  /** `pending`, `denied: …`, `running`, `exited N`, `killed by SIGNAL`, `timed out`. */
+  readonly spec: BypassRequestDetails;
+  readonly filed: Date;
+  /** `pending`, `denied: …`, `denied by UNAME[: REASON]`, `running`, `exited N`, `killed by SIGNAL`, `timed out`. */
   readonly status: WatchedValue<string>;
+  /**
+   * How it was decided: `pending`, then `approved by UNAME`, `allowed by the policy`, `denied: …` (the policy)
+   * or `denied by UNAME[: REASON]`.
+   */
+  readonly decision: WatchedValue<string>;
   readonly output: LogStream;
 }
+
+/** The longest reason a denial keeps. */
+const MAX_REASON = 500;
 
 /**
  * The only way anything runs outside the sandbox. A request must name an operation of the bypass policy and
@@ -29,6 +47,8 @@ export interface BypassRequest {
  */
 export class BypassBroker {
   readonly log = new LogStream({ retain: 256 * 1024 });
+  /** The requests waiting for the owner, as the `pending` file shows them: a change wakes `bypass/wait`. */
+  readonly pending = new WatchedValue("");
   private readonly requests = new Map<number, BypassRequest>();
   private nextId = 1;
 
@@ -52,40 +72,82 @@ export class BypassBroker {
       const issue = parsed.error.issues[0]!;
       throw new Error(`bad bypass request: ${issue.path.join(".") || "the request"}: ${issue.message}`);
     }
-    const spec = parsed.data;
+    const { argv, ...rest } = parsed.data;
+    const spec: BypassRequestDetails = {
+      ...rest,
+      argv: argv ?? this.policy.operations.find((o) => o.name === rest.operation)?.argv ?? [],
+    };
     const r: BypassRequest = {
       id: this.nextId++,
       uname,
       spec,
+      filed: new Date(),
       status: new WatchedValue("pending"),
+      decision: new WatchedValue("pending"),
       output: new LogStream({ retain: 256 * 1024 }),
     };
     this.requests.set(r.id, r);
     this.note(
       r,
-      `requested ${spec.operation}: ${spec.argv.join(" ")}${spec.reason ? ` (${spec.reason})` : ""}`,
+      `requested ${spec.operation}: ${oneLine(spec.argv.join(" "))}${spec.reason ? ` (${oneLine(spec.reason)})` : ""}`,
     );
     const op = operationFor(this.policy, spec.operation, spec.argv);
     if (!op) {
-      this.finish(r, "denied: the bypass policy does not allow this command");
+      const why = this.policy.operations.some((o) => o.name === spec.operation)
+        ? "the bypass policy does not allow this command"
+        : `the bypass policy has no operation ${spec.operation}`;
+      r.decision.set(`denied: ${why}`);
+      this.finish(r, `denied: ${why}`);
     } else if (op.approval === "none") {
+      r.decision.set("allowed by the policy");
       void this.run(r, op, "allowed without approval by the policy");
     }
+    this.showPending();
     return r.id;
   }
 
-  /** The owner's decision on a pending request. */
-  decide(id: number, decision: "approve" | "deny", by: string): void {
+  /** The owner's decision on a pending request; a denial may say why. */
+  decide(id: number, decision: "approve" | "deny", by: string, reason = ""): void {
     const r = this.requests.get(id);
     if (!r) throw new Error(`no bypass request ${id}`);
     if (r.status.get() !== "pending")
       throw new Error(`bypass request ${id} is not pending: ${r.status.get()}`);
     if (decision === "deny") {
-      this.finish(r, `denied by ${by}`);
-      return;
+      const why = oneLine(reason.trim()).slice(0, MAX_REASON);
+      const denied = `denied by ${by}${why ? `: ${why}` : ""}`;
+      r.decision.set(denied);
+      this.finish(r, denied);
+    } else {
+      r.decision.set(`approved by ${by}`);
+      // Only requests the policy allowed are left pending, and the policy does not change.
+      void this.run(r, operationFor(this.policy, r.spec.operation, r.spec.argv)!, `approved by ${by}`);
     }
-    // Only requests the policy allowed are left pending, and the policy does not change.
-    void this.run(r, operationFor(this.policy, r.spec.operation, r.spec.argv)!, `approved by ${by}`);
+    this.showPending();
+  }
+
+  /** The operations the policy offers, one line each: name, approval, timeout in seconds, command. */
+  operations(): string {
+    return this.policy.operations
+      .map((o) => `${o.name}\t${o.approval}\t${o.timeout}\t${o.argv.join(" ")}\n`)
+      .join("");
+  }
+
+  /**
+   * The pending requests, one line each, tab-separated: id, agent, operation, command, reason (control
+   * characters escaped, so a line is a request).
+   */
+  pendingText(): string {
+    return [...this.requests.values()]
+      .filter((r) => r.decision.get() === "pending")
+      .map((r) =>
+        [r.id, r.uname, r.spec.operation, r.spec.argv.join(" "), r.spec.reason].map(oneLine).join("\t"),
+      )
+      .map((line) => `${line}\n`)
+      .join("");
+  }
+
+  private showPending(): void {
+    this.pending.set(this.pendingText());
   }
 
   private async run(r: BypassRequest, op: BypassOperation, why: string): Promise<void> {
@@ -124,4 +186,16 @@ export class BypassBroker {
     this.log.append(line);
     this.onLog(line);
   }
+}
+
+/** `text` on one line: tabs, newlines and other control characters written as escapes (`\t`, `\n`, `\x1b`). */
+export function oneLine(value: string | number): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it escapes
+  return String(value).replace(/[\u0000-\u001f\u007f-\u009f\\]/g, (c) => {
+    if (c === "\\") return "\\\\";
+    if (c === "\t") return "\\t";
+    if (c === "\n") return "\\n";
+    if (c === "\r") return "\\r";
+    return `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`;
+  });
 }

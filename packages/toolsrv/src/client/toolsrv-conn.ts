@@ -1,5 +1,6 @@
-import { type Authenticator, type Fsys, NinepClient, ORDWR } from "@ollie/ninep";
+import { type Authenticator, type File, type Fsys, NinepClient, ORDWR, OREAD } from "@ollie/ninep";
 import type { ToolMeta } from "../metadata/tool-meta.js";
+import type { AgentSandbox } from "../server/agent-sandbox.js";
 import type { CallResult } from "../server/tool-service.js";
 
 /** A tool as an agent's loop sees it (the shape of @ollie/agent-core's ToolInfo). */
@@ -80,6 +81,14 @@ export class ToolsrvConn {
     return Number((await this.fsys.readFile("rev", signal)).toString("utf8").trim());
   }
 
+  /**
+   * The sandbox this agent's tools run under, expanded for the directory and environment of its last call
+   * (toolsrv's `sandbox` file).
+   */
+  async sandbox(signal?: AbortSignal): Promise<AgentSandbox> {
+    return JSON.parse((await this.fsys.readFile("sandbox", signal)).toString("utf8")) as AgentSandbox;
+  }
+
   /** Loads tools for this agent (what tool_load does). */
   async load(names: readonly string[]): Promise<void> {
     await this.fsys.writeFile("ctl", `load ${names.join(" ")}\n`);
@@ -145,6 +154,29 @@ export class ToolsrvConn {
   /** Kills one of this agent's tool processes (its whole process group). */
   async kill(id: number): Promise<void> {
     await this.fsys.writeFile(`proc/${id}/ctl`, "kill\n");
+  }
+
+  /** One of this agent's tool processes as toolsrv describes it now; undefined when it is gone or another's. */
+  async process(id: number, signal?: AbortSignal): Promise<ProcessInfo | undefined> {
+    try {
+      const info = JSON.parse(
+        (await this.fsys.readFile(`proc/${id}/info`, signal)).toString("utf8"),
+      ) as ProcessInfo;
+      return info.agent === this.options.uname ? info : undefined;
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      return undefined;
+    }
+  }
+
+  /**
+   * Opens the output of one of this agent's tool processes (stdout and stderr as they came, from the start):
+   * reads at an offset wait for more until the process ends. Close it when done. Rejects when the process is
+   * gone or another agent's.
+   */
+  async openOutput(id: number, signal?: AbortSignal): Promise<File> {
+    if (!(await this.process(id, signal))) throw new Error(`no process ${id} of ${this.options.uname}`);
+    return this.fsys.open(`proc/${id}/output`, OREAD, signal);
   }
 
   async close(): Promise<void> {

@@ -54,7 +54,7 @@ export interface ToolRun {
 const STDERR_LIMIT = 16 * 1024;
 
 /** Where the running Node lives, so tools written for it can run under the sandbox. */
-const NODE_PREFIX = dirname(dirname(process.execPath));
+export const NODE_PREFIX = dirname(dirname(process.execPath));
 
 /** `OLLIE_ARG_<NAME>` for each top-level scalar argument. */
 export function argumentEnv(args: Record<string, unknown>): Record<string, string> {

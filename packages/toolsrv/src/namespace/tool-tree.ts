@@ -11,6 +11,8 @@ import {
   type VirtualTree,
   wait,
 } from "@ollie/virtfs";
+import { agentSandbox } from "../server/agent-sandbox.js";
+import type { AgentTools } from "../server/agent-tools.js";
 import type { ProcEntry } from "../server/proc-table.js";
 import type { ToolService } from "../server/tool-service.js";
 import { callFile } from "./call-file.js";
@@ -50,6 +52,10 @@ export function toolTree(service: ToolService, options: ToolTreeOptions): Virtua
       ),
       file("revwait", revisionWait(service)),
       file(
+        "sandbox",
+        text(({ uname }) => json(agentSandbox(uname, agents.get(uname), service.sandbox))),
+      ),
+      file(
         "ctl",
         ctl({
           load: async (names, { uname }) => {
@@ -74,6 +80,18 @@ export function toolTree(service: ToolService, options: ToolTreeOptions): Virtua
         (p: ProcEntry) => procDir(p),
         // Named without building each process's directory, which a walk would otherwise do for every one.
         { key: (p) => String(p.id) },
+      ),
+      each(
+        "agent",
+        () => agents.list(),
+        (tools: AgentTools) =>
+          dir(tools.uname, [
+            file(
+              "sandbox",
+              text(() => json(agentSandbox(tools.uname, tools, service.sandbox))),
+            ),
+          ]),
+        { key: (tools) => tools.uname, lookup: (name) => agents.get(name) },
       ),
       ...(options.extra ?? []),
     ]),

@@ -1,11 +1,24 @@
 import { WatchedValue } from "@ollie/virtfs";
 
+/** Where and with what environment an agent's last call ran: what its sandbox was expanded for. */
+export interface CallPlace {
+  cwd: string;
+  env: Record<string, string>;
+  at: Date;
+}
+
 /** One agent's loaded tools and the revision that moves whenever they change. */
 export class AgentTools {
   readonly loaded = new Set<string>();
   readonly revision = new WatchedValue(1);
+  /** Its last call's directory and environment (none before its first call). */
+  lastCall: CallPlace | undefined;
 
-  constructor(initial: Iterable<string>) {
+  constructor(
+    initial: Iterable<string>,
+    /** The agent principal whose set it is. */
+    readonly uname = "",
+  ) {
     for (const name of initial) this.loaded.add(name);
   }
 
@@ -44,10 +57,19 @@ export class AgentToolSets {
   of(uname: string): AgentTools {
     let tools = this.agents.get(uname);
     if (!tools) {
-      tools = new AgentTools(this.initial);
+      tools = new AgentTools(this.initial, uname);
       this.agents.set(uname, tools);
     }
     return tools;
+  }
+
+  /** Every agent principal that has connected, in the order they came. */
+  list(): AgentTools[] {
+    return [...this.agents.values()];
+  }
+
+  get(uname: string): AgentTools | undefined {
+    return this.agents.get(uname);
   }
 
   /** Moves every agent's revision (the catalog changed under them). */

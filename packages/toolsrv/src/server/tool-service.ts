@@ -57,6 +57,11 @@ export class ToolService {
     private readonly options: ToolServiceOptions,
   ) {}
 
+  /** The policy every call starts from, and the paths no call may reach. */
+  get sandbox(): { policy: SandboxPolicy; protect: readonly string[] } {
+    return { policy: this.options.policy, protect: this.options.protect ?? [] };
+  }
+
   /** An agent's tools: the builtins, then the loaded tools that exist, by name. */
   async loaded(uname: string): Promise<ToolMeta[]> {
     const tools = await this.catalog.tools();
@@ -78,6 +83,8 @@ export class ToolService {
     }
     const entry = await this.catalog.get(request.tool);
     if (!entry) return failure(`${request.tool} is no longer on the tools path`);
+    const env = { ...this.options.baseEnv, ...request.env, OLLIE_UNAME: uname };
+    agent.lastCall = { cwd: request.cwd, env, at: new Date() };
     let run: Awaited<ReturnType<typeof startTool>>;
     try {
       run = await startTool(
@@ -85,7 +92,7 @@ export class ToolService {
         {
           args: request.args,
           cwd: request.cwd,
-          env: { ...this.options.baseEnv, ...request.env, OLLIE_UNAME: uname },
+          env,
         },
         {
           policy: this.options.policy,

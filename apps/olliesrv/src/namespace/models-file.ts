@@ -1,0 +1,40 @@
+import type { ModelInfo } from "@ollie/backends";
+import { NinepError } from "@ollie/ninep";
+import { file, text } from "@ollie/virtfs";
+import type { AgentEnvironment, AgentSlot } from "../session/agent-slot.js";
+
+/** One line per model: its id, and its context window where known. */
+export const modelLines = (models: readonly ModelInfo[]) =>
+  models.map((m) => `${m.id}${m.contextLength ? `\t${m.contextLength}` : ""}\n`).join("");
+
+/**
+ * A `models` file: the cached list of the backends.conf profile `profile()` names (the default when it gives
+ * undefined). A read asks no backend: it waits only for a fetch already under way, and a list that could
+ * not be had is an error saying why and when olliesrv asks again.
+ */
+export function modelsFile(env: AgentEnvironment, profile: () => Promise<string | undefined>) {
+  return file(
+    "models",
+    text(async () => {
+      try {
+        return modelLines(await env.models.models(await profile()));
+      } catch (error) {
+        throw new NinepError((error as Error).message);
+      }
+    }),
+  );
+}
+
+/**
+ * The profile an agent's requests go to: the live agent's backend, else the one chosen for it (`backend`),
+ * else its agent profile's, else backends.conf's default — without connecting a paused agent.
+ */
+export async function agentBackendProfile(
+  env: AgentEnvironment,
+  slot: AgentSlot,
+): Promise<string | undefined> {
+  const live = slot.agent?.runtime.backend.name;
+  if (live !== undefined && env.backends.conf.profiles.has(live)) return live;
+  if (slot.backend !== undefined) return slot.backend;
+  return (await env.profiles.get(slot.profile)).config.backend;
+}

@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Ollie, startOllie, watchStates } from "./harness.js";
+
+let o: Ollie;
+beforeAll(async () => {
+  o = await startOllie("olliesrv-proc-");
+});
+afterAll(async () => {
+  await o.stop();
+  await o.remove();
+});
+
+/** Reads `read` until `done` holds (a few seconds at most), and returns the last text. */
+async function until(read: () => Promise<string>, done: (text: string) => boolean): Promise<string> {
+  let text = await read();
+  for (let i = 0; i < 250 && !done(text); i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    text = await read();
+  }
+  return text;
+}
+
+const names = async (path: string) => (await o.fsys.readdir(path)).map((e) => e.name);
+
+describe("an agent's proc/ directory", () => {
+  it("has a directory per tool process: its status, its output as it comes, and a ctl that kills it", async () => {
+    const id = await o.create(`agent=coding cwd=${o.work}`);
+    const agent = `session/${id}/agent/main`;
+    expect(await names(`${agent}/proc`)).toEqual(["idx"]);
+    o.mock.enqueue(
+      { toolCalls: [{ name: "shell", arguments: { command: "echo started; sleep 100; echo never" } }] },
+      { text: "It was killed." },
+    );
+    const states = await watchStates(o, agent);
+    await o.fsys.writeFile(`${agent}/prompt`, "run it");
+    // The directory follows the running turn by itself, without a read of idx.
+    const listed = await until(
+      async () => (await names(`${agent}/proc`)).join(" "),
+      (t) => /\d/.test(t),
+    );
+    const procId = listed.split(" ").find((n) => n !== "idx")!;
+    expect(listed.split(" ").sort()).toEqual(["idx", procId].sort());
+    const proc = `${agent}/proc/${procId}`;
+    expect(await names(proc)).toEqual(["status", "output", "ctl"]);
+    expect(await o.read(`${proc}/status`)).toBe("running\n");
+    expect(await o.read(`${agent}/proc/idx`)).toMatch(new RegExp(`^${procId}\\tshell\\trunning\\t\\S+Z\\n$`));
+
+    // The output streams: the first line is there while the process still runs.
+    const output = await o.fsys.open(`${proc}/output`);
+    expect((await output.read(0)).toString()).toBe("started\n");
+    const rest = output.read(8);
+
+    const ctl = await o.fsys.stat(`${proc}/ctl`);
+    expect([ctl.mode & 0o777, ctl.uid, ctl.gid]).toEqual([0o664, `${id}.main`, id]);
+    await expect(o.fsys.writeFile(`${proc}/ctl`, "pause\n")).rejects.toThrow("pause");
+    await o.fsys.writeFile(`${proc}/ctl`, "kill\n");
+    // The output ends with the process.
+    expect((await rest).length).toBe(0);
+    await output.close();
+    await states.until("idle");
+    const status = await until(
+      () => o.read(`${proc}/status`),
+      (t) => t !== "running\n",
+    );
+    expect(status).toMatch(/^(killed by SIG\w+|cancelled|exited \d+)\n$/);
+    expect(await o.read(`${agent}/chat`)).toContain("← shell failed:");
+    await expect(o.read(`${agent}/proc/99999/status`)).rejects.toThrow();
+  });
+
+  it("is empty for a paused agent, and refuses a process it does not have", async () => {
+    const live = /agents-live (\d+)/.exec(await o.read("stats"))![1];
+    const id = await o.create(`cwd=${o.work}`);
+    const agent = `session/${id}/agent/main`;
+    expect(await names(`${agent}/proc`)).toEqual(["idx"]);
+    expect(await o.read(`${agent}/proc/idx`)).toBe("");
+    await expect(o.fsys.stat(`${agent}/proc/1`)).rejects.toThrow();
+    // The old command stays.
+    await expect(o.fsys.writeFile(`${agent}/ctl`, "proc kill 1\n")).rejects.toThrow(
+      "the agent has no tool processes",
+    );
+    // Nothing here connected it.
+    expect(await o.read("stats")).toContain(`agents-live ${live}\n`);
+  });
+});

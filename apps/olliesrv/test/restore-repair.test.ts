@@ -1,0 +1,83 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { INTERRUPTED_RESULT, INTERRUPTED_TURN } from "@ollie/agent-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Ollie, startOllie, watchStates } from "./harness.js";
+
+let o: Ollie;
+beforeAll(async () => {
+  o = await startOllie("olliesrv-repair-");
+});
+afterAll(async () => {
+  await o.stop();
+  await o.remove();
+});
+
+interface SavedMessage {
+  role: string;
+  content: string;
+  toolCalls?: unknown[];
+}
+
+const savedHistory = (id: string) => {
+  const file = JSON.parse(readFileSync(join(o.root, "data", "ollie", "sessions", `${id}.json`), "utf8")) as {
+    paused: boolean;
+    agents: Array<{ session?: { messages: SavedMessage[] } }>;
+  };
+  return { paused: file.paused, messages: file.agents[0]!.session!.messages };
+};
+
+describe("restoring a session cut off mid-turn", () => {
+  it("answers the call left without a result and the prompt left without a reply, and saves that at once", async () => {
+    const calling = await o.create(`agent=coding cwd=${o.work} name=calling`);
+    const thinking = await o.create(`agent=coding cwd=${o.work} name=thinking`);
+    const callingAgent = `session/${calling}/agent/main`;
+    const thinkingAgent = `session/${thinking}/agent/main`;
+    o.mock.enqueue({ toolCalls: [{ name: "shell", arguments: { command: "sleep 30" } }] });
+    const states = await watchStates(o, callingAgent);
+    await o.fsys.writeFile(`${callingAgent}/prompt`, "Run the long thing");
+    await states.until("calling: shell");
+    // Something saves the session while the call runs (a turn is saved when it starts and after each round).
+    await o.fsys.writeFile(`session/${calling}/ctl`, "rename still-calling\n");
+    o.mock.enqueue({ text: "A reply that takes its time.", chunkSize: 1, delayMs: 2000 });
+    const states2 = await watchStates(o, thinkingAgent);
+    await o.fsys.writeFile(`${thinkingAgent}/prompt`, "Think slowly");
+    await states2.until("thinking");
+
+    await o.crash();
+    // As the crash left them: a call without its result, a prompt without its reply.
+    expect(savedHistory(calling).messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(savedHistory(thinking).messages.map((m) => m.role)).toEqual(["user"]);
+
+    await o.restart();
+    // On disk before anyone touched either agent (both still paused).
+    for (const id of [calling, thinking])
+      expect(await o.logged(`session ${id}: answered 1 cut-off call(s) or turn(s) as interrupted`)).toContain(
+        `INFO  olliesrv[sessions]: session ${id}: answered 1 cut-off call(s) or turn(s) as interrupted\n`,
+      );
+    const called = savedHistory(calling);
+    expect(called.paused).toBe(true);
+    expect(called.messages.map((m) => [m.role, m.content])).toEqual([
+      ["user", "Run the long thing"],
+      ["assistant", ""],
+      ["tool", INTERRUPTED_RESULT],
+    ]);
+    const thought = savedHistory(thinking);
+    expect(thought.messages.map((m) => [m.role, m.content])).toEqual([
+      ["user", "Think slowly"],
+      ["assistant", INTERRUPTED_TURN],
+    ]);
+    expect(await o.read("stats")).toContain("agents-live 0\n");
+
+    // The agent comes back with the same history, repaired once.
+    const history = JSON.parse(await o.read(`${callingAgent}/context`)) as SavedMessage[];
+    expect(history.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+    expect(await o.read(`${callingAgent}/chat`)).toMatch(/← shell failed: \[interrupted: /);
+
+    // A clean restart repairs nothing more.
+    await o.stop();
+    const from = o.log().length;
+    await o.restart();
+    expect(o.log().slice(from)).not.toContain("cut-off");
+  });
+});
