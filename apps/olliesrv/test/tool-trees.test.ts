@@ -47,7 +47,10 @@ async function detachingTurn(id: string, marker: string): Promise<string> {
   // One snapshot decides: the daemon's double fork passes through short-lived processes that a second count
   // may no longer see.
   let running = 0;
-  await until(() => (running = marked(marker).length) >= 4);
+  await until(() => {
+    running = marked(marker).length;
+    return running >= 4;
+  });
   expect(running, "marked processes running").toBeGreaterThanOrEqual(4);
   return agent;
 }

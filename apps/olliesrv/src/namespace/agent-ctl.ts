@@ -16,6 +16,17 @@ const idle = (slot: AgentSlot, what: string) => {
 export function agentOperations(sessions: Sessions, session: Session, slot: AgentSlot) {
   const env = sessions.environment;
   const owner = env.owner;
+  /** `inject` adds to what the running turn has not taken yet; `rewrite` replaces it (InjectRewrite). */
+  const inject = async (text: string, by: string, how: "inject" | "rewrite") => {
+    notItself(by, slot, env);
+    // An injection joins the running turn: that turn is now as many hops from a person as the injector's.
+    const hops = slot.hopsFrom(by);
+    const agent = await slot.activate();
+    const stamped = stampSender(text || fail(`${how} needs text`), by, owner);
+    if (how === "inject") agent.inject(stamped);
+    else agent.injectRewrite(stamped);
+    slot.turnHops = Math.max(slot.turnHops, hops);
+  };
   return {
     stop: () => {
       if (!slot.agent?.interrupt("stopped from ctl")) fail("nothing is running");
@@ -57,14 +68,8 @@ export function agentOperations(sessions: Sessions, session: Session, slot: Agen
       notItself(by, slot, env);
       await slot.submit(prompt || fail("queue needs a prompt"), by);
     },
-    inject: async (text: string, by: string = owner) => {
-      notItself(by, slot, env);
-      // An injection joins the running turn: that turn is now as many hops from a person as the injector's.
-      const hops = slot.hopsFrom(by);
-      const agent = await slot.activate();
-      agent.inject(stampSender(text || fail("inject needs text"), by, owner));
-      slot.turnHops = Math.max(slot.turnHops, hops);
-    },
+    inject: (text: string, by: string = owner) => inject(text, by, "inject"),
+    rewrite: (text: string, by: string = owner) => inject(text, by, "rewrite"),
     rename: async (name: string) => {
       session.name = name || fail("rename needs a name");
       await session.save();
@@ -106,6 +111,7 @@ export function agentCtl(sessions: Sessions, session: Session, slot: AgentSlot) 
     cd: (_a, c) => op.cd(c.rest.trim(), c.uname),
     queue: (_a, c) => op.queue(c.rest.trim(), c.uname),
     inject: (_a, c) => op.inject(c.rest.trim(), c.uname),
+    rewrite: (_a, c) => op.rewrite(c.rest.trim(), c.uname),
     rename: (_a, c) => op.rename(c.rest.trim()),
     kill: () => op.kill(),
     skill: ([action = "", name = ""]) => op.skill(action, name),

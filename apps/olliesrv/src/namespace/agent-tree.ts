@@ -100,14 +100,19 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
       "usage",
       text(() => {
         const u = slot.agent?.usage;
-        return json(u ? { turn: u.turn, session: u.session } : { session: slot.savedUsage() });
+        return json(
+          u
+            ? { turn: u.turn, session: u.session, compaction: u.compaction }
+            : { session: slot.savedUsage(), compaction: slot.savedCompactionUsage() },
+        );
       }),
     ),
     file(
       "cost",
       text(() => {
         const u = slot.agent?.usage;
-        return `${dollars(u?.session.costUsd ?? slot.savedUsage()?.costUsd ?? 0)} session\n${dollars(u?.lastTurnCostUsd ?? 0)} last turn\n`;
+        const compaction = u?.compaction.costUsd ?? slot.savedCompactionUsage()?.costUsd ?? 0;
+        return `${dollars(u?.session.costUsd ?? slot.savedUsage()?.costUsd ?? 0)} session\n${dollars(u?.lastTurnCostUsd ?? 0)} last turn\n${dollars(compaction)} compaction (part of the session)\n`;
       }),
     ),
     file(

@@ -286,6 +286,11 @@ export class AgentSlot {
     return this.saved?.usage;
   }
 
+  /** What the compaction summaries used, as last saved (for a paused agent). */
+  savedCompactionUsage() {
+    return this.saved?.compactionUsage;
+  }
+
   /** The system prompt with the loaded skills' text after it. */
   withSkills(prompt: string): string {
     const skills = this.skills.flatMap((n) => this.env.skills().get(n) ?? []);
@@ -301,6 +306,8 @@ export class AgentSlot {
       agentsDir: dir,
       config: async () => config,
       backend: (name) => this.env.backends.fresh(this.backend ?? name),
+      // Summaries go to the backend profile's compaction_model unless the agent profile names its own.
+      compactionModel: (name) => this.env.backends.profile(this.backend ?? name).compactionModel,
       tools: (config) =>
         ToolsrvConn.dial({
           address: this.env.toolsrvAddress,
@@ -316,9 +323,17 @@ export class AgentSlot {
     if (this.model) spec.backend.setModel(this.model);
     const base = typeof spec.prompt === "string" ? spec.prompt : "";
     this.basePrompt = base;
+    const reload = spec.reloadPrompt;
     const options: AgentOptions = {
       ...spec,
       prompt: this.withSkills(base),
+      // A prompt read again after a compaction keeps the loaded skills after it, as the first one did.
+      ...(reload && {
+        reloadPrompt: async () => {
+          this.basePrompt = await reload();
+          return this.withSkills(this.basePrompt);
+        },
+      }),
       name: this.name,
       profile: this.profile,
       cwd: this.session.cwd,
