@@ -29,8 +29,13 @@ it("installs from its tarballs with npm and runs a sandboxed command with the pr
   const tarballs = join(root, "tarballs");
   // The other platform's package is an optional dependency npm skips; installed by name it is refused.
   const packages = [packageRoot(), join(monorepo, "packages", `sandbox-linux-${process.arch}`)];
+  // No prepack build: the package is built already, and a rebuild would empty dist/ under the other
+  // packages' tests running beside this one.
   for (const dir of packages) {
-    await execa("npx", ["-y", pnpm, "pack", "--pack-destination", tarballs], { cwd: dir });
+    await execa("npx", ["-y", pnpm, "pack", "--pack-destination", tarballs], {
+      cwd: dir,
+      env: { npm_config_ignore_scripts: "true" },
+    });
   }
 
   // A PATH with node and a shell, and nothing else: no cc, no gcc, no clang.
