@@ -19,7 +19,7 @@ export {
 export { CompactionSummaryError } from "./compaction/summary.js";
 export type { ContextFigures } from "./context/context-meter.js";
 export { estimateTokens } from "./context/token-estimate.js";
-export { INTERRUPTED_RESULT, INTERRUPTED_TURN } from "./history/history.js";
+export { answerUnanswered, INTERRUPTED_RESULT, INTERRUPTED_TURN } from "./history/history.js";
 export { emptyTotals, type UsageTotals } from "./history/usage-meter.js";
 export { type AgentHooks, CONTINUE, type HookEvent, type HookResult } from "./hooks/agent-hooks.js";
 export { DEFAULT_DISPATCH, type DispatchOptions, ToolTimeoutError } from "./loop/dispatch.js";

@@ -1,5 +1,5 @@
-import { INTERRUPTED_RESULT, INTERRUPTED_TURN } from "@ollie/agent-core";
-import type { Message, ToolResultMessage } from "@ollie/backends";
+import { answerUnanswered } from "@ollie/agent-core";
+import type { Message } from "@ollie/backends";
 import type { SessionFile } from "./session-file.js";
 
 /**
@@ -9,35 +9,7 @@ import type { SessionFile } from "./session-file.js";
  * `Agent.restore` makes, made when the session is read so that the file says it at once.
  */
 export function repairHistory(messages: readonly Message[]): { messages: Message[]; added: number } {
-  const out: Message[] = [];
-  let added = 0;
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i]!;
-    out.push(m);
-    if (m.role !== "assistant" || !m.toolCalls?.length) continue;
-    const answered = new Set<string>();
-    while (i + 1 < messages.length && messages[i + 1]!.role === "tool") {
-      const result = messages[++i] as ToolResultMessage;
-      answered.add(result.toolCallId);
-      out.push(result);
-    }
-    for (const call of m.toolCalls) {
-      if (answered.has(call.id)) continue;
-      out.push({
-        role: "tool",
-        toolCallId: call.id,
-        name: call.name,
-        content: INTERRUPTED_RESULT,
-        isError: true,
-      });
-      added++;
-    }
-  }
-  if (out.at(-1)?.role === "user") {
-    out.push({ role: "assistant", content: INTERRUPTED_TURN });
-    added++;
-  }
-  return { messages: out, added };
+  return answerUnanswered(messages, { prompts: true });
 }
 
 /** Repairs every agent's history in a session file read from disk; returns how many answers were added. */

@@ -9,6 +9,47 @@ export const INTERRUPTED_TURN =
   "[interrupted: this turn was cut off by a restart before it was answered. Ask again if it still matters.]";
 
 /**
+ * A history as a restored agent needs it: every tool call left without a result (the process died
+ * mid-round) gets INTERRUPTED_RESULT, placed after the results its round did get, so the next request is
+ * valid; with `prompts`, a last prompt left without a reply gets INTERRUPTED_TURN. Returns the messages and
+ * how many answers were added.
+ */
+export function answerUnanswered(
+  messages: readonly Message[],
+  options: { prompts?: boolean } = {},
+): { messages: Message[]; added: number } {
+  const out: Message[] = [];
+  let added = 0;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i]!;
+    out.push(m);
+    if (m.role !== "assistant" || !m.toolCalls?.length) continue;
+    const answered = new Set<string>();
+    while (i + 1 < messages.length && messages[i + 1]!.role === "tool") {
+      const result = messages[++i] as ToolResultMessage;
+      answered.add(result.toolCallId);
+      out.push(result);
+    }
+    for (const call of m.toolCalls) {
+      if (answered.has(call.id)) continue;
+      out.push({
+        role: "tool",
+        toolCallId: call.id,
+        name: call.name,
+        content: INTERRUPTED_RESULT,
+        isError: true,
+      });
+      added++;
+    }
+  }
+  if (options.prompts && out.at(-1)?.role === "user") {
+    out.push({ role: "assistant", content: INTERRUPTED_TURN });
+    added++;
+  }
+  return { messages: out, added };
+}
+
+/**
  * The conversation, as the model sees it after the system preamble: a flat list that grows until it is
  * compacted. Appends are O(1); nothing copies the whole list per message.
  */
@@ -44,11 +85,6 @@ export class History {
   }
 
   /**
-   * Gives every tool call a result, so the next request is valid: a call left without one (the process died
-   * mid-round) gets INTERRUPTED_RESULT, placed after the results its round did get. Returns how many were
-   * added.
-   */
-  /**
    * Answers a prompt left without a reply (the turn began, then the process died) with INTERRUPTED_TURN,
    * so that the history still alternates and says what happened. True if it did.
    */
@@ -58,32 +94,10 @@ export class History {
     return true;
   }
 
+  /** Gives every tool call a result (see answerUnanswered). Returns how many were added. */
   repairUnansweredCalls(): number {
-    const out: Message[] = [];
-    let added = 0;
-    for (let i = 0; i < this.list.length; i++) {
-      const m = this.list[i]!;
-      out.push(m);
-      if (m.role !== "assistant" || !m.toolCalls?.length) continue;
-      const answered = new Set<string>();
-      while (i + 1 < this.list.length && this.list[i + 1]!.role === "tool") {
-        const result = this.list[++i] as ToolResultMessage;
-        answered.add(result.toolCallId);
-        out.push(result);
-      }
-      for (const call of m.toolCalls) {
-        if (answered.has(call.id)) continue;
-        out.push({
-          role: "tool",
-          toolCallId: call.id,
-          name: call.name,
-          content: INTERRUPTED_RESULT,
-          isError: true,
-        });
-        added++;
-      }
-    }
-    if (added > 0) this.list = out;
-    return added;
+    const repaired = answerUnanswered(this.list);
+    if (repaired.added > 0) this.list = repaired.messages;
+    return repaired.added;
   }
 }
