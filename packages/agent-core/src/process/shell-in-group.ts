@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import { execa, type Result } from "execa";
 import { ProcessTreeMark } from "./process-tree.js";
 
@@ -42,8 +43,12 @@ export async function runShellInGroup(command: string, o: ShellRunOptions): Prom
   let stopped: ShellRun["stopped"];
   let letGo: NodeJS.Timeout | undefined;
   const end = () => {
+    // Linux hands out no pid still naming a process group. So once the shell is reaped, a process holding
+    // its pid means the group is gone and the pid was given to a stranger, whose group this must not kill.
+    const reaped = child.exitCode !== null || child.signalCode !== null;
+    const recycled = reaped && child.pid !== undefined && existsSync(`/proc/${child.pid}`);
     try {
-      if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      if (child.pid !== undefined && !recycled) process.kill(-child.pid, "SIGKILL");
     } catch {
       // The group is already gone.
     }
