@@ -51,17 +51,7 @@ export async function startSandboxed(
 ): Promise<SandboxedProcess> {
   const prepared = await sandboxCommand(command, args, options);
   const served = await launcherService(prepared.file).run(prepared.args, prepared.cwd, prepared.env);
-  // Once the launcher is reaped its pid may belong to anyone: an end() after that must signal nothing.
-  let reaped = false;
-  served.exit.then(
-    () => {
-      reaped = true;
-    },
-    () => {
-      reaped = true;
-    },
-  );
-  return { ...served, end: () => reaped || endSandboxed(served.pid) };
+  return { ...served, end: () => endSandboxed(served.pid) };
 }
 
 /** Reads a stream whole, keeping at most `limit` bytes. */
