@@ -1,28 +1,10 @@
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { INTERRUPTED_RESULT } from "@ollie/agent-core";
 import { ORDWR } from "@ollie/ninep";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Ollie, prompt, startOllie, watchStates } from "./harness.js";
-
-const NINEP_DIST = fileURLToPath(new URL("../../../packages/ninep/dist", import.meta.url));
-const PROBE = fileURLToPath(new URL("./fixtures/probe.mjs", import.meta.url));
-
-/** The `probe` tool (9P steps as the agent itself, from inside its sandbox) and a profile that loads it. */
-function installProbe(config: string): void {
-  const tools = join(config, "tools");
-  mkdirSync(join(tools, "lib", "ninep"), { recursive: true });
-  for (const f of readdirSync(NINEP_DIST).filter((n) => n.endsWith(".js")))
-    copyFileSync(join(NINEP_DIST, f), join(tools, "lib", "ninep", f));
-  copyFileSync(PROBE, join(tools, "probe"));
-  chmodSync(join(tools, "probe"), 0o755);
-  mkdirSync(join(config, "agents"), { recursive: true });
-  writeFileSync(
-    join(config, "agents", "prober.json"),
-    JSON.stringify({ prompt: ["echo You probe."], autoLoad: ["probe"] }),
-  );
-}
+import { installProbe } from "./probe-tool.js";
 
 let o: Ollie;
 beforeAll(async () => {

@@ -1,28 +1,12 @@
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OLLIE, type Ollie, prompt, startOllie } from "./harness.js";
+import { installProbe } from "./probe-tool.js";
 
-const NINEP_DIST = fileURLToPath(new URL("../../../packages/ninep/dist", import.meta.url));
 const NINEP = fileURLToPath(new URL("../../../packages/ninep/bin/ninep.js", import.meta.url));
-const PROBE = fileURLToPath(new URL("./fixtures/probe.mjs", import.meta.url));
-
-/** A `probe` tool (with the 9P client beside it) and a profile that loads it. */
-function installProbe(config: string): void {
-  const tools = join(config, "tools");
-  mkdirSync(join(tools, "lib", "ninep"), { recursive: true });
-  for (const f of readdirSync(NINEP_DIST).filter((n) => n.endsWith(".js")))
-    copyFileSync(join(NINEP_DIST, f), join(tools, "lib", "ninep", f));
-  copyFileSync(PROBE, join(tools, "probe"));
-  chmodSync(join(tools, "probe"), 0o755);
-  mkdirSync(join(config, "agents"), { recursive: true });
-  writeFileSync(
-    join(config, "agents", "prober.json"),
-    JSON.stringify({ prompt: ["echo You probe."], autoLoad: ["probe"] }),
-  );
-}
 
 let o: Ollie;
 let tcp: string;
