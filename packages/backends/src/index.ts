@@ -38,6 +38,7 @@ export type {
   GenerationParams,
   Message,
   ModelInfo,
+  Origin,
   ReasoningBlock,
   StopReason,
   StreamEvent,

@@ -1,3 +1,9 @@
+/** The provider (openai, anthropic, ollama, gemini …) and model that produced a signed part of a reply. */
+export interface Origin {
+  provider: string;
+  model: string;
+}
+
 /** A call the model asked for. `arguments` is the parsed JSON object. */
 export interface ToolCall {
   id: string;
@@ -5,6 +11,8 @@ export interface ToolCall {
   arguments: Record<string, unknown>;
   /** An opaque token the provider needs echoed with this call (Gemini's thoughtSignature). */
   signature?: string;
+  /** Who made `signature`: it is valid only for that provider and model. */
+  origin?: Origin;
   /** Set when the model's arguments were not a JSON object; `arguments` is then empty. */
   argumentsError?: string;
   /** The arguments as the model wrote them, kept when they could not be parsed. */
@@ -18,6 +26,11 @@ export interface ReasoningBlock {
   signature?: string;
   /** Anthropic redacted thinking: opaque data, no text. */
   redacted?: string;
+  /**
+   * Who produced the block. A signature or redacted data is valid only for that provider and model; a
+   * block without an origin (saved before origins were kept) is treated as the current model's.
+   */
+  origin?: Origin;
 }
 
 export interface SystemMessage {
@@ -64,11 +77,28 @@ export interface Usage {
   cacheCreationTokens: number;
   /** Output tokens spent on reasoning (a part of outputTokens), when reported. */
   reasoningTokens?: number;
+  /** Set when the provider did not count the prompt (Ollama with a KV-cached prompt) and `inputTokens` is an estimate. */
+  inputEstimated?: boolean;
   /** Cost in USD as the provider reported it (OpenRouter); otherwise see `costOf`. */
   costUsd?: number;
 }
 
-export type StopReason = "stop" | "length" | "tool_use" | "content_filter" | "error" | "other";
+/**
+ * Why a reply ended. `length`: the output limit (or the context window) cut it; `content_filter`: a safety
+ * filter stopped the reply; `refusal`: the model declined; `blocked`: the prompt itself was blocked before
+ * any reply; `malformed_call`: the model produced a tool call the provider could not parse (Gemini
+ * MALFORMED_FUNCTION_CALL and kin); `error`: the provider ended the reply with an error finish.
+ */
+export type StopReason =
+  | "stop"
+  | "length"
+  | "tool_use"
+  | "content_filter"
+  | "refusal"
+  | "blocked"
+  | "malformed_call"
+  | "error"
+  | "other";
 
 /** What a stream yields. Every stream that does not throw ends with exactly one `done`. */
 export type StreamEvent =

@@ -25,11 +25,14 @@ export interface PersistedSession {
   queued?: string[];
 }
 
+const origin = z.object({ provider: z.string(), model: z.string() });
+
 const toolCall = z.object({
   id: z.string(),
   name: z.string(),
   arguments: z.record(z.string(), z.unknown()),
   signature: z.string().optional(),
+  origin: origin.optional(),
   argumentsError: z.string().optional(),
   rawArguments: z.string().optional(),
 });
@@ -43,7 +46,12 @@ const message = z.discriminatedUnion("role", [
     toolCalls: z.array(toolCall).optional(),
     reasoning: z
       .array(
-        z.object({ text: z.string(), signature: z.string().optional(), redacted: z.string().optional() }),
+        z.object({
+          text: z.string(),
+          signature: z.string().optional(),
+          redacted: z.string().optional(),
+          origin: origin.optional(),
+        }),
       )
       .optional(),
   }),
