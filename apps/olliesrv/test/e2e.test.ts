@@ -84,6 +84,27 @@ describe("olliesrv over 9P", () => {
     expect(await o.read(`${agent}/outcome`)).toBe("done\n");
   });
 
+  it("says in chat when a reply ends short, and when a retry replaces a broken partial reply", async () => {
+    const id = await o.create(`cwd=${o.work}`);
+    const agent = `session/${id}/agent/main`;
+    o.mock.enqueue({ text: "The first half", stopReason: "length" });
+    await prompt(o, agent, "Write a long essay");
+    o.mock.enqueue({ text: "" });
+    await prompt(o, agent, "Anything?");
+    o.mock.enqueue(
+      { fault: { type: "stream_error", afterText: "I think" }, delayMs: 20 },
+      { text: "Actually, no." },
+    );
+    await prompt(o, agent, "Do you agree?");
+    const chat = await o.read(`${agent}/chat`);
+    expect(chat).toContain("The first half\n! the reply hit the output limit and was cut off;");
+    expect(chat).toContain("» Anything?\n\n! the model returned an empty reply;");
+    expect(chat).toMatch(
+      /I think\n~ retrying in [\d.]+ s, attempt 2 of \d+: .*\n~ the retry's reply differs from the partial one above, which it replaces:\nActually, no\./,
+    );
+    expect(await o.read(`${agent}/outcome`)).toBe("done\n");
+  });
+
   it("streams replies to programs through fifo.in and fifo.out, and lists and kills tool processes", async () => {
     const id = await o.create(`agent=coding cwd=${o.work}`);
     const agent = `session/${id}/agent/main`;

@@ -1,5 +1,6 @@
 // The public face of @ollie/agent-core: every name exported here is part of the API.
 
+export { estimateTokens } from "@ollie/backends";
 export { Agent, type AgentOptions, type ProfileLoader } from "./agent/agent.js";
 export {
   AgentBusyError,
@@ -18,7 +19,6 @@ export {
 } from "./compaction/compaction-options.js";
 export { CompactionSummaryError } from "./compaction/summary.js";
 export type { ContextFigures } from "./context/context-meter.js";
-export { estimateTokens } from "./context/token-estimate.js";
 export { answerUnanswered, INTERRUPTED_RESULT, INTERRUPTED_TURN } from "./history/history.js";
 export { emptyTotals, type UsageTotals } from "./history/usage-meter.js";
 export { type AgentHooks, CONTINUE, type HookEvent, type HookResult } from "./hooks/agent-hooks.js";
@@ -27,6 +27,7 @@ export { StreamIdleError } from "./loop/model-request.js";
 export { NUDGE_PREFIX } from "./loop/nudge.js";
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./loop/retry-policy.js";
 export { DEFAULT_SAFETY_LIMITS, type SafetyLimits } from "./loop/safety.js";
+export type { StopNotice } from "./loop/stop-notice.js";
 export { emptyTaskState, renderTaskState, type TaskState } from "./loop/task-state.js";
 export { writeFileAtomic } from "./persist/atomic-write.js";
 export type { PersistedSession } from "./persist/persisted-session.js";

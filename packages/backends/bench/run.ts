@@ -94,7 +94,7 @@ const providers: Array<[string, Rendered, () => WireDecoder<SseItem> | WireDecod
   ["openai", renderOpenAi(reply, "m"), () => new OpenAiDecoder("openai"), true],
   ["anthropic", renderAnthropic(reply, "m"), () => new AnthropicDecoder("anthropic"), true],
   ["gemini", renderGemini(reply, "m"), () => new GeminiDecoder("gemini"), true],
-  ["ollama", renderOllama(reply, "m"), () => new OllamaDecoder("ollama"), false],
+  ["ollama", renderOllama(reply, "m"), () => new OllamaDecoder("ollama", () => 0), false],
 ];
 
 console.log(`@ollie/backends benchmarks (node ${process.version}, best of 5)\n`);

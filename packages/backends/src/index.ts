@@ -12,7 +12,7 @@ export {
   parseBackendsConf,
 } from "./config/backends-conf.js";
 export { CredentialError, resolveCredential } from "./config/credentials.js";
-export { BackendPool, createBackend, UnknownProfileError } from "./config/pool.js";
+export { BackendPool, type CreateOptions, createBackend, UnknownProfileError } from "./config/pool.js";
 export { Secret } from "./config/secret.js";
 export { costOf } from "./cost/cost.js";
 export { type ModelPrice, PRICES, priceOf } from "./cost/price-table.js";
@@ -31,8 +31,13 @@ export {
 export { isOverflowMessage } from "./http/overflow.js";
 export { AnthropicBackend, type AnthropicOptions } from "./providers/anthropic/anthropic-backend.js";
 export { GeminiBackend, type GeminiOptions } from "./providers/gemini/gemini-backend.js";
-export { OllamaBackend, type OllamaOptions } from "./providers/ollama/ollama-backend.js";
+export {
+  OLLAMA_DEFAULT_NUM_CTX,
+  OllamaBackend,
+  type OllamaOptions,
+} from "./providers/ollama/ollama-backend.js";
 export { OpenAiBackend, type OpenAiOptions } from "./providers/openai/openai-backend.js";
+export { estimateMessageTokens, estimateTextTokens, estimateTokens } from "./tokens/token-estimate.js";
 export type {
   AssistantMessage,
   GenerationParams,

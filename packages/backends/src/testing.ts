@@ -9,8 +9,11 @@ export {
   type MockServerOptions,
   type RecordedRequest,
 } from "./testing/mock-server.js";
+export { checkRequest } from "./testing/rules/check-request.js";
+export type { ParsedRequest, Rejection } from "./testing/rules/request-check.js";
 export {
   ScriptedBackend,
   type ScriptedBackendOptions,
   type ScriptedCall,
 } from "./testing/scripted-backend.js";
+export { SignatureRegistry } from "./testing/signature-registry.js";

@@ -51,7 +51,7 @@ export class LiveConfig {
 
   /** Reads the configuration; throws what is wrong with a broken backends.conf (file, line, problem). */
   static async load(paths: OlliePaths, log: Logger, env: NodeJS.ProcessEnv = process.env) {
-    const config = new LiveConfig(paths, log, env, await readBackends(paths, env));
+    const config = new LiveConfig(paths, log, env, await readBackends(paths, env, log.warn));
     await config.profiles.check();
     return config;
   }
@@ -110,7 +110,7 @@ export class LiveConfig {
     await this.profiles.check();
     let loaded: { pool: BackendPool; text: string };
     try {
-      loaded = await readBackends(this.paths, this.env);
+      loaded = await readBackends(this.paths, this.env, this.log.warn);
     } catch (error) {
       const problem = (error as Error).message;
       if (problem !== this.problem)
@@ -203,8 +203,15 @@ function trustChanges(was: Profile | undefined, now: Profile): string | undefine
   return parts.length > 0 ? parts.join(", and ") : undefined;
 }
 
-/** backends.conf as olliesrv uses it: the user's, or the shipped one (Ollama on localhost) when there is none. */
-export async function readBackends(paths: OlliePaths, env: NodeJS.ProcessEnv = process.env) {
+/**
+ * backends.conf as olliesrv uses it: the user's, or the shipped one (Ollama on localhost) when there is none.
+ * `onWarning` hears of request settings a backend had to change (temperature with thinking, say).
+ */
+export async function readBackends(
+  paths: OlliePaths,
+  env: NodeJS.ProcessEnv = process.env,
+  onWarning?: (message: string) => void,
+) {
   for (const file of [join(paths.config, "backends.conf"), join(paths.defaults, "backends.conf")]) {
     let text: string;
     try {
@@ -213,7 +220,7 @@ export async function readBackends(paths: OlliePaths, env: NodeJS.ProcessEnv = p
       if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
       throw new Error(`${file}: ${(error as Error).message}`);
     }
-    return { pool: new BackendPool(parseBackendsConf(text, file), env), text };
+    return { pool: new BackendPool(parseBackendsConf(text, file), env, onWarning), text };
   }
   throw new Error(`no backends.conf in ${paths.config} or ${paths.defaults}`);
 }

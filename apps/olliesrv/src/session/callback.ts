@@ -13,14 +13,15 @@ export function artifactOf(tool: string, args: Record<string, unknown>): string 
  *
  *     [from=CHILD]
  *     STATUS: done|error
- *     SUMMARY: the child's last reply (or what went wrong)
+ *     SUMMARY: the child's last reply (or what went wrong), and how it ended when it ended short
  *     ARTIFACTS: the files its tools wrote, comma-separated (or none)
  */
 export function callbackText(from: string, outcome: TurnOutcome, artifacts: readonly string[]): string {
   const ok = outcome.status === "done" || outcome.status === "maxsteps";
   const reply = outcome.reply?.content.trim() ?? "";
   const problem = outcome.error === undefined ? "" : messageOf(outcome.error);
-  const summary = ok ? reply || "(no reply)" : `${outcome.status}${problem ? `: ${problem}` : ""}`;
+  let summary = ok ? reply || "(no reply)" : `${outcome.status}${problem ? `: ${problem}` : ""}`;
+  if (outcome.stop) summary += ` (${outcome.stop.message})`;
   return [
     `[from=${from}]`,
     `STATUS: ${ok ? "done" : "error"}`,

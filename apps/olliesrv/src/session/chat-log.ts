@@ -5,7 +5,8 @@ import { LogStream } from "@ollie/virtfs";
 /**
  * The conversation as people read it, one stream per agent. Prompts start with `» `, the model's text
  * follows as it streams, tool calls are `→ name {args}` and their results `← name: first line (n lines)`,
- * the loop's own notes start with `· `, failures with `! ` and retries with `~ `. The same text comes from
+ * the loop's own notes start with `· `, failures and replies that ended short (the output limit, a refusal,
+ * a filter, an empty reply) with `! `, and retries with `~ `. The same text comes from
  * a restored history as from the live events.
  */
 export class ChatLog {
@@ -65,6 +66,12 @@ export class ChatLog {
         this.line(
           `~ retrying in ${seconds(e.delayMs)} s, attempt ${e.attempt + 1} of ${e.maxAttempts}: ${e.message}`,
         );
+        break;
+      case "discard":
+        this.line("~ the retry's reply differs from the partial one above, which it replaces:");
+        break;
+      case "stopreason":
+        this.line(`! ${e.message}`);
         break;
       case "compaction":
         this.line(`~ compacted: ${e.tokensBefore} → ${e.tokensAfter} tokens`);

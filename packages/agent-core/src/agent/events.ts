@@ -1,5 +1,6 @@
 import type { AssistantMessage, ToolCall, ToolResultMessage, Usage } from "@ollie/backends";
 import type { UsageTotals } from "../history/usage-meter.js";
+import type { StopNotice } from "../loop/stop-notice.js";
 
 /** What the agent is doing: waiting, waiting for the model, or running tools. */
 export type AgentState = "idle" | "thinking" | `calling: ${string}`;
@@ -27,6 +28,11 @@ export interface TurnOutcome {
   reply?: AssistantMessage;
   error?: unknown;
   usage: UsageTotals;
+  /**
+   * How the turn's last reply ended when that was not a normal end: the output limit, a safety filter, a
+   * refusal, a blocked prompt, a malformed tool call, an empty reply. The status stays `done`.
+   */
+  stop?: StopNotice;
 }
 
 /**
@@ -83,6 +89,14 @@ export type AgentEvent =
       model?: string;
     }
   | { type: "error"; message: string; error?: unknown }
+  /** A reply ended short (see TurnOutcome.stop); `message` says how and what to do next. */
+  | ({ type: "stopreason" } & StopNotice)
+  /**
+   * A retried request's reply differs from the partial reply its failed attempt streamed (the text in
+   * `partial`): that text is void, and the new reply follows in full. (A retry that repeats the partial
+   * text is not streamed twice: only what it adds is.)
+   */
+  | { type: "discard"; partial: string }
   | { type: "info"; message: string }
   /** A turn ended. */
   | { type: "turn"; outcome: TurnOutcome };

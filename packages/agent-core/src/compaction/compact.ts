@@ -1,6 +1,6 @@
 import type { Backend, Message, Tool, Usage } from "@ollie/backends";
+import { estimateMessageTokens, estimateTokens } from "@ollie/backends";
 import { requestMessages } from "../agent/runtime.js";
-import { estimateMessageTokens, estimateTokens } from "../context/token-estimate.js";
 import { collapse } from "../history/tiers.js";
 import { requestReply } from "../loop/model-request.js";
 import { NUDGE_PREFIX } from "../loop/nudge.js";
@@ -132,6 +132,7 @@ async function summarize(run: CompactionRun, older: readonly Message[]) {
     policy: run.retry,
     signal: run.signal,
     onText: () => {},
+    onDiscard: () => {},
     onReasoning: () => {},
     onRetry: () => {},
     onError: async () => false,

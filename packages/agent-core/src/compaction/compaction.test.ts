@@ -1,11 +1,10 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ContextOverflowError, type Message } from "@ollie/backends";
+import { ContextOverflowError, estimateTokens, type Message } from "@ollie/backends";
 import type { MockReply, ScriptedCall } from "@ollie/backends/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { echoTool, scriptedAgent, tools } from "../__fixtures__/agents.js";
-import { estimateTokens } from "../context/token-estimate.js";
 import { shellHooks } from "../hooks/shell-hooks.js";
 import { COMPACTION_INSTRUCTIONS } from "./summary.js";
 

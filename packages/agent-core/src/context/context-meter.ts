@@ -1,5 +1,5 @@
 import type { Message, Tool } from "@ollie/backends";
-import { estimateMessageTokens, estimateTokens } from "./token-estimate.js";
+import { estimateMessageTokens, estimateTokens } from "@ollie/backends";
 
 /** How full the context is: the next request's tokens against the model's window. */
 export interface ContextFigures {

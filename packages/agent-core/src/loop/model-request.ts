@@ -9,6 +9,7 @@ import {
   TransientError,
   type Usage,
 } from "@ollie/backends";
+import { RetryEcho } from "./retry-echo.js";
 import { attemptsFor, type RetryPolicy, retryDelayMs, sleep } from "./retry-policy.js";
 
 /** A model request, and what the loop wants to hear while it runs. */
@@ -21,6 +22,8 @@ export interface ModelRequest {
   /** The turn's signal: aborting it ends the request at once. */
   signal: AbortSignal;
   onText(delta: string): void;
+  /** A retry's reply differs from the partial text an earlier attempt streamed (`partial`), now void. */
+  onDiscard(partial: string): void;
   onReasoning(delta: string): void;
   /** Attempt `attempt` failed and is about to be retried after `delayMs`; `maxAttempts` is that failure's limit. */
   onRetry(error: unknown, attempt: number, delayMs: number, maxAttempts: number): void;
@@ -29,7 +32,14 @@ export interface ModelRequest {
 }
 
 export type ModelReply =
-  | { ok: true; message: AssistantMessage; usage: Usage | undefined; reason: StopReason }
+  | {
+      ok: true;
+      message: AssistantMessage;
+      usage: Usage | undefined;
+      reason: StopReason;
+      /** The provider's own word for the reason. */
+      raw?: string;
+    }
   | {
       ok: false;
       error: unknown;
@@ -53,12 +63,19 @@ export class StreamIdleError extends TransientError {
  * Never throws: a failure comes back with the text its last attempt had streamed.
  */
 export async function requestReply(r: ModelRequest): Promise<ModelReply> {
+  let shown = "";
   for (let attempt = 1; ; attempt++) {
     const streamed: string[] = [];
+    const echo = new RetryEcho(
+      shown,
+      (delta) => r.onText(delta),
+      (partial) => r.onDiscard(partial),
+    );
     try {
-      return await attemptOnce(r, streamed);
+      return await attemptOnce(r, streamed, echo);
     } catch (error) {
       const partialText = streamed.join("");
+      shown = echo.seen(partialText);
       if (r.signal.aborted) return { ok: false, error: r.signal.reason, partialText, handled: false };
       if (await r.onError(error)) return { ok: false, error, partialText, handled: true };
       const delay = retryDelayMs(r.policy, error, attempt);
@@ -73,7 +90,7 @@ export async function requestReply(r: ModelRequest): Promise<ModelReply> {
   }
 }
 
-async function attemptOnce(r: ModelRequest, streamed: string[]): Promise<ModelReply> {
+async function attemptOnce(r: ModelRequest, streamed: string[], echo: RetryEcho): Promise<ModelReply> {
   r.signal.throwIfAborted();
   const attempt = new AbortController();
   const stopAttempt = () => attempt.abort(r.signal.reason);
@@ -88,7 +105,7 @@ async function attemptOnce(r: ModelRequest, streamed: string[]): Promise<ModelRe
       switch (event.type) {
         case "text":
           streamed.push(event.delta);
-          r.onText(event.delta);
+          echo.text(event.delta);
           break;
         case "reasoning":
           r.onReasoning(event.delta);
@@ -97,7 +114,13 @@ async function attemptOnce(r: ModelRequest, streamed: string[]): Promise<ModelRe
           usage = event.usage;
           break;
         case "done":
-          return { ok: true, message: event.message, usage, reason: event.reason };
+          return {
+            ok: true,
+            message: event.message,
+            usage,
+            reason: event.reason,
+            ...(event.raw !== undefined && { raw: event.raw }),
+          };
       }
     }
     throw new TransientError({

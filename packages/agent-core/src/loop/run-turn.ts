@@ -23,6 +23,7 @@ import { hookNote, NUDGE_PREFIX } from "./nudge.js";
 import { ReadCache } from "./read-cache.js";
 import type { RetryPolicy } from "./retry-policy.js";
 import { type SafetyLimits, SafetyMonitor } from "./safety.js";
+import { type StopNotice, stopNotice } from "./stop-notice.js";
 import { inferTaskState, renderTaskState, type TaskState } from "./task-state.js";
 
 /** What a turn reads and changes of its agent. */
@@ -75,6 +76,7 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
   const safety = new SafetyMonitor(t.safety);
   let steps = 0;
   let reply: AssistantMessage | undefined;
+  let stop: StopNotice | undefined;
   let lastStep = false;
   let overflowCompacted = false;
   let firstError = true;
@@ -90,6 +92,7 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
       usage: { ...t.usage.turn },
       ...(reply && { reply }),
       ...(error !== undefined && { error }),
+      ...(stop && { stop }),
     };
     if (status === "error") t.emit({ type: "error", message: describe(error), error });
     t.emit({ type: "turn", outcome });
@@ -144,6 +147,7 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
       policy: t.retry,
       signal,
       onText: (delta) => t.emit({ type: "assistant", delta }),
+      onDiscard: (partial) => t.emit({ type: "discard", partial }),
       onReasoning: (delta) => t.emit({ type: "reasoning", delta }),
       onRetry: (error, attempt, delayMs, maxAttempts) =>
         t.emit({
@@ -195,6 +199,8 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
     }
 
     reply = answer.message;
+    stop = stopNotice(answer.reason, answer.raw, reply, runtime.params.maxTokens);
+    if (stop) t.emit({ type: "stopreason", ...stop });
     if (answer.usage) t.counted(messages, answer.usage.inputTokens);
     t.history.append(reply);
     coldFrom = collapseCold(t.history, runtime.toolInfo, coldFrom, t.history.length - 1);

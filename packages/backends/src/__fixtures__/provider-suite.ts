@@ -8,57 +8,12 @@ import {
   TransientError,
 } from "../errors.js";
 import type { MockFault, MockReply } from "../testing/mock-reply.js";
-import { MockLlmServer, type MockProvider } from "../testing/mock-server.js";
-import type { Message, StreamEvent, Tool } from "../types.js";
+import { MockLlmServer } from "../testing/mock-server.js";
+import type { Message, Tool } from "../types.js";
+import { collect, conversation, type SuiteOptions, weatherTool } from "./conversation.js";
+import { replayScenarios } from "./replay-scenarios.js";
 
-export const weatherTool: Tool = {
-  name: "get_weather",
-  description: "Current weather",
-  parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-};
-
-export const conversation: Message[] = [
-  { role: "system", content: "You are a coding agent." },
-  { role: "user", content: "Weather in Paris and Tokyo?" },
-  {
-    role: "assistant",
-    content: "",
-    toolCalls: [
-      { id: "call_A1", name: "get_weather", arguments: { city: "Paris" } },
-      { id: "call_B2", name: "get_weather", arguments: { city: "Tokyo" } },
-    ],
-  },
-  { role: "tool", toolCallId: "call_A1", name: "get_weather", content: "18C cloudy" },
-  { role: "tool", toolCallId: "call_B2", name: "get_weather", content: "24C sunny" },
-];
-
-export async function collect(stream: AsyncIterable<StreamEvent>) {
-  const events: StreamEvent[] = [];
-  for await (const e of stream) events.push(e);
-  const done = events.at(-1);
-  if (done?.type !== "done") throw new Error(`the stream did not end with done: ${JSON.stringify(done)}`);
-  return {
-    events,
-    done,
-    text: events.flatMap((e) => (e.type === "text" ? [e.delta] : [])).join(""),
-    reasoning: events.flatMap((e) => (e.type === "reasoning" ? [e.delta] : [])).join(""),
-    calls: events.flatMap((e) => (e.type === "tool_call" ? [e.call] : [])),
-    usage: events.flatMap((e) => (e.type === "usage" ? [e.usage] : [])).at(-1),
-  };
-}
-
-export interface SuiteOptions {
-  provider: MockProvider;
-  make: (server: MockLlmServer) => Backend;
-  /** Whether the provider streams SSE (else NDJSON). */
-  sse: boolean;
-  /** Tool-call ids the provider sends (Gemini ≤2.5 sends none: they are made up). */
-  sendsIds?: boolean;
-  /** The Retry-After, in seconds, its rate-limit fault is rendered with. */
-  retryAfter: number;
-  /** Faults this provider has no form of (Anthropic has no "tools unsupported" error). */
-  without?: Array<MockFault["type"]>;
-}
+export { collect, conversation, type SuiteOptions, weatherTool };
 
 function faultsOf(o: SuiteOptions): MockFault[] {
   const all: MockFault[] = [
@@ -233,5 +188,6 @@ export function providerSuite(o: SuiteOptions): { server: () => MockLlmServer } 
     }
   });
 
+  replayScenarios(o, () => server);
   return { server: () => server };
 }

@@ -6,6 +6,12 @@ import { OpenAiBackend } from "../providers/openai/openai-backend.js";
 import type { BackendsConf, Profile } from "./backends-conf.js";
 import { resolveCredential } from "./credentials.js";
 
+/** How a backend is made: `signal` stops a key_cmd; `onWarning` hears of settings a request had to change. */
+export interface CreateOptions {
+  signal?: AbortSignal | undefined;
+  onWarning?: ((message: string) => void) | undefined;
+}
+
 /**
  * Makes the backend a profile describes, with its credential (a key_cmd stopped when `options.signal`
  * aborts).
@@ -13,11 +19,12 @@ import { resolveCredential } from "./credentials.js";
 export async function createBackend(
   profile: Profile,
   env: NodeJS.ProcessEnv = process.env,
-  options: { signal?: AbortSignal | undefined } = {},
+  options: CreateOptions = {},
 ): Promise<Backend> {
   const apiKey = await resolveCredential(profile, env, options);
   const common = {
     name: profile.name,
+    ...(options.onWarning !== undefined && { onWarning: options.onWarning }),
     model: profile.model,
     headers: profile.headers,
     ...(apiKey !== undefined && { apiKey }),
@@ -58,6 +65,7 @@ export class BackendPool {
   constructor(
     readonly conf: BackendsConf,
     private readonly env: NodeJS.ProcessEnv = process.env,
+    private readonly onWarning?: (message: string) => void,
   ) {}
 
   /** The profile named, or the default one. */
@@ -79,7 +87,7 @@ export class BackendPool {
     const profile = this.profile(name);
     let backend = this.made.get(profile.name);
     if (!backend) {
-      backend = createBackend(profile, this.env);
+      backend = createBackend(profile, this.env, { onWarning: this.onWarning });
       this.made.set(profile.name, backend);
       backend.catch(() => this.made.delete(profile.name));
     }
@@ -91,7 +99,7 @@ export class BackendPool {
    * key_cmd, if it runs one, when it aborts.
    */
   fresh(name?: string, options: { signal?: AbortSignal | undefined } = {}): Promise<Backend> {
-    return createBackend(this.profile(name), this.env, options);
+    return createBackend(this.profile(name), this.env, { onWarning: this.onWarning, ...options });
   }
 
   names(): string[] {

@@ -14,12 +14,18 @@ export interface HttpBackendOptions {
   apiKey?: string | Secret;
   /** Extra headers on every request. */
   headers?: Record<string, string>;
+  /**
+   * Told, once per distinct message, when a request leaves out or changes a setting the provider would
+   * refuse (temperature with thinking on Anthropic, say). Default: `process.emitWarning`.
+   */
+  onWarning?: (message: string) => void;
 }
 
 /** One streaming chat request: where it goes, what it says, and how its response is read. */
 export interface ChatRequest<I> {
   url: string;
-  body: unknown;
+  /** The body, or how to make it when it needs the provider first (asked when the request opens). */
+  body: Record<string, unknown> | ((signal?: AbortSignal) => Promise<Record<string, unknown>>);
   read: FrameReader<I>;
   decoder: WireDecoder<I>;
 }
@@ -37,6 +43,7 @@ export abstract class HttpBackend<O extends HttpBackendOptions, I> implements Ba
   readonly #apiKey: Secret | undefined;
   private currentModel: string;
   private readonly windows = new Map<string, Promise<number | undefined>>();
+  private readonly warned = new Set<string>();
 
   constructor(options: O, defaults: { name: string; baseUrl: string }) {
     const { apiKey, ...rest } = options;
@@ -62,6 +69,15 @@ export abstract class HttpBackend<O extends HttpBackendOptions, I> implements Ba
 
   protected abstract headers(): Record<string, string>;
 
+  /** Reports a setting a request had to change, once per distinct message. */
+  protected readonly warn = (message: string): void => {
+    if (this.warned.has(message)) return;
+    this.warned.add(message);
+    const text = `${this.name}: ${message}`;
+    if (this.options.onWarning) this.options.onWarning(text);
+    else process.emitWarning(text, { code: "OLLIE_BACKEND_REQUEST" });
+  };
+
   protected abstract chatRequest(
     model: string,
     messages: readonly Message[],
@@ -82,10 +98,13 @@ export abstract class HttpBackend<O extends HttpBackendOptions, I> implements Ba
     params: GenerationParams = {},
     signal?: AbortSignal,
   ): AsyncIterableIterator<StreamEvent> {
-    const request = this.chatRequest(this.currentModel, messages, tools, params);
+    const model = this.currentModel;
+    const request = this.chatRequest(model, messages, tools, params);
+    request.decoder.builder.stamp({ provider: this.provider, model });
     const open = async () => {
+      const body = typeof request.body === "function" ? await request.body(signal) : request.body;
       const res = await sendOk(this.name, request.url, {
-        body: request.body,
+        body,
         headers: this.headers(),
         signal,
       });
@@ -95,7 +114,11 @@ export abstract class HttpBackend<O extends HttpBackendOptions, I> implements Ba
   }
 
   contextLength(signal?: AbortSignal): Promise<number | undefined> {
-    const model = this.currentModel;
+    return this.contextLengthOf(this.currentModel, signal);
+  }
+
+  /** The context window of `model`, looked up once (a failed lookup is tried again next time). */
+  protected contextLengthOf(model: string, signal?: AbortSignal): Promise<number | undefined> {
     let known = this.windows.get(model);
     if (!known) {
       known = this.lookUpContextLength(model, signal);

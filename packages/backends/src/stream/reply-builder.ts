@@ -1,4 +1,12 @@
-import type { AssistantMessage, ReasoningBlock, StopReason, StreamEvent, ToolCall, Usage } from "../types.js";
+import type {
+  AssistantMessage,
+  Origin,
+  ReasoningBlock,
+  StopReason,
+  StreamEvent,
+  ToolCall,
+  Usage,
+} from "../types.js";
 
 interface ReasoningParts {
   parts: string[];
@@ -28,6 +36,12 @@ export class ReplyBuilder {
   private readonly calls: ToolCall[] = [];
   private readonly argumentParts = new Map<number, string[]>();
   private finished = false;
+  private origin: Origin | undefined;
+
+  /** Marks signed parts of the reply (reasoning, signed calls) as made by `origin`. */
+  stamp(origin: Origin): void {
+    this.origin = origin;
+  }
 
   get isDone(): boolean {
     return this.finished;
@@ -121,6 +135,7 @@ export class ReplyBuilder {
   }
 
   toolCall(index: number, call: ToolCall): void {
+    if (call.signature !== undefined && this.origin !== undefined) call.origin = this.origin;
     this.calls.push(call);
     this.push({ type: "tool_call", index, call });
   }
@@ -138,6 +153,7 @@ export class ReplyBuilder {
         const block: ReasoningBlock = { text: r.parts.join("") };
         if (r.signature !== undefined) block.signature = r.signature;
         if (r.redacted !== undefined) block.redacted = r.redacted;
+        if (this.origin !== undefined) block.origin = this.origin;
         return block;
       });
     }

@@ -10,18 +10,27 @@ export type MockFault =
   | { type: "context_overflow" }
   | { type: "tool_unsupported" }
   | { type: "auth" }
-  /** A 200 whose stream carries an error after `afterText` (default "partial"). */
-  | { type: "stream_error"; afterText?: string };
+  /**
+   * A 200 whose stream carries an error after `afterText` (default "partial"). `pretty`: Gemini sends the
+   * error object pretty-printed over several raw lines, as Google's servers do.
+   */
+  | { type: "stream_error"; afterText?: string; pretty?: boolean };
 
 /** One scripted reply. Without `fault`, a successful stream in the provider's exact wire format. */
 export interface MockReply {
   text?: string;
   reasoning?: string;
-  /** Anthropic/Gemini signature for the reasoning. */
+  /**
+   * Anthropic/Gemini signature for the reasoning. Without one the mock issues a fresh signature; either
+   * way it is recorded for this provider and model, and only then accepted when a request replays it.
+   */
   reasoningSignature?: string;
+  /** Anthropic: the opaque `data` of a `redacted_thinking` block (recorded like a signature). */
+  redactedReasoning?: string;
   toolCalls?: Array<{ id?: string; name: string; arguments: Record<string, unknown> | string }>;
   usage?: {
-    input?: number;
+    /** `null`: Ollama leaves `prompt_eval_count` out, as it does for a KV-cached prompt. */
+    input?: number | null;
     output?: number;
     cachedInput?: number;
     cacheCreation?: number;

@@ -1,13 +1,18 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { MockProvider } from "./mock-provider.js";
 import type { MockReply, Rendered } from "./mock-reply.js";
+import { checkRequest } from "./rules/check-request.js";
+import { SignatureRegistry } from "./signature-registry.js";
 import { renderAnthropic } from "./wire/anthropic.js";
 import { renderGemini } from "./wire/gemini.js";
 import { renderOllama } from "./wire/ollama.js";
 import { renderOpenAi } from "./wire/openai.js";
 
-export type MockProvider = "openai" | "anthropic" | "ollama" | "gemini";
+export type { MockProvider } from "./mock-provider.js";
+
+type Renderer = (reply: MockReply, model: string, signatures: SignatureRegistry) => Rendered;
 
 /** A request the mock server received. */
 export interface RecordedRequest {
@@ -19,6 +24,8 @@ export interface RecordedRequest {
   body: unknown;
   /** The model named in the request (body or URL). */
   model: string;
+  /** Set when the request broke its provider's rules: the message of the 400 it was answered with. */
+  rejected?: string;
 }
 
 export interface MockServerOptions {
@@ -26,6 +33,12 @@ export interface MockServerOptions {
   replies?: MockReply[] | ((request: RecordedRequest) => MockReply);
   /** Models the list endpoints report, with their context windows. */
   models?: Array<{ id: string; contextLength?: number }>;
+  /**
+   * Check each chat request against its provider's request rules and answer a broken one with the
+   * provider's own 400, as the real API would (default true). A rejected request is recorded, with
+   * `rejected` set, and uses up no scripted reply.
+   */
+  checkRequests?: boolean;
 }
 
 /**
@@ -33,15 +46,25 @@ export interface MockServerOptions {
  * `/v1/chat/completions`, Anthropic messages at `/v1/messages`, Ollama at `/api/chat`, Gemini at
  * `/v1beta/models/{model}:streamGenerateContent`, and their model lists. It records every request and
  * notices clients that disconnect before their reply is finished. Point a backend at `baseUrl(provider)`.
+ *
+ * Requests are checked as the real APIs check them (see docs/request-rules.md), including reasoning
+ * signatures: a thinking signature or thought signature is accepted only when this server issued it, in an
+ * earlier reply, for the same provider and model.
  */
 export class MockLlmServer {
   readonly requests: RecordedRequest[] = [];
+  /**
+   * The reasoning signatures this server issued. A test that builds a history by hand may `issue` one here
+   * for the provider and model it will send it to.
+   */
+  readonly signatures = new SignatureRegistry();
   /** Chat requests whose client went away before the reply was complete. */
   disconnects = 0;
   private queue: MockReply[] = [];
   private chooser: ((request: RecordedRequest) => MockReply) | undefined;
   private readonly models: Array<{ id: string; contextLength?: number }>;
   private readonly disconnectWaiters: Array<() => void> = [];
+  private readonly checkRequests: boolean;
 
   private constructor(
     private readonly server: Server,
@@ -50,6 +73,7 @@ export class MockLlmServer {
     if (typeof options.replies === "function") this.chooser = options.replies;
     else this.queue = [...(options.replies ?? [])];
     this.models = options.models ?? [{ id: "mock-model", contextLength: 32_768 }];
+    this.checkRequests = options.checkRequests ?? true;
   }
 
   static async start(options: MockServerOptions = {}): Promise<MockLlmServer> {
@@ -150,7 +174,7 @@ export class MockLlmServer {
         });
       }
       const gemini = /^\/v1beta\/models\/([^/:]+):streamGenerateContent$/.exec(path);
-      const route: [MockProvider, string, (r: MockReply, model: string) => Rendered] | undefined =
+      const route: [MockProvider, string, Renderer] | undefined =
         path === "/v1/chat/completions"
           ? ["openai", bodyModel, renderOpenAi]
           : path === "/v1/messages"
@@ -162,6 +186,20 @@ export class MockLlmServer {
                 : undefined;
       if (route) {
         const request = record(route[0], route[1]);
+        const rejection = this.checkRequests
+          ? checkRequest(route[0], {
+              body,
+              headers: req.headers,
+              model: route[1],
+              signatures: this.signatures,
+            })
+          : undefined;
+        if (rejection) {
+          request.rejected = rejection.message;
+          res.writeHead(rejection.status, rejection.headers);
+          res.end(rejection.frames.join(""));
+          return;
+        }
         const reply = this.chooser ? this.chooser(request) : this.queue.shift();
         if (!reply)
           return this.json(
@@ -169,7 +207,7 @@ export class MockLlmServer {
             { error: { message: "the mock server has no reply scripted for this request" } },
             500,
           );
-        return this.stream(res, route[2](reply, route[1]), reply);
+        return this.stream(res, route[2](reply, route[1], this.signatures), reply);
       }
     }
     return this.json(res, { error: { message: `no route for ${req.method} ${path}` } }, 404);

@@ -153,6 +153,7 @@ function script(reply: MockReply): StreamEvent[] {
   const size = reply.chunkSize ?? 4;
   for (const p of pieces(reply.reasoning ?? "", size)) step(() => b.reasoningDelta(p));
   if (reply.reasoningSignature) b.reasoningSignature(reply.reasoningSignature);
+  if (reply.redactedReasoning !== undefined) step(() => b.redactedReasoning(reply.redactedReasoning ?? ""));
   if (reply.fault?.type === "stream_error") {
     step(() => b.text(reply.fault?.type === "stream_error" ? (reply.fault.afterText ?? "partial") : ""));
     return events;

@@ -37,7 +37,7 @@ export class AnthropicBackend extends HttpBackend<AnthropicOptions, SseItem> {
   ): ChatRequest<SseItem> {
     return {
       url: `${this.base}/v1/messages`,
-      body: anthropicRequestBody(model, messages, tools, params, this.options),
+      body: anthropicRequestBody(model, messages, tools, params, this.options, this.warn),
       read: readSse,
       decoder: new AnthropicDecoder(this.name),
     };

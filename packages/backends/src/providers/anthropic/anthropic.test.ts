@@ -26,6 +26,9 @@ describe("anthropic: requests", () => {
   it("put the system prompt on top, tool results in one user turn, thinking blocks back with their signatures", async () => {
     const server = suite.server();
     server.enqueue({ text: "ok" });
+    // As if the mock had streamed them to this model before: it accepts only signatures it issued.
+    server.signatures.issue("anthropic", "claude-test", "EqQBCkYI");
+    server.signatures.issue("anthropic", "claude-test", "opaque");
     const withThinking: Message[] = conversation.map((m) =>
       m.role === "assistant"
         ? {
@@ -99,7 +102,13 @@ describe("anthropic: requests", () => {
     const server = suite.server();
     server.enqueue({ reasoning: "Let me think.", reasoningSignature: "c2lnbmVk", text: "Done.", ping: true });
     const r = await collect(make(server).chatStream(conversation.slice(0, 2), []));
-    expect(r.done.message.reasoning).toEqual([{ text: "Let me think.", signature: "c2lnbmVk" }]);
+    expect(r.done.message.reasoning).toEqual([
+      {
+        text: "Let me think.",
+        signature: "c2lnbmVk",
+        origin: { provider: "anthropic", model: "claude-test" },
+      },
+    ]);
     expect(r.text).toBe("Done.");
   });
 
@@ -126,5 +135,56 @@ describe("anthropic: requests", () => {
     expect(await backend.contextLength()).toBe(32_768);
     backend.setModel("claude-unlisted");
     expect(await backend.contextLength()).toBe(200_000);
+  });
+
+  it("leave out sampling settings thinking forbids, and say so once", async () => {
+    const server = suite.server();
+    const warnings: string[] = [];
+    const backend = make(server, { onWarning: (m) => warnings.push(m) });
+    for (const text of ["one", "two"]) {
+      server.enqueue({ text });
+      const r = await collect(
+        backend.chatStream(conversation.slice(0, 2), [], {
+          temperature: 0.2,
+          topP: 0.5,
+          reasoningBudget: 500,
+        }),
+      );
+      expect(r.text).toBe(text);
+      expect(server.lastRequest?.rejected).toBeUndefined();
+    }
+    const body = server.lastRequest!.body as Record<string, unknown>;
+    expect(body).toMatchObject({ thinking: { type: "enabled", budget_tokens: 1024 } });
+    expect(body).not.toHaveProperty("temperature");
+    expect(body).not.toHaveProperty("top_p");
+    expect(warnings).toEqual([
+      "anthropic: the thinking budget 500 is raised to 1024, Anthropic's smallest",
+      "anthropic: temperature 0.2 is not sent: Anthropic allows only 1 with thinking on",
+      "anthropic: top_p 0.5 is not sent: Anthropic allows only 0.95 to 1 with thinking on",
+    ]);
+    server.enqueue({ text: "cool" });
+    await collect(backend.chatStream(conversation.slice(0, 2), [], { temperature: 0.2 }));
+    expect(server.lastRequest!.body).toMatchObject({ temperature: 0.2 });
+  });
+
+  it("send a thinking block back only to the model that signed it", async () => {
+    const server = suite.server();
+    server.enqueue({ reasoning: "Hmm.", text: "Hello." });
+    const first = await collect(make(server).chatStream(conversation.slice(0, 2), []));
+    const history: Message[] = [
+      ...conversation.slice(0, 2),
+      first.done.message,
+      { role: "user", content: "Again?" },
+    ];
+    const sent = async (model: string) => {
+      server.enqueue({ text: "ok" });
+      await collect(make(server, { model }).chatStream(history, [], { reasoningBudget: 2048 }));
+      expect(server.lastRequest?.rejected).toBeUndefined();
+      const turns = (server.lastRequest!.body as { messages: Array<{ content: Array<{ type: string }> }> })
+        .messages;
+      return turns[1]!.content.map((b) => b.type);
+    };
+    expect(await sent("claude-test")).toEqual(["thinking", "text"]);
+    expect(await sent("claude-other")).toEqual(["text"]);
   });
 });

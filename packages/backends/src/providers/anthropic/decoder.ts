@@ -43,7 +43,7 @@ const REASONS: Record<string, StopReason> = {
   stop_sequence: "stop",
   max_tokens: "length",
   tool_use: "tool_use",
-  refusal: "content_filter",
+  refusal: "refusal",
 };
 
 /**

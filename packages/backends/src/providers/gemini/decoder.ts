@@ -40,13 +40,18 @@ const FILTERED = new Set([
   "IMAGE_SAFETY",
 ]);
 
+const MALFORMED = new Set(["MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS"]);
+
 function reasonOf(finish: string, hasCalls: boolean): StopReason {
   if (finish === "STOP") return hasCalls ? "tool_use" : "stop";
   if (finish === "MAX_TOKENS") return "length";
   if (FILTERED.has(finish)) return "content_filter";
-  if (finish === "MALFORMED_FUNCTION_CALL") return "error";
+  if (MALFORMED.has(finish)) return "malformed_call";
   return "other";
 }
+
+/** The most raw (non-SSE) text gathered while waiting for a multi-line error object to end. */
+const RAW_LIMIT = 64 * 1024;
 
 /**
  * Gemini streamGenerateContent SSE: each event is a partial response; thoughts are text parts flagged
@@ -57,6 +62,10 @@ function reasonOf(finish: string, hasCalls: boolean): StopReason {
 export class GeminiDecoder implements WireDecoder<SseItem> {
   readonly builder = new ReplyBuilder();
   private finishReason: string | undefined;
+  /** The prompt was blocked: the provider's block reason. */
+  private blockReason: string | undefined;
+  /** Raw lines of an error object Gemini pretty-printed over several lines, until they parse. */
+  private rawText = "";
   private usage: Response["usageMetadata"];
   /** The usage of the last chunk, when the fast path read it: parsed only if no later chunk replaces it. */
   private usageText: string | undefined;
@@ -74,23 +83,42 @@ export class GeminiDecoder implements WireDecoder<SseItem> {
       return;
     }
     let r: Response;
-    try {
-      r = parseFrame<Response>(this.provider, text);
-    } catch (error) {
-      if (raw) return;
-      throw error;
-    }
+    if (raw) {
+      const whole = this.rawObject(text);
+      if (whole === undefined) return;
+      r = whole;
+    } else r = parseFrame<Response>(this.provider, text);
     if (r.error !== undefined) throw classifyError(this.provider, undefined, errorFacts(r, text));
     this.idBase ??= r.responseId ?? randomUUID().slice(0, 8);
     if (r.usageMetadata) {
       this.usage = r.usageMetadata;
       this.usageText = undefined;
     }
-    if (r.promptFeedback?.blockReason) this.finishReason = r.promptFeedback.blockReason;
+    if (r.promptFeedback?.blockReason) {
+      this.blockReason = r.promptFeedback.blockReason;
+      this.finishReason ??= this.blockReason;
+    }
     const candidate = r.candidates?.[0];
     for (const part of candidate?.content?.parts ?? []) this.part(part);
     if (candidate?.finishReason) this.finishReason = candidate.finishReason;
     this.fast.learn(text, r);
+  }
+
+  /**
+   * A raw line, or the lines gathered so far with it, as the object they make; undefined while they do not
+   * parse yet (an error object Gemini pretty-printed arrives a line at a time). Lines that never make an
+   * object are let go once they exceed RAW_LIMIT.
+   */
+  private rawObject(line: string): Response | undefined {
+    this.rawText = this.rawText === "" ? line : `${this.rawText}\n${line}`;
+    try {
+      const value = JSON.parse(this.rawText) as Response;
+      this.rawText = "";
+      return typeof value === "object" && value !== null ? value : undefined;
+    } catch {
+      if (this.rawText.length > RAW_LIMIT) this.rawText = "";
+      return undefined;
+    }
   }
 
   /** The usage of the last chunk that had one; text the fast path kept was checked when it was read. */
@@ -120,7 +148,11 @@ export class GeminiDecoder implements WireDecoder<SseItem> {
       return;
     }
     if (p.text) this.builder.text(p.text);
-    if (p.thoughtSignature) this.builder.reasoningSignature(p.thoughtSignature);
+    // A signature on a text part is kept as a reasoning block without text, so it goes back on the text.
+    if (p.thoughtSignature) {
+      this.builder.startReasoning();
+      this.builder.reasoningSignature(p.thoughtSignature);
+    }
   }
 
   end(): void {
@@ -139,6 +171,8 @@ export class GeminiDecoder implements WireDecoder<SseItem> {
       cacheCreationTokens: 0,
       ...(u.thoughtsTokenCount !== undefined && { reasoningTokens: thoughts }),
     });
-    this.builder.done(reasonOf(this.finishReason, this.builder.callCount > 0), this.finishReason);
+    const reason =
+      this.blockReason !== undefined ? "blocked" : reasonOf(this.finishReason, this.builder.callCount > 0);
+    this.builder.done(reason, this.finishReason);
   }
 }

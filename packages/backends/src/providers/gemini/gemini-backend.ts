@@ -29,7 +29,7 @@ export class GeminiBackend extends HttpBackend<GeminiOptions, SseItem> {
   ): ChatRequest<SseItem> {
     return {
       url: `${this.base}/v1beta/models/${encodeURIComponent(model)}:streamGenerateContent?alt=sse`,
-      body: geminiRequestBody(messages, tools, params),
+      body: geminiRequestBody(model, messages, tools, params),
       read: readSse,
       decoder: new GeminiDecoder(this.name),
     };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { collect, conversation, providerSuite, weatherTool } from "../../__fixtures__/provider-suite.js";
-import { AuthError, RateLimitError } from "../../errors.js";
+import { AuthError, RateLimitError, TransientError } from "../../errors.js";
+import type { Message } from "../../types.js";
 import { GeminiBackend } from "./gemini-backend.js";
 
 const make = (server: { baseUrl(p: "gemini"): string }) =>
@@ -18,6 +19,7 @@ describe("gemini: requests", () => {
   it("send the system instruction, user and model turns, function responses and generation config", async () => {
     const server = suite.server();
     server.enqueue({ text: "ok" });
+    server.signatures.issue("gemini", "gemini-test", "CiQBVKhc");
     const messages = conversation.map((m) =>
       m.role === "assistant"
         ? { ...m, toolCalls: m.toolCalls!.map((c, i) => (i === 0 ? { ...c, signature: "CiQBVKhc" } : c)) }
@@ -147,5 +149,36 @@ describe("gemini: requests", () => {
     const backend = make(server);
     backend.setModel("mock-model");
     expect(await backend.contextLength()).toBe(32_768);
+  });
+
+  it("keep the message of an error object pretty-printed over several lines mid-stream", async () => {
+    const server = suite.server();
+    server.enqueue({ fault: { type: "stream_error", afterText: "partial", pretty: true } });
+    const err = await collect(make(server).chatStream(conversation.slice(0, 2), [])).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TransientError);
+    expect((err as Error).message).toMatch(/An internal error has occurred/);
+  });
+
+  it("send a text part's thought signature back on the text, to the model that made it", async () => {
+    const server = suite.server();
+    const backend = new GeminiBackend({
+      baseUrl: server.baseUrl("gemini"),
+      model: "gemini-3-pro-preview",
+      apiKey: "AIza-secret",
+    });
+    server.enqueue({ text: "The sum is 5050.", reasoningSignature: "Cs0Bsigned" });
+    const first = await collect(backend.chatStream(conversation.slice(0, 2), []));
+    const signature = first.done.message.reasoning?.at(-1)?.signature;
+    expect(signature).toBe("Cs0Bsigned");
+    const history: Message[] = [
+      ...conversation.slice(0, 2),
+      first.done.message,
+      { role: "user", content: "And?" },
+    ];
+    server.enqueue({ text: "ok" });
+    await collect(backend.chatStream(history, []));
+    expect(server.lastRequest?.rejected).toBeUndefined();
+    const contents = (server.lastRequest!.body as { contents: Array<{ parts: unknown[] }> }).contents;
+    expect(contents[1]!.parts).toEqual([{ text: "The sum is 5050.", thoughtSignature: signature }]);
   });
 });

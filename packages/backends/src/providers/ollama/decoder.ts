@@ -3,6 +3,7 @@ import { classifyError, errorFacts } from "../../http/classify.js";
 import type { WireDecoder } from "../../stream/event-stream.js";
 import { parseFrame } from "../../stream/parse-frame.js";
 import { parseArguments, ReplyBuilder } from "../../stream/reply-builder.js";
+import type { Usage } from "../../types.js";
 
 interface Line {
   error?: unknown;
@@ -27,7 +28,11 @@ interface Line {
 export class OllamaDecoder implements WireDecoder<string> {
   readonly builder = new ReplyBuilder();
 
-  constructor(private readonly provider: string) {}
+  /** `estimatePrompt` counts the request's prompt for when Ollama does not (a prompt it had cached). */
+  constructor(
+    private readonly provider: string,
+    private readonly estimatePrompt: () => number,
+  ) {}
 
   accept(text: string): void {
     const line = parseFrame<Line>(this.provider, text, "stream line");
@@ -48,12 +53,7 @@ export class OllamaDecoder implements WireDecoder<string> {
       });
     }
     if (line.done) {
-      this.builder.setUsage({
-        inputTokens: line.prompt_eval_count ?? 0,
-        outputTokens: line.eval_count ?? 0,
-        cachedInputTokens: 0,
-        cacheCreationTokens: 0,
-      });
+      this.builder.setUsage(this.usage(line));
       const raw = line.done_reason;
       const reason =
         raw === "length"
@@ -65,6 +65,26 @@ export class OllamaDecoder implements WireDecoder<string> {
               : "other";
       this.builder.done(reason, raw);
     }
+  }
+
+  /**
+   * Ollama counts only the prompt tokens it evaluated: with the prompt's start in its cache the count is
+   * missing or covers only the new end. Then the estimate stands for the prompt, the rest of it as cached.
+   */
+  private usage(line: Line): Usage {
+    const evaluated = line.prompt_eval_count;
+    const outputTokens = line.eval_count ?? 0;
+    const estimate = this.estimatePrompt();
+    // The estimate errs high, so a count under half of it is a part, not the whole.
+    if (evaluated !== undefined && evaluated >= estimate / 2)
+      return { inputTokens: evaluated, outputTokens, cachedInputTokens: 0, cacheCreationTokens: 0 };
+    return {
+      inputTokens: estimate,
+      outputTokens,
+      cachedInputTokens: estimate - (evaluated ?? 0),
+      cacheCreationTokens: 0,
+      inputEstimated: true,
+    };
   }
 
   end(): void {

@@ -1,12 +1,25 @@
 import { getJson, postJson } from "../../http/http-request.js";
 import { readLines } from "../../http/ndjson-reader.js";
+import { estimateTokens } from "../../tokens/token-estimate.js";
 import type { GenerationParams, Message, ModelInfo, Tool } from "../../types.js";
 import { type ChatRequest, HttpBackend, type HttpBackendOptions } from "../http-backend.js";
 import { OllamaDecoder } from "./decoder.js";
 import { type OllamaBodyOptions, ollamaRequestBody } from "./request-body.js";
 
-/** `baseUrl` defaults to http://localhost:11434; `apiKey` is for Ollama behind a proxy or Ollama's cloud. */
+/**
+ * `baseUrl` defaults to http://localhost:11434; `apiKey` is for Ollama behind a proxy or Ollama's cloud.
+ * `numCtx` is the context window every request asks for; without it, OLLAMA_DEFAULT_NUM_CTX or the model's
+ * trained length, whichever is smaller.
+ */
 export interface OllamaOptions extends OllamaBodyOptions, HttpBackendOptions {}
+
+/**
+ * The window asked for when none is configured: Ollama's own default depends on the machine's memory
+ * (4,096 tokens below 24 GiB of VRAM) and it then drops the oldest messages silently, so a window is always
+ * sent. 16,384 tokens holds an agent's system prompt and tools with room to work, and its cache fits the
+ * memory of the machines small models run on (about 2.3 GiB for an 8B model); raise it with `num_ctx`.
+ */
+export const OLLAMA_DEFAULT_NUM_CTX = 16_384;
 
 /** Ollama's native /api/chat (local models; thinking; tools). */
 export class OllamaBackend extends HttpBackend<OllamaOptions, string> {
@@ -29,9 +42,12 @@ export class OllamaBackend extends HttpBackend<OllamaOptions, string> {
   ): ChatRequest<string> {
     return {
       url: `${this.base}/api/chat`,
-      body: ollamaRequestBody(model, messages, tools, params, this.options),
+      body: async (signal) => {
+        const numCtx = await this.window(model, signal);
+        return ollamaRequestBody(model, messages, tools, params, { numCtx });
+      },
       read: readLines,
-      decoder: new OllamaDecoder(this.name),
+      decoder: new OllamaDecoder(this.name, () => estimateTokens(messages, tools)),
     };
   }
 
@@ -42,12 +58,24 @@ export class OllamaBackend extends HttpBackend<OllamaOptions, string> {
     return (tags.models ?? []).map((m) => ({ id: m.name }));
   }
 
-  /** `num_ctx` when configured (what is allocated); otherwise the trained maximum from /api/show. */
-  protected override async lookUpContextLength(
-    model: string,
-    signal?: AbortSignal,
-  ): Promise<number | undefined> {
+  /**
+   * The window a request asks for: `numCtx` when configured, else the default capped by the model's trained
+   * length (the default alone when /api/show cannot tell).
+   */
+  private async window(model: string, signal?: AbortSignal): Promise<number> {
+    const known = await this.contextLengthOf(model, signal).catch(() => undefined);
+    return known ?? OLLAMA_DEFAULT_NUM_CTX;
+  }
+
+  /** The window requests ask for, which is all the model gets to see: not the trained maximum. */
+  protected override async lookUpContextLength(model: string, signal?: AbortSignal): Promise<number> {
     if (this.options.numCtx !== undefined) return this.options.numCtx;
+    const trained = await this.trainedLength(model, signal);
+    return Math.min(trained ?? OLLAMA_DEFAULT_NUM_CTX, OLLAMA_DEFAULT_NUM_CTX);
+  }
+
+  /** The model's trained maximum, from /api/show. */
+  private async trainedLength(model: string, signal?: AbortSignal): Promise<number | undefined> {
     const show = await postJson(this.name, `${this.base}/api/show`, { model }, this.headers(), signal);
     const info = (show as { model_info?: Record<string, unknown> }).model_info ?? {};
     const arch = info["general.architecture"];

@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { collect, conversation, providerSuite, weatherTool } from "../../__fixtures__/provider-suite.js";
-import { OllamaBackend } from "./ollama-backend.js";
+import { MockLlmServer } from "../../testing/mock-server.js";
+import type { Message } from "../../types.js";
+import { OLLAMA_DEFAULT_NUM_CTX, OllamaBackend } from "./ollama-backend.js";
 
 const make = (
   server: { baseUrl(p: "ollama"): string },
@@ -67,12 +69,48 @@ describe("ollama: requests", () => {
     });
   });
 
-  it("read the context window from /api/show, or the configured num_ctx", async () => {
+  it("ask for a known window on every request: num_ctx, else the model's trained length capped at the default", async () => {
+    const server = await MockLlmServer.start({
+      models: [
+        { id: "long-model", contextLength: 40_960 },
+        { id: "short-model", contextLength: 8192 },
+      ],
+    });
+    try {
+      const window = async (backend: OllamaBackend) => {
+        server.enqueue({ text: "ok" });
+        await collect(backend.chatStream(conversation.slice(0, 2), []));
+        const sent = (server.lastRequest!.body as { options?: { num_ctx?: number } }).options?.num_ctx;
+        const planned = await backend.contextLength();
+        expect(planned).toBe(sent);
+        return sent;
+      };
+      expect(await window(make(server, { model: "long-model" }))).toBe(OLLAMA_DEFAULT_NUM_CTX);
+      expect(await window(make(server, { model: "short-model" }))).toBe(8192);
+      expect(await window(make(server, { model: "long-model", numCtx: 32_768 }))).toBe(32_768);
+      // A server that cannot say (no /api/show figure) still gets the default asked for.
+      expect(await window(make(server, { model: "unlisted" }))).toBe(OLLAMA_DEFAULT_NUM_CTX);
+      expect(await make(server).models()).toEqual([{ id: "long-model" }, { id: "short-model" }]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("estimate the prompt when Ollama does not count it (a prompt it had cached)", async () => {
     const server = suite.server();
-    const backend = make(server);
-    backend.setModel("mock-model");
-    expect(await backend.contextLength()).toBe(32_768);
-    expect(await make(server, { numCtx: 8192 }).contextLength()).toBe(8192);
-    expect(await backend.models()).toEqual([{ id: "mock-model" }]);
+    const long: Message[] = [
+      ...conversation,
+      { role: "assistant", content: "x".repeat(8000) },
+      { role: "user", content: "and now?" },
+    ];
+    server.enqueue({ text: "ok", usage: { input: null, output: 3 } });
+    const missing = await collect(make(server).chatStream(long, []));
+    expect(missing.usage).toMatchObject({ inputEstimated: true, outputTokens: 3 });
+    expect(missing.usage!.inputTokens).toBeGreaterThan(2000);
+    expect(missing.usage!.cachedInputTokens).toBe(missing.usage!.inputTokens);
+    server.enqueue({ text: "ok", usage: { input: 17, output: 3 } });
+    const partial = await collect(make(server).chatStream(long, []));
+    expect(partial.usage).toMatchObject({ inputEstimated: true, inputTokens: missing.usage!.inputTokens });
+    expect(partial.usage!.cachedInputTokens).toBe(missing.usage!.inputTokens - 17);
   });
 });

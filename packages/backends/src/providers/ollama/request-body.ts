@@ -1,3 +1,4 @@
+import { replayHistory } from "../../request/replay-history.js";
 import type { GenerationParams, Message, Tool } from "../../types.js";
 
 export interface OllamaBodyOptions {
@@ -29,7 +30,11 @@ function toWire(m: Message): Record<string, unknown> {
   }
 }
 
-/** The body of a streaming /api/chat request. Tool arguments travel as objects, not strings. */
+/**
+ * The body of a streaming /api/chat request. Tool arguments travel as objects, not strings; earlier
+ * reasoning goes back as `thinking` text, whoever wrote it (Ollama signs nothing); the context window is
+ * always asked for, since Ollama's own default depends on the machine and it silently drops what overflows.
+ */
 export function ollamaRequestBody(
   model: string,
   messages: readonly Message[],
@@ -44,7 +49,13 @@ export function ollamaRequestBody(
   if (params.topP !== undefined) sampling.top_p = params.topP;
   if (params.seed !== undefined) sampling.seed = params.seed;
   if (params.stop?.length) sampling.stop = params.stop;
-  const body: Record<string, unknown> = { model, stream: true, messages: messages.map(toWire) };
+  const body: Record<string, unknown> = {
+    model,
+    stream: true,
+    messages: replayHistory(messages, { whitespaceIsEmpty: false, keepReasoning: (r) => r.text !== "" }).map(
+      toWire,
+    ),
+  };
   if (tools.length > 0) {
     body.tools = tools.map((t) => ({
       type: "function",

@@ -10,6 +10,8 @@ import { ARGS, OpenAiFastPath, TEXT } from "./fast-path.js";
 
 interface Delta {
   content?: string | null;
+  /** Why the model declined, in place of content. */
+  refusal?: string | null;
   reasoning_content?: string | null;
   reasoning?: string | null;
   reasoning_text?: string | null;
@@ -60,6 +62,7 @@ export class OpenAiDecoder implements WireDecoder<SseItem> {
   readonly builder = new ReplyBuilder();
   private readonly calls = new ToolCallAssembler();
   private finishReason: string | undefined;
+  private refused = false;
   private readonly fast = new OpenAiFastPath();
 
   constructor(private readonly provider: string) {}
@@ -92,6 +95,10 @@ export class OpenAiDecoder implements WireDecoder<SseItem> {
       const reasoning = d.reasoning_content || d.reasoning || d.reasoning_text;
       if (reasoning) this.builder.reasoningDelta(reasoning);
       if (d.content) this.builder.text(d.content);
+      if (d.refusal) {
+        this.refused = true;
+        this.builder.text(d.refusal);
+      }
       for (const tc of d.tool_calls ?? []) {
         this.calls.accept(
           { index: tc.index, id: tc.id, name: tc.function?.name, arguments: tc.function?.arguments },
@@ -128,6 +135,7 @@ export class OpenAiDecoder implements WireDecoder<SseItem> {
     this.calls.finish(this.builder);
     let reason = REASONS[this.finishReason ?? ""] ?? "other";
     if (reason === "stop" && this.builder.callCount > 0) reason = "tool_use";
+    if (reason === "stop" && this.refused) reason = "refusal";
     this.builder.done(reason, this.finishReason);
   }
 

@@ -49,7 +49,7 @@ export class OpenAiBackend extends HttpBackend<OpenAiOptions, SseItem> {
       (/api\.openai\.com/.test(this.base) ? "max_completion_tokens" : "max_tokens");
     return {
       url: `${this.base}/chat/completions`,
-      body: openAiRequestBody(model, messages, tools, params, { ...this.options, maxTokensField }),
+      body: openAiRequestBody(model, messages, tools, params, { ...this.options, maxTokensField }, this.warn),
       read: readSse,
       decoder: new OpenAiDecoder(this.name),
     };

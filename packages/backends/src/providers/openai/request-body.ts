@@ -1,3 +1,5 @@
+import { replayHistory } from "../../request/replay-history.js";
+import type { Warn } from "../../request/warn.js";
 import type { GenerationParams, Message, Tool } from "../../types.js";
 
 export interface OpenAiBodyOptions {
@@ -30,19 +32,27 @@ function toWire(m: Message, systemRole: string): Record<string, unknown> {
   }
 }
 
-/** The body of a streaming chat-completions request. */
+/** OpenAI's reasoning models (o1, o3, o4-mini, gpt-5 …), which refuse sampling settings other than the defaults. */
+const REASONING_MODEL = /^(?:[\w.-]+\/)?(?:o\d|gpt-5)/;
+
+/**
+ * The body of a streaming chat-completions request. Replies that say nothing are left out, every call keeps
+ * its result, and OpenAI's reasoning models get no temperature or top_p (they refuse them; `warn` says so).
+ */
 export function openAiRequestBody(
   model: string,
   messages: readonly Message[],
   tools: readonly Tool[],
   params: GenerationParams,
   options: OpenAiBodyOptions = {},
+  warn: Warn = () => {},
 ): Record<string, unknown> {
+  const history = replayHistory(messages, { whitespaceIsEmpty: false, keepReasoning: () => false });
   const body: Record<string, unknown> = {
     model,
     stream: true,
     stream_options: { include_usage: true },
-    messages: messages.map((m) => toWire(m, options.systemRole ?? "system")),
+    messages: history.map((m) => toWire(m, options.systemRole ?? "system")),
   };
   if (tools.length > 0) {
     body.tools = tools.map((t) => ({
@@ -50,8 +60,15 @@ export function openAiRequestBody(
       function: { name: t.name, description: t.description, parameters: t.parameters },
     }));
   }
-  if (params.temperature !== undefined) body.temperature = params.temperature;
-  if (params.topP !== undefined) body.top_p = params.topP;
+  const fixedSampling = REASONING_MODEL.test(model);
+  for (const [name, value] of [
+    ["temperature", params.temperature],
+    ["top_p", params.topP],
+  ] as const) {
+    if (value === undefined) continue;
+    if (fixedSampling && value !== 1) warn(`${name} ${value} is not sent: ${model} accepts only the default`);
+    else body[name] = value;
+  }
   if (params.maxTokens !== undefined) body[options.maxTokensField ?? "max_tokens"] = params.maxTokens;
   if (params.stop?.length) body.stop = params.stop;
   if (params.seed !== undefined) body.seed = params.seed;

@@ -7,24 +7,28 @@ import {
   retryAfterHeader,
   sse,
 } from "../mock-reply.js";
+import { SignatureRegistry } from "../signature-registry.js";
+import { anthropicErrorBody as error } from "./error-bodies.js";
 
 const STOP: Record<string, string> = {
   stop: "end_turn",
   length: "max_tokens",
   tool_use: "tool_use",
   content_filter: "refusal",
+  refusal: "refusal",
   error: "end_turn",
   other: "stop_sequence",
 };
 
-const error = (type: string, message: string) => ({
-  type: "error",
-  error: { type, message },
-  request_id: "req_mock",
-});
-
-/** A reply as Anthropic's messages API streams it. */
-export function renderAnthropic(reply: MockReply, model: string): Rendered {
+/**
+ * A reply as Anthropic's messages API streams it. The thinking signature and redacted-thinking data it hands
+ * out are recorded in `signatures`, so that a later request may replay them to this model.
+ */
+export function renderAnthropic(
+  reply: MockReply,
+  model: string,
+  signatures = new SignatureRegistry(),
+): Rendered {
   const fault = reply.fault;
   if (fault) {
     switch (fault.type) {
@@ -97,7 +101,21 @@ export function renderAnthropic(reply: MockReply, model: string): Rendered {
     push("content_block_delta", {
       type: "content_block_delta",
       index,
-      delta: { type: "signature_delta", signature: reply.reasoningSignature ?? "c2lnbmF0dXJl" },
+      delta: {
+        type: "signature_delta",
+        signature: signatures.issue("anthropic", model, reply.reasoningSignature),
+      },
+    });
+    push("content_block_stop", { type: "content_block_stop", index });
+    index++;
+  }
+  if (reply.redactedReasoning !== undefined) {
+    // Redacted thinking arrives whole in its start event, with no deltas.
+    const data = signatures.issue("anthropic", model, reply.redactedReasoning);
+    push("content_block_start", {
+      type: "content_block_start",
+      index,
+      content_block: { type: "redacted_thinking", data },
     });
     push("content_block_stop", { type: "content_block_stop", index });
     index++;

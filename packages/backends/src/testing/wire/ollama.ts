@@ -56,7 +56,8 @@ export function renderOllama(reply: MockReply, model: string): Rendered {
       done: true,
       done_reason: DONE[reply.stopReason ?? ""] ?? "stop",
       total_duration: 4_883_583_458,
-      prompt_eval_count: u.input ?? 10,
+      // A prompt Ollama found in its KV cache is not counted: the field is left out.
+      ...(u.input !== null && { prompt_eval_count: u.input ?? 10 }),
       eval_count: u.output ?? 5,
     })}\n`,
   );

@@ -13,6 +13,8 @@ const FINISH: Record<string, string> = {
   length: "length",
   tool_use: "tool_calls",
   content_filter: "content_filter",
+  // A refusal is a normal stop; what marks it is that the reply came in `delta.refusal`.
+  refusal: "stop",
   error: "error",
   other: "stop",
 };
@@ -92,7 +94,14 @@ export function renderOpenAi(reply: MockReply, model: string): Rendered {
     frames.push(sse(data, reply));
     if (reply.keepAlive) frames.push(`: keep-alive${reply.crlf ? "\r\n\r\n" : "\n\n"}`);
   };
-  push(chunk({ role: "assistant", content: reply.toolCalls && !reply.text ? null : "" }));
+  const refusal = reply.stopReason === "refusal";
+  push(
+    chunk(
+      refusal
+        ? { role: "assistant", content: null, refusal: "" }
+        : { role: "assistant", content: reply.toolCalls && !reply.text ? null : "" },
+    ),
+  );
   for (const p of pieces(reply.reasoning ?? "", size)) push(chunk({ reasoning_content: p }));
   if (fault?.type === "stream_error") {
     push(chunk({ content: fault.afterText ?? "partial" }));
@@ -104,7 +113,8 @@ export function renderOpenAi(reply: MockReply, model: string): Rendered {
     });
     return { status: 200, headers: { "content-type": "text/event-stream" }, frames };
   }
-  for (const p of pieces(reply.text ?? "", size)) push(chunk({ content: p }));
+  // A refusal streams its text in `refusal` deltas instead of `content`.
+  for (const p of pieces(reply.text ?? "", size)) push(chunk(refusal ? { refusal: p } : { content: p }));
   for (const [i, call] of (reply.toolCalls ?? []).entries()) {
     const id = call.id ?? `call_mock_${i}`;
     push(

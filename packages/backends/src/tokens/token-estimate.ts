@@ -1,4 +1,4 @@
-import type { Message, Tool } from "@ollie/backends";
+import type { Message, Tool } from "../types.js";
 
 /** Tokens a message costs beyond its text: role markers and separators. */
 const PER_MESSAGE = 4;

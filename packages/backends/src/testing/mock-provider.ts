@@ -1,0 +1,2 @@
+/** The wire dialects the mock server speaks. */
+export type MockProvider = "openai" | "anthropic" | "ollama" | "gemini";
