@@ -53,6 +53,35 @@ describe("restarting olliesrv", () => {
     ]);
   });
 
+  it("quarantines a session whose saved history is malformed inside, and brings back those around it", async () => {
+    const dataDir = join(o.root, "data", "ollie", "sessions");
+    const ids: string[] = [];
+    for (const name of ["before", "damaged", "after"]) {
+      const id = await o.create(`cwd=${o.work} name=${name}`);
+      o.mock.enqueue({ text: `Hello from ${name}.` });
+      await prompt(o, `session/${id}/agent/main`, "Hello");
+      ids.push(id);
+    }
+    await o.crash();
+    const file = join(dataDir, `${ids[1]}.json`);
+    const saved = JSON.parse(readFileSync(file, "utf8")) as {
+      agents: Array<{ session: { messages: Array<{ content: unknown }> } }>;
+    };
+    saved.agents[0]!.session.messages[0]!.content = { not: "text" };
+    writeFileSync(file, JSON.stringify(saved));
+    await o.restart();
+
+    expect(o.log()).toMatch(
+      new RegExp(`session file .*${ids[1]}\\.json is unreadable \\(agents\\.0\\.session\\.messages\\.0\\.content: .*\\); moved it to .*corrupt`),
+    );
+    expect(existsSync(file)).toBe(false);
+    const idx = await o.read("session/idx");
+    expect(idx).toContain(`${ids[0]}\tbefore\t`);
+    expect(idx).toContain(`${ids[2]}\tafter\t`);
+    expect(idx).not.toContain(ids[1]);
+    expect(await o.read(`session/${ids[2]}/agent/main/chat`)).toContain("Hello from after.");
+  });
+
   it("brings back a session that was never prompted with its agent, and quarantines ids that are not ids", async () => {
     const id = await o.create(`agent=coding cwd=${o.work} name=unprompted`);
     const dataDir = join(o.root, "data", "ollie", "sessions");

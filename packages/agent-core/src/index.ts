@@ -30,7 +30,7 @@ export { DEFAULT_SAFETY_LIMITS, type SafetyLimits } from "./loop/safety.js";
 export type { StopNotice } from "./loop/stop-notice.js";
 export { emptyTaskState, renderTaskState, type TaskState } from "./loop/task-state.js";
 export { writeFileAtomic } from "./persist/atomic-write.js";
-export type { PersistedSession } from "./persist/persisted-session.js";
+export { type PersistedSession, persistedSessionSchema } from "./persist/persisted-session.js";
 export { loadSession, SessionFileError, saveSession } from "./persist/session-file.js";
 export { newSessionId } from "./persist/session-id.js";
 export type { ToolExecutor, ToolInfo, ToolResult } from "./tools/tool-executor.js";

@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
-import { type PersistedSession, writeFileAtomic } from "@ollie/agent-core";
+import { type PersistedSession, persistedSessionSchema, writeFileAtomic } from "@ollie/agent-core";
 import { z } from "zod";
 import { AGENT_NAME, PROFILE_NAME, SESSION_ID } from "./names.js";
 
@@ -62,10 +62,8 @@ const schema = z.object({
       skills: z.array(z.string()).optional(),
       lastPrompt: z.string().optional(),
       prompts: z.number().int().nonnegative().optional(),
-      session: z
-        .object({ id: z.string(), messages: z.array(z.unknown()) })
-        .passthrough()
-        .optional(),
+      // The agent's history is checked as strictly as agent-core checks it: a file that passes restores.
+      session: persistedSessionSchema.optional(),
     }),
   ),
 });
@@ -75,10 +73,37 @@ export async function writeSessionFile(dir: string, session: SessionFile): Promi
   await writeFileAtomic(join(dir, `${session.id}.json`), `${JSON.stringify(session)}\n`);
 }
 
+/** Checks a session file's text; throws what is wrong, with the path of the field. */
+function parseSessionFile(text: string, name: string): SessionFile {
+  const parsed = schema.safeParse(JSON.parse(text));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new Error(`${issue.path.join(".") || "(top)"}: ${issue.message}`);
+  }
+  if (`${parsed.data.id}.json` !== name) throw new Error(`id ${parsed.data.id} is not the file's name`);
+  return parsed.data as SessionFile;
+}
+
+/**
+ * Moves a session file that cannot be used to `corruptDir` (never deleting it) and says so: one bad file
+ * costs its own session, never the others.
+ */
+export async function quarantineSessionFile(
+  file: string,
+  corruptDir: string,
+  problem: string,
+  log: (line: string) => void,
+): Promise<void> {
+  await mkdir(corruptDir, { recursive: true, mode: 0o700 });
+  const aside = join(corruptDir, `${basename(file, ".json")}.${Date.now()}.json`);
+  await rename(file, aside).catch(() => {});
+  log(`session file ${file} is unreadable (${problem}); moved it to ${aside}`);
+}
+
 /**
  * Reads every session file in `dir`, concurrently. A file that does not parse or check — ids, agent and
- * profile names included, since paths and principals are made of them, and its id must be its file's name —
- * is moved to `corruptDir` (never deleted) and reported; the rest come back.
+ * profile names and each agent's whole history included, since paths and principals are made of them and a
+ * restored agent runs on the history — is quarantined; the rest come back.
  */
 export async function readSessionFiles(
   dir: string,
@@ -90,18 +115,9 @@ export async function readSessionFiles(
     names.map(async (name) => {
       const file = join(dir, name);
       try {
-        const parsed = schema.safeParse(JSON.parse(await readFile(file, "utf8")));
-        if (!parsed.success) {
-          const issue = parsed.error.issues[0]!;
-          throw new Error(`${issue.path.join(".") || "(top)"}: ${issue.message}`);
-        }
-        if (`${parsed.data.id}.json` !== name) throw new Error(`id ${parsed.data.id} is not the file's name`);
-        return parsed.data as unknown as SessionFile;
+        return parseSessionFile(await readFile(file, "utf8"), name);
       } catch (error) {
-        await mkdir(corruptDir, { recursive: true, mode: 0o700 });
-        const aside = join(corruptDir, `${basename(name, ".json")}.${Date.now()}.json`);
-        await rename(file, aside).catch(() => {});
-        log(`session file ${file} is unreadable (${(error as Error).message}); moved it to ${aside}`);
+        await quarantineSessionFile(file, corruptDir, (error as Error).message, log);
         return undefined;
       }
     }),

@@ -1,12 +1,12 @@
 import { realpath } from "node:fs/promises";
-import { resolve, sep } from "node:path";
+import { join, resolve, sep } from "node:path";
 import type { Logger } from "@ollie/log";
 import { checkModel } from "../config/backends.js";
 import { type AgentEnvironment, type AgentSlot, splitUname } from "./agent-slot.js";
 import type { SessionLimits } from "./limits.js";
 import { repairSessionFile } from "./repair-history.js";
 import { Session, type SessionSpec } from "./session.js";
-import { readSessionFiles } from "./session-file.js";
+import { quarantineSessionFile, readSessionFiles } from "./session-file.js";
 
 /** Every session of the daemon. */
 export class Sessions {
@@ -82,9 +82,24 @@ export class Sessions {
   async restore(): Promise<number> {
     const files = await readSessionFiles(this.dir, this.corruptDir, this.log.warn);
     // What a stop cut off (a call without its result, a prompt without its reply) is answered as interrupted
-    // now, and the file saved so at once rather than at the agent's next save.
-    const repaired = files.map((file) => ({ id: file.id, added: repairSessionFile(file) }));
-    for (const file of files) this.byId.set(file.id, new Session(file.id, this.dir, this.environment, file));
+    // now, and the file saved so at once rather than at the agent's next save. Each session comes back on
+    // its own: one that cannot is quarantined, and the others are not lost with it.
+    const repaired: Array<{ id: string; added: number }> = [];
+    for (const file of files) {
+      try {
+        const added = repairSessionFile(file);
+        this.byId.set(file.id, new Session(file.id, this.dir, this.environment, file));
+        repaired.push({ id: file.id, added });
+      } catch (error) {
+        this.byId.delete(file.id);
+        await quarantineSessionFile(
+          join(this.dir, `${file.id}.json`),
+          this.corruptDir,
+          (error as Error).message,
+          this.log.warn,
+        );
+      }
+    }
     this.changes++;
     await Promise.all(repaired.filter((r) => r.added > 0).map((r) => this.saveRepaired(r.id, r.added)));
     for (const session of this.byId.values()) {
@@ -98,7 +113,7 @@ export class Sessions {
         );
       }
     }
-    return files.length;
+    return repaired.length;
   }
 
   /** Saves a restored session whose history was repaired, saying so (or why it could not). */

@@ -75,6 +75,10 @@ const usageTotals = z.object({
   costUsd: count,
 });
 
+/**
+ * The schema of a saved session, strict to the last nested field: a file that passes is one an agent can be
+ * restored from. Programs that keep sessions inside files of their own embed it (olliesrv does).
+ */
 export const persistedSessionSchema = z.object({
   version: z.literal(1),
   id: z.string().min(1),
