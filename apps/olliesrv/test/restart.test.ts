@@ -72,7 +72,9 @@ describe("restarting olliesrv", () => {
     await o.restart();
 
     expect(o.log()).toMatch(
-      new RegExp(`session file .*${ids[1]}\\.json is unreadable \\(agents\\.0\\.session\\.messages\\.0\\.content: .*\\); moved it to .*corrupt`),
+      new RegExp(
+        `session file .*${ids[1]}\\.json is unreadable \\(agents\\.0\\.session\\.messages\\.0\\.content: .*\\); moved it to .*corrupt`,
+      ),
     );
     expect(existsSync(file)).toBe(false);
     const idx = await o.read("session/idx");

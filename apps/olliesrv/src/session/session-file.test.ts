@@ -57,7 +57,10 @@ function sessionFile(n: number, messages: unknown[]): SessionFile {
 
 describe("reading session files back", () => {
   it("quarantines a file whose nested history is malformed, and brings the others back", async () => {
-    const good = [{ role: "user", content: "hello" }, { role: "assistant", content: "hi" }];
+    const good = [
+      { role: "user", content: "hello" },
+      { role: "assistant", content: "hi" },
+    ];
     await writeSessionFile(dir, sessionFile(1, good));
     await writeSessionFile(dir, sessionFile(2, [{ role: "user", content: 5 }]));
     await writeSessionFile(dir, sessionFile(3, good));
