@@ -1,7 +1,8 @@
 // The public face of @ollie/agent-core: every name exported here is part of the API.
 
 export { estimateTokens } from "@ollie/backends";
-export { Agent, type AgentOptions, type ProfileLoader } from "./agent/agent.js";
+export { Agent } from "./agent/agent.js";
+export type { AgentOptions, ProfileLoader } from "./agent/agent-options.js";
 export {
   AgentBusyError,
   HookBlockedError,

@@ -12,5 +12,6 @@ export {
   splitLogValue,
   withCategory,
 } from "./log-settings.js";
-export { createLogger, type Logger, type LoggerOptions, type LogStream } from "./logger.js";
+export type { LogStream } from "./log-stream.js";
+export { createLogger, type Logger, type LoggerOptions } from "./logger.js";
 export { REDACTED } from "./redactor.js";

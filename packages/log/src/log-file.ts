@@ -1,6 +1,6 @@
 import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import type { LogStream } from "./logger.js";
+import type { LogStream } from "./log-stream.js";
 
 /** The log file could not be opened: its path, and why. */
 export class LogFileError extends Error {

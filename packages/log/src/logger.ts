@@ -12,13 +12,9 @@ import { asOneLine, formatLine } from "./format-line.js";
 import { type LogLevel, passes } from "./levels.js";
 import { openLogFile } from "./log-file.js";
 import { DEFAULT_LOG_SETTINGS, type LogSettings, thresholdFor } from "./log-settings.js";
+import type { LogStream } from "./log-stream.js";
 import { assertLogName } from "./names.js";
 import { Redactor } from "./redactor.js";
-
-/** Where lines go: anything with a `write(string)`, such as process.stderr. Each line is one `write`. */
-export interface LogStream {
-  write(chunk: string): unknown;
-}
 
 export interface LoggerOptions {
   /** The program each line names, e.g. `olliesrv`: lowercase letters, digits, `_` and `-`. */

@@ -29,7 +29,8 @@ export { type LandlockProbe, missingFeatures, probeLandlock } from "./launcher/p
 export { DEFAULT_POLICY } from "./policy/defaults.js";
 export { loadPolicyFile, validateLayer } from "./policy/load.js";
 export type { EntryOrigin, PolicyOrigins } from "./policy/origins.js";
-export type { PathList, SandboxPolicy } from "./policy/policy.js";
+export type { PathList } from "./policy/path-lists.js";
+export type { SandboxPolicy } from "./policy/policy.js";
 export {
   expandPolicy,
   policyPaths,

@@ -17,7 +17,7 @@ import { DEFAULT_SAFETY_LIMITS, type SafetyLimits } from "../loop/safety.js";
 import { emptyTaskState, type TaskState } from "../loop/task-state.js";
 import type { PersistedSession } from "../persist/persisted-session.js";
 import { newSessionId } from "../persist/session-id.js";
-import type { AgentOptions } from "./agent.js";
+import type { AgentOptions } from "./agent-options.js";
 import { ChangeWatch } from "./change-watch.js";
 import type { AgentEvent, AgentListener, AgentState } from "./events.js";
 import { type Runtime, refreshRuntime } from "./runtime.js";

@@ -1,16 +1,13 @@
 import type { Message } from "@ollie/backends";
-import type { CompactionOptions } from "../compaction/compaction-options.js";
 import type { ContextFigures } from "../context/context-meter.js";
 import { History } from "../history/history.js";
 import { emptyTotals, type UsageTotals } from "../history/usage-meter.js";
-import type { DispatchOptions } from "../loop/dispatch.js";
 import { hookNote } from "../loop/nudge.js";
-import type { RetryPolicy } from "../loop/retry-policy.js";
 import { runTurn } from "../loop/run-turn.js";
-import type { SafetyLimits } from "../loop/safety.js";
 import { emptyTaskState, type TaskState } from "../loop/task-state.js";
 import type { PersistedSession } from "../persist/persisted-session.js";
 import { AgentCore, type LastingOptions, lasting, type Watched } from "./agent-core.js";
+import type { AgentOptions } from "./agent-options.js";
 import { BoundedQueue } from "./bounded-queue.js";
 import {
   AgentBusyError,
@@ -22,53 +19,6 @@ import {
 import type { AgentListener, AgentState, TurnOutcome } from "./events.js";
 import { buildRuntime, type Runtime, type RuntimeSpec, requestMessages } from "./runtime.js";
 import { Submission } from "./submission.js";
-
-/**
- * Loads a profile by name: the runtime it describes, made with a fresh tool executor, for an agent working
- * in `context.cwd` (an Agent fits).
- */
-export type ProfileLoader = (
-  name: string,
-  context: { readonly cwd: string | undefined },
-) => Promise<RuntimeSpec>;
-
-export interface AgentOptions extends RuntimeSpec {
-  /** Immutable identity (a 9P uname later); random by default. */
-  id?: string;
-  /** Display name; the id by default. */
-  name?: string;
-  /** The profile this runtime came from, if any. */
-  profile?: string;
-  cwd?: string;
-  sessionId?: string;
-  /** A history to carry on (restoring a session). */
-  history?: readonly Message[];
-  taskState?: TaskState;
-  /** Session usage so far (restoring a session). */
-  usage?: UsageTotals;
-  /** What compaction summaries used so far, a part of `usage` (restoring a session). */
-  compactionUsage?: UsageTotals;
-  retry?: Partial<RetryPolicy>;
-  safety?: Partial<SafetyLimits>;
-  dispatch?: Partial<DispatchOptions>;
-  /** Prompts that may wait behind the running turn (default 64); more are refused. */
-  maxQueue?: number;
-  /**
-   * Saves the session. Called after every round of tool calls and at the end of every turn, one call at a
-   * time; a rejection is reported as an `error` event and does not stop the turn.
-   */
-  persist?: (session: PersistedSession) => Promise<void>;
-  /** The next unchecked step of the session's plan file, for the task state. */
-  readPlanStep?: () => Promise<string | undefined>;
-  /** A listener subscribed from the start, so it also hears what happens while the agent is made. */
-  onEvent?: AgentListener;
-  /** How the history is compacted (thresholds, zones, snapshots); `auto: false` turns automatic compaction off. */
-  compaction?: Partial<CompactionOptions>;
-  /** The model's context window, when the backend's figure should not be used. */
-  contextLength?: number;
-  /** What `switchProfile` loads profiles with. */
-  profiles?: ProfileLoader;
-}
 
 /**
  * An agent: an identity, a conversation, and the runtime it answers with (backend, tools, preamble). Turns

@@ -1,5 +1,5 @@
 import type { Backend } from "@ollie/backends";
-import type { ProfileLoader } from "../agent/agent.js";
+import type { ProfileLoader } from "../agent/agent-options.js";
 import type { RuntimeSpec } from "../agent/runtime.js";
 import { shellHooks } from "../hooks/shell-hooks.js";
 import type { ToolExecutor } from "../tools/tool-executor.js";

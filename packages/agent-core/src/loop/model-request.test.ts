@@ -10,7 +10,8 @@ import {
 import { closedPort, MockLlmServer } from "@ollie/backends/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { echoTool, only, tools } from "../__fixtures__/agents.js";
-import { Agent, type AgentOptions } from "../agent/agent.js";
+import { Agent } from "../agent/agent.js";
+import type { AgentOptions } from "../agent/agent-options.js";
 import type { AgentEvent } from "../agent/events.js";
 
 let server: MockLlmServer;

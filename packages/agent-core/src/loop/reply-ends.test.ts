@@ -2,7 +2,8 @@ import { AnthropicBackend, type Backend, GeminiBackend, OllamaBackend, OpenAiBac
 import { MockLlmServer, type MockReply, type RecordedRequest } from "@ollie/backends/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { only } from "../__fixtures__/agents.js";
-import { Agent, type AgentOptions } from "../agent/agent.js";
+import { Agent } from "../agent/agent.js";
+import type { AgentOptions } from "../agent/agent-options.js";
 import type { AgentEvent } from "../agent/events.js";
 import { COMPACTION_INSTRUCTIONS } from "../compaction/summary.js";
 

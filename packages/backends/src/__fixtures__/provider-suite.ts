@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Backend } from "../backend.js";
 import {
   AuthError,
   ContextOverflowError,

@@ -7,8 +7,8 @@ import {
   ToolUnsupportedError,
   TransientError,
 } from "../errors.js";
-import type { ResponseHeaders } from "./http-request.js";
 import { isOverflowMessage, isToolUnsupportedMessage } from "./overflow.js";
+import type { ResponseHeaders } from "./response-headers.js";
 import { retryAfterMs, retryInfoMs } from "./retry-after.js";
 
 /** The parts of an error body the classification needs, whatever the provider's dialect. */

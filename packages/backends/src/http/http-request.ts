@@ -3,8 +3,7 @@ import { request } from "undici";
 import { TransientError, UnreachableError } from "../errors.js";
 import { classifyError, errorFacts } from "./classify.js";
 import { redactText, redactUrl } from "./redact.js";
-
-export type ResponseHeaders = Record<string, string | string[] | undefined>;
+import type { ResponseHeaders } from "./response-headers.js";
 
 export interface HttpResponse {
   status: number;

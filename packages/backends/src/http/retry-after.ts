@@ -1,4 +1,4 @@
-import type { ResponseHeaders } from "./http-request.js";
+import type { ResponseHeaders } from "./response-headers.js";
 
 function header(headers: ResponseHeaders, name: string): string | undefined {
   const v = headers[name];

@@ -10,6 +10,7 @@ import { dial } from "../transport/dial.js";
 import { WriteBatcher } from "../transport/write-batcher.js";
 import type { Authenticator } from "./authenticator.js";
 import { ConnectionClosedError, NinepRemoteError } from "./errors.js";
+import type { FidClient } from "./fid-client.js";
 import { FidPool } from "./fid-pool.js";
 import { Fsys } from "./fsys.js";
 import { TagPool } from "./tag-pool.js";
@@ -50,7 +51,7 @@ function abortError(signal: AbortSignal): unknown {
  * An AbortSignal on a request sends Tflush; the call rejects at once and the tag is reused only after the
  * server's Rflush. Use `attach` for a path-based API (Fsys), or the fid-level methods directly.
  */
-export class NinepClient {
+export class NinepClient implements FidClient {
   msize: number;
   private readonly reader: FrameReader;
   private readonly batch: WriteBatcher;
@@ -235,7 +236,7 @@ export class NinepClient {
   // Fid-level operations. Fid numbers come from `attach` and `walk`; `clunk` and `remove` give them back.
 
   /** Attaches to the server's tree and returns a path-based view of it. */
-  async attach(options: AttachOptions): Promise<Fsys> {
+  async attach(options: AttachOptions): Promise<Fsys<NinepClient>> {
     const aname = options.aname ?? "";
     const afid = options.authenticator ? await this.authenticate(options, aname) : NOFID;
     const fid = this.fids.acquire();
@@ -244,7 +245,7 @@ export class NinepClient {
         { type: "Tattach", fid, afid, uname: options.uname, aname },
         options.signal,
       );
-      return new Fsys(this, fid, reply.qid, options.uname);
+      return new Fsys<NinepClient>(this, fid, reply.qid, options.uname);
     } catch (err) {
       if (!(err instanceof Error && err.name === "AbortError")) this.fids.release(fid);
       throw err;

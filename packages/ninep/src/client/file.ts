@@ -1,8 +1,8 @@
 import { OREAD, QT } from "../codec/constants.js";
 import type { Qid, Stat } from "../codec/types.js";
-import type { NinepClient } from "./client.js";
 import { parseDirEntries } from "./dir-entries.js";
 import { withPath } from "./errors.js";
+import type { FidClient } from "./fid-client.js";
 
 export interface ReadAllOptions {
   signal?: AbortSignal;
@@ -11,11 +11,11 @@ export interface ReadAllOptions {
 }
 
 /** An open fid. Close it when done (or use `using`-style helpers on Fsys that do). */
-export class File {
+export class File<C extends FidClient = FidClient> {
   private closed = false;
 
   constructor(
-    readonly client: NinepClient,
+    readonly client: C,
     readonly fid: number,
     readonly qid: Qid,
     /** The largest read or write the server guarantees to handle whole. */

@@ -1,8 +1,8 @@
 import { DM, ORDWR, OREAD, OTRUNC, OWRITE } from "../codec/constants.js";
 import { dontTouchStat } from "../codec/stat.js";
 import type { Qid, Stat } from "../codec/types.js";
-import type { NinepClient } from "./client.js";
 import { NinepRemoteError, withPath } from "./errors.js";
+import type { FidClient } from "./fid-client.js";
 import { File } from "./file.js";
 import { splitParent, splitPath } from "./path.js";
 
@@ -18,7 +18,7 @@ export interface CreateOptions {
 export type StatChanges = Partial<Pick<Stat, "name" | "mode" | "mtime" | "length" | "gid" | "uid" | "atime">>;
 
 /** Runs `fn` on an open file, then closes it; `fn`'s error wins over one from closing. */
-async function closing<T>(file: File, fn: (f: File) => Promise<T>): Promise<T> {
+async function closing<T, C extends FidClient>(file: File<C>, fn: (f: File<C>) => Promise<T>): Promise<T> {
   let result: T;
   try {
     result = await fn(file);
@@ -31,9 +31,9 @@ async function closing<T>(file: File, fn: (f: File) => Promise<T>): Promise<T> {
 }
 
 /** An attached file tree, addressed by slash-separated paths from its root. */
-export class Fsys {
+export class Fsys<C extends FidClient = FidClient> {
   constructor(
-    readonly client: NinepClient,
+    readonly client: C,
     /** The fid of the root; keep it open while the tree is in use. */
     readonly rootFid: number,
     readonly rootQid: Qid,
@@ -51,7 +51,7 @@ export class Fsys {
   }
 
   /** Opens a file (OREAD by default; OWRITE, ORDWR, OEXEC with OTRUNC or ORCLOSE). */
-  async open(path: string, mode = OREAD, signal?: AbortSignal): Promise<File> {
+  async open(path: string, mode = OREAD, signal?: AbortSignal): Promise<File<C>> {
     const { fid } = await this.walk(path, signal);
     try {
       const reply = await this.client.open(fid, mode, signal);
@@ -63,7 +63,7 @@ export class Fsys {
   }
 
   /** Creates a file or (with DM.DIR in perm) a directory and returns it open. */
-  async create(path: string, options: CreateOptions = {}): Promise<File> {
+  async create(path: string, options: CreateOptions = {}): Promise<File<C>> {
     const { parent, name } = splitParent(path);
     if (name === undefined) throw new Error(`cannot create the root`);
     const isDir = ((options.perm ?? 0) & DM.DIR) !== 0;
@@ -91,7 +91,7 @@ export class Fsys {
   async withFile<T>(
     path: string,
     mode: number,
-    fn: (f: File) => Promise<T>,
+    fn: (f: File<C>) => Promise<T>,
     signal?: AbortSignal,
   ): Promise<T> {
     return closing(await this.open(path, mode, signal), fn);
@@ -127,7 +127,7 @@ export class Fsys {
     if (name === undefined) throw new Error("cannot write the root");
     const signal = options.signal;
     const dir = await this.walk(parent.join("/"), signal);
-    let file: File;
+    let file: File<C>;
     try {
       file = await this.openOrCreate(dir.fid, name, path, options);
     } catch (err) {
@@ -142,7 +142,7 @@ export class Fsys {
     name: string,
     path: string,
     options: { truncate?: boolean; perm?: number; signal?: AbortSignal },
-  ): Promise<File> {
+  ): Promise<File<C>> {
     const signal = options.signal;
     let existing: { fid: number } | undefined;
     try {

@@ -1,5 +1,4 @@
 import type { Duplex } from "node:stream";
-import type { ServerAuth } from "../auth/server-auth.js";
 import { IOHDRSZ, NOTAG } from "../codec/constants.js";
 import { decodeMessage } from "../codec/decode.js";
 import { encodeMessage } from "../codec/encode.js";
@@ -8,9 +7,9 @@ import { formatMessage } from "../codec/format.js";
 import { FrameReader } from "../codec/frame-reader.js";
 import type { Message, RMessage, TMessage, Tversion } from "../codec/types.js";
 import { WriteBatcher } from "../transport/write-batcher.js";
+import type { ConnectionContext, ConnectionOptions } from "./connection-context.js";
 import type { FidState } from "./fid-state.js";
 import type { FileServer } from "./file-server.js";
-import type { ServerLimits } from "./limits.js";
 import { errorText, truncateUtf8 } from "./ninep-error.js";
 import { PendingRequest } from "./pending-request.js";
 import { RequestHandlers } from "./request-handlers.js";
@@ -22,23 +21,11 @@ const FAILED_CONNECTION_GRACE_MS = 2000;
 /** Frames dispatched per turn of the event loop. */
 const DISPATCH_BATCH = 32;
 
-export interface ConnectionOptions {
-  /** Largest msize this server accepts (the client may ask for less). */
-  maxMsize: number;
-  limits: ServerLimits;
-  /** Require authentication on every attach. */
-  auth?: ServerAuth | undefined;
-  /** Receives one line per message in and out. */
-  trace?: ((line: string) => void) | undefined;
-  /** Receives errors no client can be told of (see ServerOptions.onError). */
-  onError?: ((err: Error) => void) | undefined;
-}
-
 /**
  * One client's 9P session over a byte stream: framing, version negotiation, the tag table, flush and reply
  * ordering, back-pressure and cleanup. The per-message work lives in RequestHandlers.
  */
-export class Connection<A = unknown> {
+export class Connection<A = unknown> implements ConnectionContext<A> {
   msize: number;
   negotiated = false;
   readonly tags = new Map<number, PendingRequest>();

@@ -1,5 +1,5 @@
 import { NOFID } from "../codec/constants.js";
-import type { Connection } from "./connection.js";
+import type { ConnectionContext } from "./connection-context.js";
 import type { FidState } from "./fid-state.js";
 import type { FileServer } from "./file-server.js";
 import { NinepError } from "./ninep-error.js";
@@ -32,7 +32,7 @@ function waitUnlessAborted(busy: Promise<void>, req: PendingRequest): Promise<vo
  */
 export class FidAccess<A> {
   constructor(
-    private readonly conn: Connection<A>,
+    private readonly conn: ConnectionContext<A>,
     private readonly fs: FileServer<A>,
   ) {}
 

@@ -18,7 +18,7 @@ import type {
   Twstat,
 } from "../codec/types.js";
 import { statSize } from "../codec/writer.js";
-import type { Connection } from "./connection.js";
+import type { ConnectionContext } from "./connection-context.js";
 import { readDirectory } from "./dir-read.js";
 import { FidAccess } from "./fid-access.js";
 import { FidState } from "./fid-state.js";
@@ -88,7 +88,7 @@ export class RequestHandlers<A> {
   private authPath = 0n;
 
   constructor(
-    private readonly conn: Connection<A>,
+    private readonly conn: ConnectionContext<A>,
     private readonly fs: FileServer<A>,
   ) {
     this.fids = new FidAccess(conn, fs);

@@ -3,7 +3,8 @@ import { PolicyError, ProtectedPathError, SandboxUnavailableError } from "../err
 import { buildLauncher, ensureLauncher } from "../launcher/ensure-launcher.js";
 import { launcherArgs } from "../launcher/launcher-args.js";
 import { missingFeatures, probeLandlock } from "../launcher/probe.js";
-import { PATH_LISTS, type SandboxPolicy } from "../policy/policy.js";
+import { PATH_LISTS } from "../policy/path-lists.js";
+import type { SandboxPolicy } from "../policy/policy.js";
 import { expandPolicy, resolvePolicy } from "../policy/resolve.js";
 import { sandboxCommand } from "../run/prepare.js";
 import { runSandboxed } from "../run/run-sandboxed.js";

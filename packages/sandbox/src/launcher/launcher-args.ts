@@ -1,5 +1,6 @@
 import { entryError } from "../policy/origins.js";
-import { PATH_LISTS, type SandboxPolicy } from "../policy/policy.js";
+import { PATH_LISTS } from "../policy/path-lists.js";
+import type { SandboxPolicy } from "../policy/policy.js";
 
 export interface LauncherArgOptions {
   /** Use at most this Landlock ABI (to try what an older kernel would do). */

@@ -3,7 +3,7 @@ import { type Document, isMap, isNode, isScalar, LineCounter, parseDocument } fr
 import type { z } from "zod";
 import { type FilePosition, PolicyError } from "../errors.js";
 import { type EntryOrigin, type PolicyOrigins, recordOrigins } from "./origins.js";
-import { PATH_LISTS } from "./policy.js";
+import { PATH_LISTS } from "./path-lists.js";
 import { type PolicyLayer, policyLayerSchema } from "./schema.js";
 import { KNOWN_TEMPLATES, unknownTemplates } from "./templates.js";
 

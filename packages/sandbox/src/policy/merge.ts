@@ -1,5 +1,6 @@
 import { originsOf, type PolicyOrigins } from "./origins.js";
-import { PATH_LISTS, type SandboxPolicy } from "./policy.js";
+import { PATH_LISTS } from "./path-lists.js";
+import type { SandboxPolicy } from "./policy.js";
 import type { PolicyLayer } from "./schema.js";
 
 function union<T>(a: T[], b: T[]): T[] {

@@ -1,5 +1,5 @@
 import { type FilePosition, PolicyError } from "../errors.js";
-import type { PathList } from "./policy.js";
+import type { PathList } from "./path-lists.js";
 
 /** Where one entry of a path list was written: its layer's source, its key there, its line and column. */
 export interface EntryOrigin {

@@ -31,6 +31,3 @@ export interface SandboxPolicy {
   /** Where each path-list entry was written (file, key, line), for errors that point at it. */
   origins?: PolicyOrigins;
 }
-
-export type PathList = keyof SandboxPolicy["filesystem"];
-export const PATH_LISTS: readonly PathList[] = ["ro", "rox", "rw", "rwx"];

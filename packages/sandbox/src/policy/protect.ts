@@ -1,7 +1,8 @@
 import { realpathSync } from "node:fs";
 import { basename, dirname, join, resolve, sep } from "node:path";
 import { ProtectedPathError, type ProtectedRelation } from "../errors.js";
-import { PATH_LISTS, type SandboxPolicy } from "./policy.js";
+import { PATH_LISTS } from "./path-lists.js";
+import type { SandboxPolicy } from "./policy.js";
 
 /**
  * Where a path really is: its real path when it exists; otherwise its nearest existing ancestor's real path

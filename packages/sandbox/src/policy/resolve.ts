@@ -5,7 +5,8 @@ import { DEFAULT_POLICY } from "./defaults.js";
 import { loadPolicyFile, validateLayer } from "./load.js";
 import { emptyPolicy, mergeLayer } from "./merge.js";
 import { type EntryOrigin, entryError, type PolicyOrigins } from "./origins.js";
-import { PATH_LISTS, type SandboxPolicy } from "./policy.js";
+import { PATH_LISTS } from "./path-lists.js";
+import type { SandboxPolicy } from "./policy.js";
 import type { PolicyLayer } from "./schema.js";
 import { expandPath, type TemplateContext } from "./templates.js";
 

@@ -1,0 +1,57 @@
+import type { Message } from "@ollie/backends";
+import type { CompactionOptions } from "../compaction/compaction-options.js";
+import type { UsageTotals } from "../history/usage-meter.js";
+import type { DispatchOptions } from "../loop/dispatch.js";
+import type { RetryPolicy } from "../loop/retry-policy.js";
+import type { SafetyLimits } from "../loop/safety.js";
+import type { TaskState } from "../loop/task-state.js";
+import type { PersistedSession } from "../persist/persisted-session.js";
+import type { AgentListener } from "./events.js";
+import type { RuntimeSpec } from "./runtime.js";
+
+/**
+ * Loads a profile by name: the runtime it describes, made with a fresh tool executor, for an agent working
+ * in `context.cwd` (an Agent fits).
+ */
+export type ProfileLoader = (
+  name: string,
+  context: { readonly cwd: string | undefined },
+) => Promise<RuntimeSpec>;
+
+export interface AgentOptions extends RuntimeSpec {
+  /** Immutable identity (a 9P uname later); random by default. */
+  id?: string;
+  /** Display name; the id by default. */
+  name?: string;
+  /** The profile this runtime came from, if any. */
+  profile?: string;
+  cwd?: string;
+  sessionId?: string;
+  /** A history to carry on (restoring a session). */
+  history?: readonly Message[];
+  taskState?: TaskState;
+  /** Session usage so far (restoring a session). */
+  usage?: UsageTotals;
+  /** What compaction summaries used so far, a part of `usage` (restoring a session). */
+  compactionUsage?: UsageTotals;
+  retry?: Partial<RetryPolicy>;
+  safety?: Partial<SafetyLimits>;
+  dispatch?: Partial<DispatchOptions>;
+  /** Prompts that may wait behind the running turn (default 64); more are refused. */
+  maxQueue?: number;
+  /**
+   * Saves the session. Called after every round of tool calls and at the end of every turn, one call at a
+   * time; a rejection is reported as an `error` event and does not stop the turn.
+   */
+  persist?: (session: PersistedSession) => Promise<void>;
+  /** The next unchecked step of the session's plan file, for the task state. */
+  readPlanStep?: () => Promise<string | undefined>;
+  /** A listener subscribed from the start, so it also hears what happens while the agent is made. */
+  onEvent?: AgentListener;
+  /** How the history is compacted (thresholds, zones, snapshots); `auto: false` turns automatic compaction off. */
+  compaction?: Partial<CompactionOptions>;
+  /** The model's context window, when the backend's figure should not be used. */
+  contextLength?: number;
+  /** What `switchProfile` loads profiles with. */
+  profiles?: ProfileLoader;
+}
