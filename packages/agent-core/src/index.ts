@@ -8,6 +8,7 @@ export {
   HookBlockedError,
   InjectionsFullError,
   QueueFullError,
+  SafetyStopError,
   TurnInterruptedError,
 } from "./agent/errors.js";
 export type { AgentEvent, AgentListener, AgentState, TurnOutcome, TurnStatus } from "./agent/events.js";

@@ -10,7 +10,6 @@ export {
 } from "./client/bypass-conn.js";
 export {
   type ProcessInfo,
-  type ToolDescription,
   ToolsrvConn,
   type ToolsrvConnOptions,
 } from "./client/toolsrv-conn.js";

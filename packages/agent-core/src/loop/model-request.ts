@@ -51,6 +51,7 @@ export type ModelReply =
 
 /** A stream that delivered nothing for the policy's idle time. */
 export class StreamIdleError extends TransientError {
+  override readonly name = "StreamIdleError";
   constructor(provider: string, idleMs: number) {
     super({ provider, providerMessage: `the stream delivered nothing for ${idleMs / 1000} s` });
   }

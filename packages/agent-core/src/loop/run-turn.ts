@@ -5,6 +5,7 @@ import {
   type Tool,
   type ToolResultMessage,
 } from "@ollie/backends";
+import { SafetyStopError } from "../agent/errors.js";
 import type { AgentEvent, AgentState, TurnOutcome, TurnStatus } from "../agent/events.js";
 import { type Runtime, requestMessages } from "../agent/runtime.js";
 import {
@@ -287,8 +288,7 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
       failed: results.map((r) => r.isError === true),
       lastAction: t.taskState.lastAction,
     });
-    if (verdict.abort !== undefined)
-      return finish("error", new Error(`the turn was stopped: ${verdict.abort}`));
+    if (verdict.abort !== undefined) return finish("error", new SafetyStopError(verdict.abort));
     for (const nudge of verdict.nudges) {
       addUser(nudge, "ollie");
       t.emit({ type: "info", message: nudge });

@@ -1,6 +1,7 @@
 import type { MockReply, ScriptedCall } from "@ollie/backends/testing";
 import { describe, expect, it } from "vitest";
 import { echoTool, scriptedAgent, tools } from "../__fixtures__/agents.js";
+import { SafetyStopError } from "../agent/errors.js";
 import type { SafetyLimits } from "./safety.js";
 
 /** The loop's own messages in a request, without their prefix. */
@@ -39,7 +40,10 @@ describe("safety checks", () => {
     );
     const outcome = await agent.submit("go");
     expect(outcome.status).toBe("error");
-    expect(String(outcome.error)).toContain("the last 10 rounds of tool calls all failed");
+    expect(outcome.error).toBeInstanceOf(SafetyStopError);
+    expect((outcome.error as SafetyStopError).reason).toContain(
+      "the last 10 rounds of tool calls all failed",
+    );
     expect(backend.calls).toHaveLength(10);
     expect(nudgesIn(backend.calls[4]!)).toEqual([]);
     expect(nudgesIn(backend.calls[5]!)).toEqual([

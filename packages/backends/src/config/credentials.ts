@@ -1,4 +1,3 @@
-import { execa } from "execa";
 import type { Profile } from "./backends-conf.js";
 import { Secret } from "./secret.js";
 
@@ -41,9 +40,13 @@ export async function resolveCredential(
       const timeout = AbortSignal.timeout(KEY_CMD_TIMEOUT_MS);
       const stop = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
       if (stop.aborted) throw new CredentialError(profile.name, "key_cmd was not run: it was called off");
+      // Loaded here, not with the package: a program that never runs a key_cmd never loads process spawning.
+      const { execa } = await import("execa");
       // Its own process group, so that what the shell started goes with it.
       const child = execa(c.command, { shell: true, env, reject: false, stdin: "ignore", detached: true });
       const kill = () => {
+        // Once the shell is reaped its pid, and so its group's number, may be another process's.
+        if (child.exitCode !== null || child.signalCode !== null) return;
         try {
           if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
         } catch {

@@ -1,18 +1,8 @@
+import type { ToolExecutor, ToolInfo, ToolResult } from "@ollie/agent-core";
 import { type Authenticator, type File, type Fsys, NinepClient, ORDWR, OREAD } from "@ollie/ninep";
 import type { ToolMeta } from "../metadata/tool-meta.js";
 import type { AgentSandbox } from "../server/agent-sandbox.js";
 import type { CallResult } from "../server/tool-service.js";
-
-/** A tool as an agent's loop sees it (the shape of @ollie/agent-core's ToolInfo). */
-export interface ToolDescription {
-  name: string;
-  description: string;
-  parameters: Record<string, unknown>;
-  readSafe?: boolean;
-  timeoutMs?: number;
-  tier?: "hot" | "warm" | "cold";
-  cache?: { pathArgument: string };
-}
 
 export interface ToolsrvConnOptions {
   /** toolsrv's address, e.g. `unix!/run/user/1000/ns/toolsrv`. */
@@ -47,9 +37,9 @@ const TIMEOUT_SLACK_MS = 5000;
 /**
  * An agent's connection to toolsrv: lists its loaded tools, reads its revision, and makes calls through the
  * `call` file. When a call's signal aborts, the call's fid is clunked, and toolsrv kills the tool's process
- * group. Implements @ollie/agent-core's ToolExecutor.
+ * group.
  */
-export class ToolsrvConn {
+export class ToolsrvConn implements ToolExecutor {
   private constructor(
     private readonly client: NinepClient,
     private readonly fsys: Fsys,
@@ -72,7 +62,7 @@ export class ToolsrvConn {
     }
   }
 
-  async list(signal?: AbortSignal): Promise<ToolDescription[]> {
+  async list(signal?: AbortSignal): Promise<ToolInfo[]> {
     const metas = JSON.parse((await this.fsys.readFile("loaded", signal)).toString("utf8")) as ToolMeta[];
     return metas.map(describe);
   }
@@ -94,11 +84,7 @@ export class ToolsrvConn {
     await this.fsys.writeFile("ctl", `load ${names.join(" ")}\n`);
   }
 
-  async call(
-    name: string,
-    args: Record<string, unknown>,
-    signal: AbortSignal,
-  ): Promise<{ output: string; isError?: boolean }> {
+  async call(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
     const result = await this.callRaw({ tool: name, args }, signal);
     return { output: modelText(name, result), ...(result.isError && { isError: true }) };
   }
@@ -185,7 +171,7 @@ export class ToolsrvConn {
   }
 }
 
-function describe(m: ToolMeta): ToolDescription {
+function describe(m: ToolMeta): ToolInfo {
   return {
     name: m.name,
     description: m.description,

@@ -6,6 +6,7 @@ const TYPES = new Set(["string", "integer", "number", "boolean", "object", "arra
 
 /** A header that does not parse, and where. */
 export class HeaderError extends Error {
+  override readonly name = "HeaderError";
   constructor(
     readonly line: number,
     readonly problem: string,

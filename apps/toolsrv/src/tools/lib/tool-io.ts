@@ -1,7 +1,9 @@
 import { resolve } from "node:path";
 
 /** A mistake the model can fix: printed on stderr, exit status 1. */
-export class ToolError extends Error {}
+export class ToolError extends Error {
+  override readonly name = "ToolError";
+}
 
 /** Runs a tool: reads its JSON arguments from stdin, prints what `body` returns, reports a ToolError. */
 export async function tool(body: (args: Record<string, unknown>) => Promise<string> | string): Promise<void> {
