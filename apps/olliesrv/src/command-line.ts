@@ -25,6 +25,8 @@ export const USAGE = `usage: olliesrv [-a ADDR] [--tcp [HOST:]PORT] [--key-file 
                     a '/') to append to instead of stderr (default: $OLLIE_LOG, else info on stderr; the
                     levels are passed on to the toolsrv olliesrv starts, whose lines join olliesrv's)
   -D                trace 9P messages (short for the setting 9p=trace)
+  --print-address   print the address on stdout once ready (sessions restored), then the TCP address once
+                    that listens (for a parent that waits for that)
   --version         print the version
   -h, --help        print this
 Every attach, on every listener, must prove its uname (see NAMESPACE.md, "Principals").
@@ -44,6 +46,8 @@ export interface DaemonOptions {
   log: LogSettings;
   /** `--log-level`'s level settings as given (not its file), for the toolsrv olliesrv starts. */
   logLevel: string | undefined;
+  /** `--print-address`: say on stdout when ready, and where. */
+  printAddress: boolean;
 }
 
 export type CommandLine = { kind: "help" } | { kind: "version" } | { kind: "serve"; options: DaemonOptions };
@@ -70,6 +74,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
       "attach-deadline": { type: "string" },
       "log-level": { type: "string" },
       D: { type: "boolean" },
+      "print-address": { type: "boolean" },
       version: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -111,6 +116,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
       serverLimits,
       log: values.D ? withCategory(log, "9p", "trace") : log,
       logLevel: levelsOnly(values["log-level"]),
+      printAddress: values["print-address"] ?? false,
     },
   };
 }

@@ -199,7 +199,9 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     if (stopping) return;
     try {
       const listener = await server.listen(tcp);
-      log.info(`serving on ${formatAddress(listener.boundAddress)} (authenticated, like every listener)`);
+      const bound = formatAddress(listener.boundAddress);
+      log.info(`serving on ${bound} (authenticated, like every listener)`);
+      if (options.printAddress) process.stdout.write(`${bound}\n`);
     } catch (error) {
       tcpFailed = true;
       log.error(`cannot listen on ${tcp}: ${(error as Error).message}; stopping`);
@@ -228,6 +230,8 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
           log.error(`restoring sessions failed: ${(e as Error).message}`);
         },
       );
+      // Ready is said once the sessions are back: a client that comes now finds them.
+      if (options.printAddress) restoring = restoring.then(() => void process.stdout.write(`${bound}\n`));
       if (options.tcp !== undefined) restoring = restoring.then(() => listenTcp(options.tcp!));
     });
   } finally {

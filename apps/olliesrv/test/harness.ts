@@ -128,18 +128,17 @@ export async function startOllie(prefix = "olliesrv-", options: StartOptions = {
     },
     read: async (path) => (await fsys.readFile(path)).toString(),
     restart: async () => {
-      child = execa(process.execPath, [...(options.nodeArgs ?? []), OLLIESRV, "-a", address, ...args], {
-        env,
-        extendEnv: false,
-        reject: false,
-      });
+      child = execa(
+        process.execPath,
+        [...(options.nodeArgs ?? []), OLLIESRV, "-a", address, "--print-address", ...args],
+        { env, extendEnv: false, reject: false },
+      );
       child.stderr!.on("data", (c: Buffer) => {
         said += c.toString();
       });
-      const from = said.length;
+      // Ready when it says so on stdout (its sessions restored), whatever its log shows.
       await new Promise<void>((resolve, reject) => {
-        const check = () => said.slice(from).includes("restored") && resolve();
-        child.stderr!.on("data", check);
+        child.stdout!.once("data", () => resolve());
         child.then(() => reject(new Error(`olliesrv exited:\n${said}`)));
       });
       client = await NinepClient.dial(address);

@@ -67,7 +67,17 @@ export async function startDaemon(
   const address = `unix!${join(s.root, "toolsrv.sock")}`;
   const child = execa(
     process.execPath,
-    [BIN, "-a", address, "--tools-path", `${s.tools}:${BUNDLED}`, "--owner", "glenda", ...args],
+    [
+      BIN,
+      "-a",
+      address,
+      "--tools-path",
+      `${s.tools}:${BUNDLED}`,
+      "--owner",
+      "glenda",
+      "--print-address",
+      ...args,
+    ],
     {
       env: {
         ...homes(s),
@@ -83,9 +93,9 @@ export async function startDaemon(
   child.stderr!.on("data", (chunk: Buffer) => {
     said += chunk.toString();
   });
+  // Ready when it prints its address on stdout (--print-address), whatever its log level lets it say.
   await new Promise<void>((resolve, reject) => {
-    const check = () => said.includes("serving") && resolve();
-    child.stderr!.on("data", check);
+    child.stdout!.once("data", () => resolve());
     child.then(() => reject(new Error(`toolsrv exited: ${said}`)));
   });
   return {

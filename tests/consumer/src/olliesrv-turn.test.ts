@@ -40,19 +40,20 @@ it("the installed olliesrv runs a turn against the mock provider, with a sandbox
     `default = mock\n[mock]\ntype = openai\nurl = ${url}\nmodel = mock-model\n`,
   );
 
-  const daemon = execa(project.bin("olliesrv"), [], {
+  const daemon = execa(project.bin("olliesrv"), ["--print-address"], {
     cwd: project.dir,
     env,
     extendEnv: false,
     reject: false,
   });
   let log = "";
+  daemon.stderr!.on("data", (chunk: Buffer) => {
+    log += chunk.toString();
+  });
   try {
+    // Ready when it prints its address (its sessions restored), whatever its log says.
     await new Promise<void>((resolve, reject) => {
-      daemon.stderr!.on("data", (chunk: Buffer) => {
-        log += chunk.toString();
-        if (log.includes("serving on")) resolve();
-      });
+      daemon.stdout!.once("data", () => resolve());
       daemon.then(() => reject(new Error(`olliesrv exited before serving:\n${log}`)));
     });
     const ollie = (...args: string[]) =>
