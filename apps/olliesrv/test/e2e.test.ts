@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { processGone } from "@ollie/sandbox/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Ollie, prompt, startOllie, watchStates } from "./harness.js";
 
@@ -11,15 +12,6 @@ afterAll(async () => {
   await o.stop();
   await o.remove();
 });
-
-/** Whether a process is gone (or a zombie nobody reaped). */
-function gone(pid: number): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.startsWith("Z") ?? true;
-  } catch {
-    return true;
-  }
-}
 
 describe("olliesrv over 9P", () => {
   it("creates a session, runs a turn with a sandboxed tool call, and shows it in chat and tail", async () => {
@@ -75,8 +67,8 @@ describe("olliesrv over 9P", () => {
     const pid = Number(readFileSync(pidFile, "utf8"));
     await o.fsys.writeFile(`${agent}/ctl`, "stop\n");
     await states.until("idle");
-    for (let i = 0; i < 100 && !gone(pid); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(gone(pid)).toBe(true);
+    for (let i = 0; i < 100 && !processGone(pid); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(processGone(pid)).toBe(true);
     expect(await o.read(`${agent}/outcome`)).toBe("interrupted\n");
     const history = JSON.parse(await o.read(`${agent}/context`)) as Array<{ role: string }>;
     expect(history.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MockReply, RecordedRequest } from "@ollie/backends/testing";
+import { processGone } from "@ollie/sandbox/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Ollie, startOllie, untilTurns, watchStates } from "./harness.js";
 
@@ -124,8 +125,7 @@ function sleepers(): string[] {
     .flatMap((p) => {
       try {
         const cmd = readFileSync(`/proc/${p}/cmdline`, "utf8").split("\0").join(" ");
-        const state = readFileSync(`/proc/${p}/stat`, "utf8").split(") ")[1]?.[0];
-        return cmd.startsWith("sleep 31.7") && state !== "Z" ? [p] : [];
+        return cmd.startsWith("sleep 31.7") && !processGone(Number(p)) ? [p] : [];
       } catch {
         return [];
       }

@@ -2,8 +2,9 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Agent } from "@ollie/agent-core";
 import { ScriptedBackend } from "@ollie/backends/testing";
+import { processGone } from "@ollie/sandbox/testing";
 import { afterAll, describe, expect, it } from "vitest";
-import { gone, scratch, shTool, startDaemon } from "./daemon.js";
+import { scratch, shTool, startDaemon } from "./daemon.js";
 
 const s = scratch("toolsrv-lifecycle-");
 afterAll(() => s.remove());
@@ -74,7 +75,7 @@ describe("toolsrv's lifecycle", () => {
     const pid = Number(readFileSync(pidFile, "utf8"));
     await daemon.stop();
     expect(daemon.child.exitCode).toBe(0);
-    expect(gone(pid)).toBe(true);
+    expect(processGone(pid)).toBe(true);
     expect(existsSync(join(s.root, "toolsrv.sock"))).toBe(false);
     await pending;
   });

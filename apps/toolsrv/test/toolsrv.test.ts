@@ -1,8 +1,9 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ORDWR, OWRITE } from "@ollie/ninep";
+import { processGone } from "@ollie/sandbox/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Daemon, gone, scratch, shTool, startDaemon } from "./daemon.js";
+import { type Daemon, scratch, shTool, startDaemon } from "./daemon.js";
 
 const s = scratch("toolsrv-daemon-");
 let daemon: Daemon;
@@ -166,8 +167,8 @@ describe("toolsrv", () => {
     ac.abort(new Error("user pressed stop"));
     await expect(pending).rejects.toThrow("user pressed stop");
     const pid = Number(readFileSync(pidFile, "utf8"));
-    for (let i = 0; i < 100 && !gone(pid); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(gone(pid)).toBe(true);
+    for (let i = 0; i < 100 && !processGone(pid); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(processGone(pid)).toBe(true);
   });
 
   it("runs tools under Landlock: a write outside the policy is denied", async () => {

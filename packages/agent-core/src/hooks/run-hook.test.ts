@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processGone } from "@ollie/sandbox/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { processesMarked as survivors } from "../process/process-tree.js";
 import { runHook, runHookList } from "./run-hook.js";
@@ -11,17 +12,6 @@ const dir = mkdtempSync(join(tmpdir(), "agent-core-hooks-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** Generous, so that a loaded machine never turns a hook that should finish into a timeout. */
 const options = { cwd: dir, env: { PATH: process.env.PATH }, timeoutMs: 30_000 };
-
-/** Whether a process is gone (or a zombie nobody reaped: it runs nothing). */
-function gone(pid: number): boolean {
-  const stat = `/proc/${pid}/stat`;
-  if (!existsSync(stat)) return true;
-  try {
-    return readFileSync(stat, "utf8").split(") ")[1]?.startsWith("Z") ?? true;
-  } catch {
-    return true;
-  }
-}
 
 describe("a hook command", () => {
   it("gets the payload as JSON on stdin and as OLLIE_* variables", async () => {
@@ -64,7 +54,7 @@ describe("a hook command", () => {
     expect(run).toMatchObject({ outcome: "failed", problem: "timed out after 0.3 s" });
     const left = readFileSync(pids, "utf8").trim().split("\n").map(Number);
     expect(left).toHaveLength(2);
-    for (const pid of left) expect(gone(pid)).toBe(true);
+    for (const pid of left) expect(processGone(pid)).toBe(true);
   });
 
   describe("leaves nothing behind, however its children detach", () => {

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Scratch, scratch } from "../__fixtures__/sandbox-fixture.js";
 import { survivorsAfter } from "../__fixtures__/survivors.js";
 import { SandboxUnavailableError } from "../errors.js";
 import { ensureLauncher } from "../launcher/ensure-launcher.js";
+import { parentOf } from "../testing/process-state.js";
 import { runSandboxed, startSandboxed } from "./run-sandboxed.js";
 
 let s: Scratch;
@@ -13,9 +13,6 @@ beforeAll(async () => {
   s = await scratch();
 });
 afterAll(() => s.cleanup());
-
-const parentOf = (pid: number) =>
-  Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")[1]);
 
 /** Sends raw requests to a `--serve` launcher and returns the lines it answered, once stdin is closed. */
 async function serveRaw(requests: Buffer[]): Promise<string[]> {
@@ -59,7 +56,7 @@ describe("the launcher service", () => {
     running.stdin.end();
     running.stdout.resume();
     running.stderr.resume();
-    process.kill(parentOf(running.pid), "SIGKILL");
+    process.kill(parentOf(running.pid)!, "SIGKILL");
     const error = await running.exit.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SandboxUnavailableError);
     expect((error as Error).message).toMatch(/^The sandbox launcher service .* stopped/);

@@ -2,6 +2,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolvePolicy } from "@ollie/sandbox";
+import { processGone } from "@ollie/sandbox/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import type { CatalogEntry } from "../catalog/tool-catalog.js";
 import { checkMeta } from "../metadata/tool-meta.js";
@@ -28,15 +29,6 @@ function entry(name: string, script: string, timeout?: number): CatalogEntry {
 const run = async (e: CatalogEntry, args: Record<string, unknown> = {}, signal?: AbortSignal) =>
   (await startTool(e, { args, cwd: work, env }, { policy, maxOutputBytes: 4096, ...(signal && { signal }) }))
     .done;
-
-/** Whether a process is gone (or a zombie nobody reaped). */
-function gone(pid: number): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.startsWith("Z") ?? true;
-  } catch {
-    return true;
-  }
-}
 
 describe("running a tool", () => {
   it("gives it its arguments on stdin and as OLLIE_ARG_*, in the request's directory and environment only", async () => {
@@ -72,14 +64,15 @@ describe("running a tool", () => {
     );
     expect(Date.now() - started).toBeLessThan(5000);
     expect(outcome).toMatchObject({ timedOut: true, exitCode: null, signal: "SIGTERM" });
-    for (const pid of readFileSync(pids, "utf8").trim().split("\n").map(Number)) expect(gone(pid)).toBe(true);
+    for (const pid of readFileSync(pids, "utf8").trim().split("\n").map(Number))
+      expect(processGone(pid)).toBe(true);
   });
 
   it("ends when the tool exits, killing what it left in the background instead of waiting for it", async () => {
     const pids = join(work, "background.pids");
     const outcome = await run(entry("leaves_one", `setsid sleep 100 & echo $! > ${pids}; echo started`, 60));
     expect(outcome).toMatchObject({ exitCode: 0, output: "started\n", timedOut: false });
-    expect(gone(Number(readFileSync(pids, "utf8").trim()))).toBe(true);
+    expect(processGone(Number(readFileSync(pids, "utf8").trim()))).toBe(true);
   });
 
   // Retried: on a loaded machine the tool has twice been seen to end before the abort (cause not yet found;
@@ -96,7 +89,7 @@ describe("running a tool", () => {
     ac.abort();
     expect(await running).toMatchObject({ cancelled: true });
     const pid = Number(readFileSync(pids, "utf8").trim());
-    expect(gone(pid)).toBe(true);
+    expect(processGone(pid)).toBe(true);
   });
 
   it("runs under the sandbox: writing outside the policy is denied by Landlock", async () => {
