@@ -4,6 +4,7 @@ import { buildRuntime, type Runtime } from "../agent/runtime.js";
 import type { History } from "../history/history.js";
 import type { UsageMeter } from "../history/usage-meter.js";
 import type { HookEvent, HookResult } from "../hooks/agent-hooks.js";
+import { describeError } from "../loop/describe-error.js";
 import { hookNote } from "../loop/nudge.js";
 import type { RetryPolicy } from "../loop/retry-policy.js";
 import type { TaskState } from "../loop/task-state.js";
@@ -120,7 +121,7 @@ export async function compactAgent(
     if (signal.aborted) return { compacted: false, progress: false };
     host.emit({
       type: "error",
-      message: `the compaction failed and the history was kept as it was: ${error instanceof Error ? error.message : String(error)}`,
+      message: `the compaction failed and the history was kept as it was: ${describeError(error)}`,
       error,
     });
     return { compacted: false, progress: false };

@@ -1,6 +1,7 @@
 import type { ToolCall, ToolResultMessage } from "@ollie/backends";
 import { INTERRUPTED_RESULT } from "../history/history.js";
 import type { ToolExecutor, ToolInfo } from "../tools/tool-executor.js";
+import { describeError } from "./describe-error.js";
 import { capOutput } from "./output-limit.js";
 import type { ReadCache } from "./read-cache.js";
 
@@ -117,7 +118,7 @@ async function executeCall(d: Dispatch, call: ToolCall): Promise<ToolResultMessa
   } catch (error) {
     if (d.signal.aborted) return result(INTERRUPTED_RESULT, true);
     if (error instanceof ToolTimeoutError) return result(error.message, true);
-    return result(`${call.name} failed: ${error instanceof Error ? error.message : String(error)}`, true);
+    return result(`${call.name} failed: ${describeError(error)}`, true);
   } finally {
     clearTimeout(timer);
     d.signal.removeEventListener("abort", stop);

@@ -1,0 +1,50 @@
+import type { AssistantMessage, ToolResultMessage } from "@ollie/backends";
+import { SafetyStopError } from "../agent/errors.js";
+import { describeError } from "./describe-error.js";
+import type { SafetyMonitor } from "./safety.js";
+import { inferTaskState, renderTaskState } from "./task-state.js";
+import type { TurnContext } from "./turn-context.js";
+import { addUserMessage } from "./turn-start.js";
+
+/**
+ * After a round of calls: the task state learns what was done, the safety monitor judges the round (a
+ * stop comes back as an error; nudges and the task state go to the model), the tool list is refreshed if
+ * it changed, and the session is saved.
+ */
+export async function afterRound(
+  t: TurnContext,
+  safety: SafetyMonitor,
+  reply: AssistantMessage,
+  results: readonly ToolResultMessage[],
+  signal: AbortSignal,
+): Promise<SafetyStopError | undefined> {
+  const calls = reply.toolCalls ?? [];
+  const planFileStep = await t.readPlanStep().catch(() => undefined);
+  t.taskState = inferTaskState(t.taskState, {
+    text: reply.content,
+    lastCall: calls.at(-1)!,
+    lastResult: results.at(-1)?.content ?? "",
+    ...(planFileStep !== undefined && { planFileStep }),
+  });
+  const verdict = safety.afterRound({
+    text: reply.content,
+    calls,
+    failed: results.map((r) => r.isError === true),
+    lastAction: t.taskState.lastAction,
+  });
+  if (verdict.abort !== undefined) return new SafetyStopError(verdict.abort);
+  for (const nudge of verdict.nudges) {
+    addUserMessage(t, nudge, "ollie");
+    t.emit({ type: "info", message: nudge });
+  }
+  if (verdict.reinjectTaskState) addUserMessage(t, renderTaskState(t.taskState), "ollie");
+  await t.refreshRuntime(signal).catch((error: unknown) => {
+    t.emit({
+      type: "error",
+      message: `the tool list could not be refreshed: ${describeError(error)}`,
+      error,
+    });
+  });
+  await t.persist();
+  return undefined;
+}

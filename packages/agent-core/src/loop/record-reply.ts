@@ -1,0 +1,43 @@
+import type { AssistantMessage, StopReason, Usage } from "@ollie/backends";
+import { collapseCold } from "../history/tiers.js";
+import type { RequestPlan } from "./next-request.js";
+import { type StopNotice, stopNotice } from "./stop-notice.js";
+import type { TurnContext } from "./turn-context.js";
+
+/** A reply as the model request gave it. */
+export interface Reply {
+  message: AssistantMessage;
+  usage: Usage | undefined;
+  reason: StopReason;
+  raw?: string;
+}
+
+/**
+ * A reply enters the history: how it ended is said when it ended short, the provider's count anchors the
+ * context meter, cold results already read are collapsed (from `coldFrom` on; the new start is returned),
+ * and its usage and cost are counted.
+ */
+export function recordReply(
+  t: TurnContext,
+  plan: RequestPlan,
+  reply: Reply,
+  coldFrom: number,
+): { stop: StopNotice | undefined; coldFrom: number } {
+  const { runtime, messages } = plan;
+  const stop = stopNotice(reply.reason, reply.raw, reply.message, runtime.params.maxTokens);
+  if (stop) t.emit({ type: "stopreason", ...stop });
+  if (reply.usage) t.counted(messages, reply.usage.inputTokens);
+  t.history.append(reply.message);
+  const next = collapseCold(t.history, runtime.toolInfo, coldFrom, t.history.length - 1);
+  if (reply.usage) {
+    const costUsd = t.usage.add(runtime.backend.model, reply.usage);
+    t.emit({
+      type: "usage",
+      request: reply.usage,
+      costUsd,
+      turn: { ...t.usage.turn },
+      session: { ...t.usage.session },
+    });
+  }
+  return { stop, coldFrom: next };
+}

@@ -1,0 +1,50 @@
+import type { Message, Tool } from "@ollie/backends";
+import type { AgentEvent, AgentState } from "../agent/events.js";
+import type { Runtime } from "../agent/runtime.js";
+import type { CompactionOptions, CompactionTrigger } from "../compaction/compaction-options.js";
+import type { ContextFigures } from "../context/context-meter.js";
+import type { History } from "../history/history.js";
+import type { UsageMeter } from "../history/usage-meter.js";
+import type { HookEvent, HookResult } from "../hooks/agent-hooks.js";
+import type { DispatchOptions } from "./dispatch.js";
+import type { RetryPolicy } from "./retry-policy.js";
+import type { SafetyLimits } from "./safety.js";
+import type { TaskState } from "./task-state.js";
+
+/** What a turn reads and changes of its agent. */
+export interface TurnContext {
+  readonly runtime: Runtime;
+  /** Looks for a changed tool set after a round of calls, and rebuilds the runtime if it changed. */
+  refreshRuntime(signal: AbortSignal): Promise<void>;
+  readonly history: History;
+  readonly usage: UsageMeter;
+  /** Where relative paths (read-cache files) are resolved; this process's cwd when unset. */
+  readonly cwd: string | undefined;
+  taskState: TaskState;
+  readonly retry: RetryPolicy;
+  readonly safety: SafetyLimits;
+  readonly dispatch: DispatchOptions;
+  emit(event: AgentEvent): void;
+  setState(state: AgentState): void;
+  /** Text injected while the turn runs, to be put before the model at the next step. */
+  takeInjections(): string[];
+  /** Saves the session; never throws (a failure is reported as an event). */
+  persist(): Promise<void>;
+  readPlanStep(): Promise<string | undefined>;
+  /** Runs an event's hooks (reporting their warnings). */
+  hook(event: HookEvent, extra: Record<string, unknown>, signal: AbortSignal): Promise<HookResult>;
+  /** The turnError hook: true when it took the failure over. Called once per turn, at the first failure. */
+  turnError(error: unknown, signal: AbortSignal): Promise<boolean>;
+  readonly compaction: CompactionOptions;
+  /** Compacts the history; never throws. */
+  compact(
+    trigger: CompactionTrigger,
+    signal: AbortSignal,
+  ): Promise<{ compacted: boolean; progress: boolean }>;
+  /** Automatic compactions since the last prompt from the user. */
+  autoCompactions: number;
+  /** The size of a request against the model's window. */
+  measure(messages: readonly Message[], tools: readonly Tool[]): Promise<ContextFigures>;
+  /** The provider counted a request over `messages` at `inputTokens`. */
+  counted(messages: readonly Message[], inputTokens: number): void;
+}
