@@ -1,5 +1,4 @@
 import { ctl } from "@ollie/virtfs";
-import { checkModel } from "../config/backends.js";
 import type { AgentEnvironment, AgentSlot } from "../session/agent-slot.js";
 import { stampSender } from "../session/callback.js";
 import { forkAgent, parseForkSpec } from "../session/fork.js";
@@ -35,21 +34,9 @@ export function agentOperations(sessions: Sessions, session: Session, slot: Agen
       const agent = await slot.activate();
       if (!(await agent.compact())) fail("the history was not compacted (see chat for why)");
     },
-    model: async (model: string) => {
-      if (!model) fail("model needs a name: model NAME");
-      await checkModel(env.backends, slot.backend, model, env.models);
-      slot.model = model;
-      slot.agent?.runtime.backend.setModel(model);
-      await session.save();
-    },
-    backend: async (name: string) => {
-      if (!name) fail("backend needs a backends.conf profile: backend NAME");
-      const backend = await env.backends.fresh(name);
-      slot.backend = name;
-      slot.model = undefined;
-      await slot.agent?.updateRuntime({ backend });
-      await session.save();
-    },
+    model: (model: string) => slot.useModel(model || fail("model needs a name: model NAME")),
+    backend: (name: string) =>
+      slot.useBackend(name || fail("backend needs a backends.conf profile: backend NAME")),
     agent: async (profile: string) => {
       if (!profile) fail("agent needs a profile: agent NAME");
       checkProfileName(profile);
@@ -85,12 +72,9 @@ export function agentOperations(sessions: Sessions, session: Session, slot: Agen
     skill: async (op: string, name: string) => {
       if (op !== "load" && op !== "unload") fail("skill load NAME or skill unload NAME");
       const skill = env.skills().get(name) ?? fail(`no skill '${name}' (the skills file lists them)`);
-      slot.skills =
-        op === "load"
-          ? [...new Set([...slot.skills, skill.name])]
-          : slot.skills.filter((s) => s !== skill.name);
-      await slot.refreshPrompt();
-      await session.save();
+      await slot.setSkills(
+        op === "load" ? [...slot.skills, skill.name] : slot.skills.filter((s) => s !== skill.name),
+      );
     },
   };
 }

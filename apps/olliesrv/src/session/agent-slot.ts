@@ -6,6 +6,7 @@ import type { BackendPool } from "@ollie/backends";
 import type { Authenticator } from "@ollie/ninep";
 import { ToolsrvConn } from "@ollie/toolsrv/client";
 import { LogStream, WatchedValue } from "@ollie/virtfs";
+import { checkModel } from "../config/backends.js";
 import type { ModelCache } from "../config/model-cache.js";
 import type { ProfileBook } from "../config/profile-book.js";
 import type { Skill } from "../config/skills.js";
@@ -97,7 +98,10 @@ export class AgentSlot {
   private readonly queuedHops: number[] = [];
   agent: Agent | undefined;
   lastPrompt: string;
-  skills: string[];
+  #skills: string[];
+  #profile: string;
+  #backend: string | undefined;
+  #model: string | undefined;
   /** The numbers given to the prompts this agent takes, and how their turns ended (`prompts/N`). */
   readonly tickets: PromptTickets;
   private activating: Promise<Agent> | undefined;
@@ -122,17 +126,69 @@ export class AgentSlot {
     private readonly session: SlotSession,
     private readonly env: AgentEnvironment,
     readonly name: string,
-    public profile: string,
-    public backend?: string,
-    public model?: string,
+    profile: string,
+    backend?: string,
+    model?: string,
     saved?: SavedAgent,
   ) {
+    this.#profile = profile;
+    this.#backend = backend;
+    this.#model = model;
     this.saved = saved?.session;
     this.lastPrompt = saved?.lastPrompt ?? "";
-    this.skills = saved?.skills ?? [];
+    this.#skills = saved?.skills ?? [];
     this.tickets = new PromptTickets(saved?.prompts ?? 0);
     if (this.saved) this.chat.replay(this.saved.messages);
     this.chat.onNote = (text) => this.session.events.publish(`agent.${name}.note`, { text });
+  }
+
+  /** The agent profile it runs. */
+  get profile(): string {
+    return this.#profile;
+  }
+
+  /** The backends.conf profile it was switched to, if it was (else its agent profile's). */
+  get backend(): string | undefined {
+    return this.#backend;
+  }
+
+  /** The model it was switched to, if it was (else its backend's). */
+  get model(): string | undefined {
+    return this.#model;
+  }
+
+  /** The skills loaded into its system prompt. */
+  get skills(): readonly string[] {
+    return this.#skills;
+  }
+
+  /** Switches the model, checked against its backend's list first; a live agent takes it at once. Saved. */
+  async useModel(model: string): Promise<void> {
+    await checkModel(this.env.backends, this.#backend, model, this.env.models);
+    this.#model = model;
+    this.agent?.runtime.backend.setModel(model);
+    await this.session.save();
+  }
+
+  /** Switches to another backends.conf profile (and its model); a live agent takes it at once. Saved. */
+  async useBackend(name: string): Promise<void> {
+    const backend = await this.env.backends.fresh(name);
+    this.#backend = name;
+    this.#model = undefined;
+    await this.agent?.updateRuntime({ backend });
+    await this.session.save();
+  }
+
+  /** The model it was switched to no longer applies (its backend changed under it). */
+  forgetModel(): void {
+    this.#model = undefined;
+  }
+
+  /** Loads skills into, or unloads them from, the system prompt (a live agent takes it at once). Saved. */
+  async setSkills(skills: readonly string[]): Promise<void> {
+    this.#skills = [...new Set(skills)];
+    await this.refreshPrompt();
+    await this.session.save();
   }
 
   /** The agent's principal: how toolsrv and the namespace know it. */
@@ -228,19 +284,21 @@ export class AgentSlot {
   /** Starts over with `profile`: the live agent is closed, the history dropped; the next use makes a new one. */
   async reset(profile: string): Promise<void> {
     await this.close();
-    this.profile = profile;
+    this.#profile = profile;
     this.saved = undefined;
     this.chat.note(`· now running profile ${profile}, with a fresh history`);
   }
 
   /**
    * Starts a slot that was never used from another agent's checkpoint (a fork): it comes up paused with that
-   * history and task state, as a restored agent does.
+   * history and task state, as a restored agent does, and with its skills.
    */
-  adopt(session: PersistedSession): void {
+  adopt(from: { session?: PersistedSession | undefined; skills: readonly string[] }): void {
     if (this.agent || this.saved) throw new Error(`${this.uname} has a history already`);
-    this.saved = session;
-    this.chat.replay(session.messages);
+    this.#skills = [...from.skills];
+    if (!from.session) return;
+    this.saved = from.session;
+    this.chat.replay(from.session.messages);
   }
 
   /** Moves a paused or live agent to another directory: its tool connection is remade there. */
@@ -264,7 +322,7 @@ export class AgentSlot {
       profile: this.profile,
       ...(this.backend !== undefined && { backend: this.backend }),
       ...(this.model !== undefined && { model: this.model }),
-      ...(this.skills.length > 0 && { skills: this.skills }),
+      ...(this.#skills.length > 0 && { skills: [...this.#skills] }),
       ...(this.lastPrompt && { lastPrompt: this.lastPrompt }),
       ...(this.tickets.issued > 0 && { prompts: this.tickets.issued }),
       ...(session && { session }),

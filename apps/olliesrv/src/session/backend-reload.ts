@@ -63,9 +63,11 @@ export async function backendChange(
 /** What PendingReload reads and changes of an agent's slot. */
 export interface ReloadSlot {
   /** The profile the slot asked for (`backend`), if any. */
-  backend?: string | undefined;
+  readonly backend?: string | undefined;
   /** A model the slot was switched to, if any. */
-  model?: string | undefined;
+  readonly model?: string | undefined;
+  /** The model it was switched to no longer applies. */
+  forgetModel(): void;
   readonly chat: { note(line: string): void };
 }
 
@@ -122,7 +124,7 @@ export class PendingReload {
       if (!change) return agent;
       try {
         if (change.changes) await agent.updateRuntime(change.changes);
-        if (change.dropModel) this.slot.model = undefined;
+        if (change.dropModel) this.slot.forgetModel();
         this.slot.chat.note(change.note);
       } catch (error) {
         this.slot.chat.note(`! could not take the new backends.conf: ${(error as Error).message}`);

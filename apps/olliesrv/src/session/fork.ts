@@ -48,8 +48,10 @@ export async function forkAgent(
   );
   try {
     const main = fork.agents.get("main")!;
-    main.skills = [...slot.skills];
-    if (checkpoint.session) main.adopt(forkedHistory(checkpoint.session, main.uname, fork.id, spec.clean));
+    main.adopt({
+      session: checkpoint.session && forkedHistory(checkpoint.session, main.uname, fork.id, spec.clean),
+      skills: slot.skills,
+    });
     fork.plan = session.plan;
     fork.env = { ...session.env };
     await fork.save();
