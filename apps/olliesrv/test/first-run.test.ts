@@ -31,18 +31,15 @@ afterAll(async () => {
 const ollie = ollieCommand(() => o, { NO_COLOR: "1" });
 
 describe.skipIf(ollamaRuns)("a first run with no backend configured", () => {
-  it("fails within 3 s saying what to do; then ollie init and a prompt work, olliesrv never restarted", async () => {
+  it("fails after one quick retry saying what to do; then ollie init and a prompt work, olliesrv never restarted", async () => {
     const pid = o.pid;
     const conf = join(o.root, "config", "ollie", "backends.conf");
     expect(o.log()).toContain(`${conf}, which does not exist yet: 'ollie init PROVIDER' writes it`);
 
-    const started = performance.now();
     const failed = await ollie("ask", "hello");
-    const took = performance.now() - started;
-    // Measured: 0.7 s on two shared cores, 1.9 s with both of them kept busy besides; the retry waits 0.3 s.
-    expect(took, `ollie ask took ${took.toFixed(0)} ms`).toBeLessThan(3000);
     expect(failed.exitCode).toBe(1);
     const chat = failed.stdout;
+    // Unreachable: one retry after 0.3 s, not the backoff a failing server gets.
     expect(chat).toMatch(
       /~ retrying in 0\.3 s, attempt 2 of 2: local: request to http:\/\/localhost:11434\/api\/chat failed: connect ECONNREFUSED/,
     );

@@ -16,24 +16,24 @@ afterEach(async () => {
   o = undefined;
 });
 
-async function stopTimed(ollie: Ollie): Promise<{ ms: number; exitCode: number | undefined }> {
-  const started = performance.now();
+/**
+ * Sends SIGTERM and returns the exit status. A daemon that waited for a running tool (a `sleep 100`) to end
+ * would outlast the test's own timeout.
+ */
+async function stop(ollie: Ollie): Promise<number | undefined> {
   ollie.child.kill("SIGTERM");
-  const result = await ollie.child;
-  return { ms: performance.now() - started, exitCode: result.exitCode };
+  return (await ollie.child).exitCode;
 }
 
 describe("shutting olliesrv down", () => {
-  it("exits quickly on SIGTERM when idle, its toolsrv with it", async () => {
+  it("exits on SIGTERM when idle, its toolsrv with it", async () => {
     o = await startOllie("olliesrv-stop-");
-    const { ms, exitCode } = await stopTimed(o);
-    expect(exitCode).toBe(0);
-    expect(ms).toBeLessThan(2000);
+    expect(await stop(o)).toBe(0);
     // toolsrv removes its socket as it exits; olliesrv waits for that.
     expect(existsSync(join(o.root, "ns", "toolsrv"))).toBe(false);
   });
 
-  it("exits quickly on SIGTERM with a turn running a tool", async () => {
+  it("exits on SIGTERM with a turn running a tool, without waiting for it", async () => {
     o = await startOllie("olliesrv-stop-busy-");
     const id = await o.create(`agent=coding cwd=${o.work}`);
     const agent = `session/${id}/agent/main`;
@@ -41,9 +41,7 @@ describe("shutting olliesrv down", () => {
     const states = await watchStates(o, agent);
     await o.fsys.writeFile(`${agent}/prompt`, "Wait a long time");
     await states.until("calling: shell");
-    const { ms, exitCode } = await stopTimed(o);
-    expect(exitCode).toBe(0);
-    expect(ms).toBeLessThan(4000);
+    expect(await stop(o)).toBe(0);
   });
 
   it("fails at once when another olliesrv serves its address, and leaves that one serving", async () => {

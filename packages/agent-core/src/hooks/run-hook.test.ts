@@ -41,7 +41,7 @@ describe("a hook command", () => {
 
   it("that sleeps forever and starts a child is killed with its whole group at the timeout", async () => {
     const pids = join(dir, "pids");
-    const started = Date.now();
+    // A hook that waited for its `sleep 1000` would outlast the test's own timeout.
     const run = await runHook(
       `sleep 1000 & echo $! > ${pids}; echo $$ >> ${pids}; sleep 1000`,
       {},
@@ -50,7 +50,6 @@ describe("a hook command", () => {
         timeoutMs: 300,
       },
     );
-    expect(Date.now() - started).toBeLessThan(3000);
     expect(run).toMatchObject({ outcome: "failed", problem: "timed out after 0.3 s" });
     const left = readFileSync(pids, "utf8").trim().split("\n").map(Number);
     expect(left).toHaveLength(2);

@@ -58,11 +58,10 @@ describe("running a tool", () => {
 
   it("ends the tool and all it started at the tool's timeout", async () => {
     const pids = join(work, "timeout.pids");
-    const started = Date.now();
+    // A run that waited for its `sleep 100` would outlast the test's own timeout.
     const outcome = await run(
       entry("slow", `setsid sleep 100 & echo $! > ${pids}; echo $$ >> ${pids}; sleep 100`, 0.3),
     );
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(outcome).toMatchObject({ timedOut: true, exitCode: null, signal: "SIGTERM" });
     for (const pid of readFileSync(pids, "utf8").trim().split("\n").map(Number))
       expect(processGone(pid)).toBe(true);
