@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ORDWR, OWRITE } from "@ollie/ninep";
@@ -7,10 +8,13 @@ import { type Daemon, scratch, shTool, startDaemon } from "./daemon.js";
 
 const s = scratch("toolsrv-daemon-");
 let daemon: Daemon;
+// Outside every path the tools' policy grants (which include the test's own temporary directory), named
+// for this run alone.
+const escaped = `/var/tmp/ollie-escape-test-${randomUUID()}.txt`;
+// The bypass runs outside the sandbox, so it may write in the test's own directory.
+const touched = join(s.root, "bypass-touched");
 
 beforeAll(async () => {
-  for (const f of ["/var/tmp/ollie-bypass-test", "/var/tmp/ollie-escape-test.txt"])
-    rmSync(f, { force: true });
   s.tool(
     "echo_json",
     shTool(
@@ -31,14 +35,11 @@ beforeAll(async () => {
   s.tool("big", shTool("big", "", "head -c 3000000 /dev/zero | tr '\\000' y"));
   s.tool("sleepy", shTool("sleepy", "# ollie:timeout 0.5\n", "sleep 30"));
   s.tool("forks", shTool("forks", "", `(sleep 100 & echo $! > ${s.work}/grandchild.pid; wait) & sleep 100`));
-  s.tool(
-    "escape",
-    shTool("escape", "", "echo inside > ./inside.txt && echo pwned > /var/tmp/ollie-escape-test.txt"),
-  );
+  s.tool("escape", shTool("escape", "", `echo inside > ./inside.txt && echo pwned > ${escaped}`));
   s.tool("bad_meta", "#!/bin/sh\n# ollie:tool Bad Name\n# ollie:description x\n");
   writeFileSync(
     join(s.config, "ollie", "bypass.yaml"),
-    "operations:\n  - name: touch_var_tmp\n    argv: [touch, /var/tmp/ollie-bypass-test]\n    approval: required\n",
+    `operations:\n  - name: touch_outside\n    argv: [touch, ${touched}]\n    approval: required\n`,
   );
   daemon = await startDaemon(s, ["--default-tools", "echo_json"]);
 });
@@ -176,7 +177,7 @@ describe("toolsrv", () => {
     expect(r.isError).toBe(true);
     expect(r.stderr).toMatch(/Permission denied/);
     expect(existsSync(join(s.work, "inside.txt"))).toBe(true);
-    expect(existsSync("/var/tmp/ollie-escape-test.txt")).toBe(false);
+    expect(existsSync(escaped)).toBe(false);
   });
 
   it("runs a bypass only with the owner's approval, and logs every step", async () => {
@@ -186,8 +187,8 @@ describe("toolsrv", () => {
       const f = await agent.fsys.open("bypass/new", ORDWR);
       await f.write(
         JSON.stringify({
-          operation: "touch_var_tmp",
-          argv: ["touch", "/var/tmp/ollie-bypass-test"],
+          operation: "touch_outside",
+          argv: ["touch", touched],
           cwd: s.work,
           reason: "test",
         }),
@@ -201,7 +202,7 @@ describe("toolsrv", () => {
 
     const refused = await agent.fsys.open("bypass/new", ORDWR);
     await refused.write(
-      JSON.stringify({ operation: "touch_var_tmp", argv: ["rm", "-rf", "/"], cwd: s.work }),
+      JSON.stringify({ operation: "touch_outside", argv: ["rm", "-rf", "/"], cwd: s.work }),
     );
     const refusedId = (await refused.read(0)).toString().trim();
     expect(await status(refusedId)).toBe("denied: the bypass policy does not allow this command");
@@ -213,7 +214,7 @@ describe("toolsrv", () => {
     );
     await owner.fsys.writeFile(`bypass/requests/${first}/ctl`, "deny\n");
     expect(await status(first)).toBe("denied by glenda");
-    expect(existsSync("/var/tmp/ollie-bypass-test")).toBe(false);
+    expect(existsSync(touched)).toBe(false);
 
     const second = await request();
     const done = agent.fsys.open(`bypass/requests/${second}/statuswait`).then((f) => f.read(0));
@@ -222,7 +223,7 @@ describe("toolsrv", () => {
     for (let i = 0; i < 100 && (await status(second)) !== "exited 0"; i++)
       await new Promise((r) => setTimeout(r, 20));
     expect(await status(second)).toBe("exited 0");
-    expect(existsSync("/var/tmp/ollie-bypass-test")).toBe(true);
+    expect(existsSync(touched)).toBe(true);
     const log = (await agent.fsys.open("bypass/log")).read(0, 8192);
     expect((await log).toString()).toMatch(/denied by glenda[\s\S]*approved by glenda[\s\S]*exited 0/);
     expect(daemon.stderr()).toContain("approved by glenda");
@@ -231,7 +232,4 @@ describe("toolsrv", () => {
   });
 });
 
-afterAll(() => {
-  for (const f of ["/var/tmp/ollie-bypass-test", "/var/tmp/ollie-escape-test.txt"])
-    rmSync(f, { force: true });
-});
+afterAll(() => rmSync(escaped, { force: true }));
