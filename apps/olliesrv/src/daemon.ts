@@ -87,13 +87,9 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     return 1;
   }
   log.addSecret(ownerKey);
-  let sessions: Sessions | undefined;
   const trail = new AuditTrail(log.child("audit").warn);
-  const principals = new Principals(
-    defaultUname(),
-    ownerKey,
-    (uname) => sessions?.agent(uname) !== undefined,
-    (line, source) => trail.record(line, auditSource(source)),
+  const principals = new Principals(defaultUname(), ownerKey, (line, source) =>
+    trail.record(line, auditSource(source)),
   );
   log.addSecret(principals.toolsrvKey);
   // backends.conf and the agent profiles, read again when they change (their secrets join the log's).
@@ -144,11 +140,9 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     ...(toolsrvKey && { toolsrvAuthenticator: hmacAuthenticator(toolsrvKey) }),
     audit: (line, source = "olliesrv") => trail.record(line, auditSource(source)),
     limits: options.limits,
-    hopsOf: (uname) => sessions?.agent(uname)?.turnHops ?? 0,
-    deliver: (to, text, from) => sessions!.deliver(to, text, from),
   };
   const sessionsLog = log.child("sessions");
-  sessions = new Sessions(paths.sessions, paths.corrupt, environment, sessionsLog);
+  const sessions = new Sessions(paths.sessions, paths.corrupt, environment, sessionsLog);
   // toolsrv's bypass broker, followed as the owner: what agents ask to run outside the sandbox.
   const bypass = startBypass({
     sessions,
@@ -174,7 +168,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
   // A live agent takes a changed backends.conf between turns; a paused one when it comes back.
   config.onBackendsChange((old) => {
     models.refresh();
-    for (const session of sessions!.list()) for (const slot of session.agents.values()) slot.reconfigure(old);
+    for (const session of sessions.list()) for (const slot of session.agents.values()) slot.reconfigure(old);
   });
   config.watch();
   sessions.onKill(() => {
@@ -183,7 +177,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
   });
   const ninepLog = log.child("9p");
   const server: NinepServer = new NinepServer(tree, {
-    auth: principals.serverAuth(),
+    auth: principals.serverAuth((uname) => sessions.agent(uname) !== undefined),
     limits: options.serverLimits,
     ...(ninepLog.enabled("trace") && { trace: ninepLog.trace }),
     onError: (error) => ninepLog.warn(error.message),

@@ -16,8 +16,6 @@ export class Principals {
   constructor(
     readonly owner: string,
     ownerKey: string,
-    /** Whether `uname` is an agent that exists now. */
-    private readonly isAgent: (uname: string) => boolean,
     private readonly audit: (line: string, source: string) => void,
   ) {
     this.ownerSecret = Buffer.from(ownerKey, "utf8");
@@ -27,21 +25,22 @@ export class Principals {
     return createHmac("sha256", this.master).update(`agent\n${uname}`).digest("hex");
   }
 
-  keyFor(uname: string): Uint8Array | undefined {
-    if (uname === this.owner) return this.ownerSecret;
-    return this.isAgent(uname) ? Buffer.from(this.agentKey(uname), "utf8") : undefined;
-  }
-
-  /** The Tauth handler for every listener; each refusal leaves an audit line. */
-  serverAuth(): ServerAuth {
+  /**
+   * The Tauth handler for every listener; each refusal leaves an audit line. `isAgent` says whether a uname
+   * is an agent that exists now (only those have a secret).
+   */
+  serverAuth(isAgent: (uname: string) => boolean): ServerAuth {
+    const keyFor = (uname: string): Uint8Array | undefined => {
+      if (uname === this.owner) return this.ownerSecret;
+      return isAgent(uname) ? Buffer.from(this.agentKey(uname), "utf8") : undefined;
+    };
     // A refusal names the owner when the client holds the owner's key but claimed another uname.
-    const auth = hmacAuth({ keyFor: (uname) => this.keyFor(uname), knownUnames: () => [this.owner] });
+    const auth = hmacAuth({ keyFor, knownUnames: () => [this.owner] });
     return {
       start: (uname, aname) => auth.start(uname, aname),
       refused: (r: AuthRefusal) => {
         // A stranger's claim goes into the log as sent: the log escapes whatever could forge a line.
-        const who =
-          r.uname === this.owner || this.isAgent(r.uname) ? r.uname : `unknown principal ${r.uname}`;
+        const who = r.uname === this.owner || isAgent(r.uname) ? r.uname : `unknown principal ${r.uname}`;
         this.audit(`refused attach as ${who} from ${r.peer}: ${r.reason}`, r.peer);
       },
     };

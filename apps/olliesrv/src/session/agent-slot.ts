@@ -49,6 +49,10 @@ export interface AgentEnvironment {
   /** Records a refusal in the audit trail, by the principal (or peer) it came from. */
   audit(line: string, source?: string): void;
   limits: SessionLimits;
+}
+
+/** The other agents of the daemon, as an agent reaches them: the Sessions that hold them all. */
+export interface Peers {
   /** The agent-to-agent hops behind the turn `uname` runs (or last ran); 0 for anyone but an agent. */
   hopsOf(uname: string): number;
   /** Submits `text` to the agent `to` as `from` (how a child's callback reaches its parent). */
@@ -72,6 +76,7 @@ export interface SlotSession {
   planStep(): string | undefined;
   /** Where the agent's events are published, as `agent.NAME.TYPE` (the session's `events` file). */
   readonly events: EventBus;
+  readonly peers: Peers;
 }
 
 /**
@@ -226,7 +231,7 @@ export class AgentSlot {
     const parent = this.session.parent;
     if (parent !== undefined && from === parent) {
       void submission.then((outcome) =>
-        this.env
+        this.session.peers
           .deliver(parent, callbackText(this.uname, outcome, this.lastArtifacts), this.uname)
           .catch((error: unknown) => {
             this.chat.note(`! could not report to ${parent}: ${(error as Error).message}`);
@@ -242,7 +247,7 @@ export class AgentSlot {
    */
   hopsFrom(from: string): number {
     if (from === this.env.owner) return 0;
-    const hops = this.env.hopsOf(from) + 1;
+    const hops = this.session.peers.hopsOf(from) + 1;
     const max = this.env.limits.maxHops;
     if (hops > max) {
       const why = `agent-to-agent hop limit ${max} reached: ${from} may not prompt ${this.uname} until a person prompts again`;

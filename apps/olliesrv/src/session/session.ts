@@ -1,7 +1,7 @@
 import { rm, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { newSessionId } from "@ollie/agent-core";
-import { type AgentEnvironment, AgentSlot, splitUname } from "./agent-slot.js";
+import { type AgentEnvironment, AgentSlot, type Peers, splitUname } from "./agent-slot.js";
 import { EventBus } from "./event-bus.js";
 import { removeSessionFile, type SessionFile, writeSessionFile } from "./session-file.js";
 
@@ -43,6 +43,7 @@ export class Session {
     readonly id: string,
     private readonly dir: string,
     environment: AgentEnvironment,
+    readonly peers: Peers,
     file?: SessionFile,
     spec: SessionSpec = {},
   ) {
@@ -91,8 +92,8 @@ export class Session {
     this.events.publish(topic, { [field]: value });
   }
 
-  static create(dir: string, environment: AgentEnvironment, spec: SessionSpec): Session {
-    return new Session(newSessionId(), dir, environment, undefined, spec);
+  static create(dir: string, environment: AgentEnvironment, peers: Peers, spec: SessionSpec): Session {
+    return new Session(newSessionId(), dir, environment, peers, undefined, spec);
   }
 
   /**

@@ -2,14 +2,14 @@ import { realpath } from "node:fs/promises";
 import { join, resolve, sep } from "node:path";
 import type { Logger } from "@ollie/log";
 import { checkModel } from "../config/backends.js";
-import { type AgentEnvironment, type AgentSlot, splitUname } from "./agent-slot.js";
+import { type AgentEnvironment, type AgentSlot, type Peers, splitUname } from "./agent-slot.js";
 import type { SessionLimits } from "./limits.js";
 import { repairSessionFile } from "./repair-history.js";
 import { Session, type SessionSpec } from "./session.js";
 import { quarantineSessionFile, readSessionFiles } from "./session-file.js";
 
 /** Every session of the daemon. */
-export class Sessions {
+export class Sessions implements Peers {
   private readonly byId = new Map<string, Session>();
   private changes = 0;
   private readonly killListeners: Array<() => void> = [];
@@ -67,7 +67,7 @@ export class Sessions {
     if (spec.backend !== undefined) this.environment.backends.profile(spec.backend);
     if (spec.model !== undefined)
       await checkModel(this.environment.backends, spec.backend, spec.model, this.environment.models);
-    const session = Session.create(this.dir, this.environment, { ...spec, ...lineage });
+    const session = Session.create(this.dir, this.environment, this, { ...spec, ...lineage });
     // Saved before it is listed: a session that cannot be saved (a full disk) is not made at all.
     await session.save();
     this.byId.set(session.id, session);
@@ -88,7 +88,7 @@ export class Sessions {
     for (const file of files) {
       try {
         const added = repairSessionFile(file);
-        this.byId.set(file.id, new Session(file.id, this.dir, this.environment, file));
+        this.byId.set(file.id, new Session(file.id, this.dir, this.environment, this, file));
         repaired.push({ id: file.id, added });
       } catch (error) {
         this.byId.delete(file.id);
@@ -159,6 +159,11 @@ export class Sessions {
   /** Calls `listener` after each session is killed (the namespace lets go of its files then). */
   onKill(listener: () => void): void {
     this.killListeners.push(listener);
+  }
+
+  /** The agent-to-agent hops behind the turn `uname` runs (or last ran); 0 for anyone but an agent. */
+  hopsOf(uname: string): number {
+    return this.agent(uname)?.turnHops ?? 0;
   }
 
   /** Submits `text` to the agent `to`, as `from`. */
