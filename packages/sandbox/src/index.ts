@@ -45,8 +45,10 @@ export { launcherRefusal } from "./run/launcher-refusal.js";
 export { type SandboxCommand, type SandboxCommandOptions, sandboxCommand } from "./run/prepare.js";
 export {
   runSandboxed,
+  type SandboxExit,
   type SandboxedProcess,
   type SandboxResult,
   type SandboxRunOptions,
+  type SandboxStartOptions,
   startSandboxed,
 } from "./run/run-sandboxed.js";

@@ -4,13 +4,16 @@ import { launcherRefusal } from "./launcher-refusal.js";
 import { launcherService, type ServedCommand } from "./launcher-service.js";
 import { type SandboxCommandOptions, sandboxCommand } from "./prepare.js";
 
-export interface SandboxRunOptions extends SandboxCommandOptions {
-  /** What the command reads: text or bytes, a stream, or nothing (default). */
-  stdin?: string | Uint8Array | Readable | "ignore";
+export interface SandboxStartOptions extends SandboxCommandOptions {
   /** End the command and everything it started after this long (SIGTERM, then SIGKILL after 500 ms). */
   timeoutMs?: number;
   /** End the command and everything it started when this aborts. */
   signal?: AbortSignal;
+}
+
+export interface SandboxRunOptions extends SandboxStartOptions {
+  /** What the command reads: text or bytes, a stream, or nothing (default). */
+  stdin?: string | Uint8Array | Readable | "ignore";
   /** Most bytes kept of each of stdout and stderr (default 64 MiB); the rest is read, dropped, and `truncated` set. */
   maxBuffer?: number;
 }
@@ -32,8 +35,18 @@ export interface SandboxResult {
   launcherError?: string;
 }
 
+/** How a sandboxed command ended, and whether its timeout or its signal ended it. */
+export interface SandboxExit {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  aborted: boolean;
+}
+
 /** A sandboxed command that is running: its streams, its exit, and `end()`. */
-export interface SandboxedProcess extends ServedCommand {
+export interface SandboxedProcess extends Omit<ServedCommand, "exit"> {
+  /** How it ended; rejects only if the launcher service itself died. */
+  exit: Promise<SandboxExit>;
   /** Ends the command and everything it started (SIGTERM, then SIGKILL for all after 500 ms). */
   end(): void;
 }
@@ -42,16 +55,41 @@ export interface SandboxedProcess extends ServedCommand {
  * Starts a command under the sandbox and hands back its streams: the same launcher, checks and sandbox as
  * `sandboxCommand` describes, started by a launcher service that stays (a call costs a fork of that small
  * process rather than a fork of Node). Only standard input, output and error reach the command; nothing
- * it starts outlives it, however it detaches.
+ * it starts outlives it, however it detaches: it and its whole tree end when it exits, at `timeoutMs`, when
+ * `signal` aborts, or at `end()`.
  */
 export async function startSandboxed(
   command: string,
   args: readonly string[],
-  options: SandboxCommandOptions,
+  options: SandboxStartOptions,
 ): Promise<SandboxedProcess> {
   const prepared = await sandboxCommand(command, args, options);
   const served = await launcherService(prepared.file).run(prepared.args, prepared.cwd, prepared.env);
-  return { ...served, end: () => endSandboxed(served.pid) };
+  const end = () => endSandboxed(served.pid);
+  let timedOut = false;
+  let aborted = false;
+  const onAbort = () => {
+    aborted = true;
+    end();
+  };
+  const { signal, timeoutMs } = options;
+  signal?.addEventListener("abort", onAbort, { once: true });
+  if (signal?.aborted) onAbort();
+  const timer =
+    timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          end();
+        }, timeoutMs);
+  // Once the command has ended, neither its timeout nor its signal may signal its launcher's pid again.
+  const exit = served.exit
+    .then((e): SandboxExit => ({ ...e, timedOut, aborted }))
+    .finally(() => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    });
+  return { ...served, exit, end };
 }
 
 /** Reads a stream whole, keeping at most `limit` bytes. */
@@ -93,37 +131,17 @@ export async function runSandboxed(
   if (input === "ignore") child.stdin.end();
   else if (typeof input === "string" || input instanceof Uint8Array) child.stdin.end(input);
   else input.pipe(child.stdin);
-  let timedOut = false;
-  let aborted = false;
-  const onAbort = () => {
-    aborted = true;
-    child.end();
-  };
-  options.signal?.addEventListener("abort", onAbort, { once: true });
-  if (options.signal?.aborted) onAbort();
-  const timer =
-    options.timeoutMs === undefined
-      ? undefined
-      : setTimeout(() => {
-          timedOut = true;
-          child.end();
-        }, options.timeoutMs);
   try {
     const [exit, out, err] = await Promise.all([child.exit, stdout, stderr]);
-    const errText = err.bytes.toString("utf8");
-    const launcherError = launcherRefusal(exit.exitCode, errText);
+    const launcherError = launcherRefusal(exit.exitCode, err.bytes.toString("utf8"));
     return {
       ...exit,
       stdout: out.bytes,
       stderr: err.bytes,
-      timedOut,
-      aborted,
       truncated: out.cut || err.cut,
       ...(launcherError !== undefined && { launcherError }),
     };
   } finally {
-    clearTimeout(timer);
-    options.signal?.removeEventListener("abort", onAbort);
     if (typeof input === "object" && !(input instanceof Uint8Array)) input.unpipe(child.stdin);
   }
 }

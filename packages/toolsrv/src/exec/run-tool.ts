@@ -85,13 +85,16 @@ export async function startTool(
     `tool ${entry.meta.name}`,
   );
   const env = { ...request.env, ...argumentEnv(request.args), OLLIE_TOOL: entry.meta.name };
+  // The launcher ends everything the tool started when the tool exits, at its timeout, when the signal
+  // aborts, or when told to end (SIGTERM, then SIGKILL for all after its grace period).
   const child = await startSandboxed(entry.file, [], {
     policy,
     cwd: request.cwd,
     env,
+    timeoutMs: entry.meta.timeoutMs,
+    ...(options.signal && { signal: options.signal }),
     ...(options.protect && { protect: options.protect }),
   });
-  if (options.signal?.aborted) child.end();
   const startedAt = new Date();
   child.stdin.end(`${JSON.stringify(request.args)}\n`);
   const stream = new LogStream({ retain: options.maxOutputBytes ?? 1024 * 1024 });
@@ -105,23 +108,13 @@ export async function startTool(
     stream.append(chunk);
   });
   child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
-  let timedOut = false;
-  let cancelled = false;
-  // The launcher ends everything the tool started when the tool exits, or when it is told to end (SIGTERM,
-  // then SIGKILL for all after its grace period).
-  const timer = setTimeout(() => {
-    timedOut = true;
-    child.end();
-  }, entry.meta.timeoutMs);
-  const onAbort = () => {
-    cancelled = true;
+  let killed = false;
+  const kill = () => {
+    killed = true;
     child.end();
   };
-  options.signal?.addEventListener("abort", onAbort, { once: true });
   const done = (async (): Promise<ToolOutcome> => {
     const [result] = await Promise.all([child.exit, streams]);
-    clearTimeout(timer);
-    options.signal?.removeEventListener("abort", onAbort);
     stream.close();
     const errText = stderr.text();
     const outcome: ToolOutcome = {
@@ -131,13 +124,13 @@ export async function startTool(
       stderr: errText,
       bytes: output.total,
       truncated: output.truncated,
-      timedOut,
-      cancelled,
+      timedOut: result.timedOut,
+      cancelled: result.aborted || killed,
       durationMs: Date.now() - startedAt.getTime(),
     };
     const refusal = launcherRefusal(result.exitCode, errText);
     if (refusal !== undefined) outcome.launcherError = `ollie-sandbox: ${refusal}`;
     return outcome;
   })();
-  return { tool: entry.meta.name, pid: child.pid, startedAt, stream, done, kill: onAbort };
+  return { tool: entry.meta.name, pid: child.pid, startedAt, stream, done, kill };
 }
