@@ -1,8 +1,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { processGone } from "@ollie/sandbox/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Ollie, prompt, startOllie, watchStates } from "./harness.js";
+
+/** How long a test waits for something to happen before it fails: generous, since machines are busy. */
+const WAIT = { timeout: 10_000, interval: 10 };
 
 let o: Ollie;
 beforeAll(async () => {
@@ -63,7 +66,7 @@ describe("olliesrv over 9P", () => {
     const states = await watchStates(o, agent);
     await o.fsys.writeFile(`${agent}/prompt`, "Run the slow thing");
     const pidFile = join(o.work, "slow.pid");
-    while (!existsSync(pidFile)) await new Promise((r) => setTimeout(r, 20));
+    await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), WAIT);
     const pid = Number(readFileSync(pidFile, "utf8"));
     await o.fsys.writeFile(`${agent}/ctl`, "stop\n");
     await states.until("idle");

@@ -3,8 +3,11 @@ import { join } from "node:path";
 import { Agent } from "@ollie/agent-core";
 import { ScriptedBackend } from "@ollie/backends/testing";
 import { processGone } from "@ollie/sandbox/testing";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { scratch, shTool, startDaemon } from "./daemon.js";
+
+/** How long a test waits for something to happen before it fails: generous, since machines are busy. */
+const WAIT = { timeout: 10_000, interval: 10 };
 
 const s = scratch("toolsrv-lifecycle-");
 afterAll(() => s.remove());
@@ -71,7 +74,7 @@ describe("toolsrv's lifecycle", () => {
     const conn = await daemon.conn("agent2");
     const pending = conn.call("forever", {}, new AbortController().signal).catch((e: unknown) => e);
     const pidFile = join(s.work, "forever.pid");
-    while (!existsSync(pidFile)) await new Promise((r) => setTimeout(r, 10));
+    await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), WAIT);
     const pid = Number(readFileSync(pidFile, "utf8"));
     await daemon.stop();
     expect(daemon.child.exitCode).toBe(0);

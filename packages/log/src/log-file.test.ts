@@ -1,7 +1,7 @@
-import { chmodSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { LogFileError, openLogFile } from "./log-file.js";
 import { parseLogSettings } from "./log-settings.js";
 import { createLogger } from "./logger.js";
@@ -45,7 +45,8 @@ describe("a log file", () => {
       renameSync(path, `${path}.1`);
       file.write("still the old one\n");
       process.kill(process.pid, "SIGHUP");
-      await new Promise((r) => setTimeout(r, 50));
+      // The signal's handler opens the file again at its path.
+      await vi.waitFor(() => expect(existsSync(path)).toBe(true));
       file.write("after\n");
       expect(readFileSync(`${path}.1`, "utf8")).toBe("before\nstill the old one\n");
       expect(readFileSync(path, "utf8")).toBe("after\n");

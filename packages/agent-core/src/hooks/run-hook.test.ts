@@ -3,10 +3,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { processGone } from "@ollie/sandbox/testing";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { processesMarked as survivors } from "../process/process-tree.js";
 import { runHook, runHookList } from "./run-hook.js";
 import { shellHooks } from "./shell-hooks.js";
+
+/** How long a test waits for something to happen before it fails: generous, since machines are busy. */
+const WAIT = { timeout: 10_000, interval: 10 };
 
 const dir = mkdtempSync(join(tmpdir(), "agent-core-hooks-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -95,7 +98,7 @@ describe("a hook command", () => {
       const { marker, env } = marked();
       const ac = new AbortController();
       const running = runHook(`${start}\nsleep 1000`, {}, { ...options, env, signal: ac.signal });
-      while (survivors(marker).length < 2) await new Promise((r) => setTimeout(r, 10));
+      await vi.waitFor(() => expect(survivors(marker).length).toBeGreaterThanOrEqual(2), WAIT);
       ac.abort();
       expect(await running).toMatchObject({ outcome: "failed", problem: "stopped" });
       expect(await survivorsAfter(marker)).toEqual([]);

@@ -1,6 +1,9 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { call, echoTool, scriptedAgent, tools } from "../__fixtures__/agents.js";
 import { INTERRUPTED_RESULT } from "../history/history.js";
+
+/** How long a test waits for something to happen before it fails: generous, since machines are busy. */
+const WAIT = { timeout: 10_000, interval: 10 };
 
 describe("interrupting a turn", () => {
   it("during the stream keeps what was streamed, and the next turn starts from a valid history", async () => {
@@ -9,7 +12,7 @@ describe("interrupting a turn", () => {
       { text: "Fresh start." },
     ]);
     const turn = agent.submit("Tell me a story");
-    while (of("assistant").length < 5) await new Promise((r) => setTimeout(r, 2));
+    await vi.waitFor(() => expect(of("assistant").length).toBeGreaterThanOrEqual(5), WAIT);
     expect(agent.interrupt("user pressed stop")).toBe(true);
     const outcome = await turn;
     expect(outcome.status).toBe("interrupted");

@@ -8,11 +8,14 @@ import {
   UnreachableError,
 } from "@ollie/backends";
 import { closedPort, MockLlmServer } from "@ollie/backends/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { echoTool, only, tools } from "../__fixtures__/agents.js";
 import { Agent } from "../agent/agent.js";
 import type { AgentOptions } from "../agent/agent-options.js";
 import type { AgentEvent } from "../agent/events.js";
+
+/** How long a test waits for something to happen before it fails: generous, since machines are busy. */
+const WAIT = { timeout: 10_000, interval: 10 };
 
 let server: MockLlmServer;
 beforeAll(async () => {
@@ -213,7 +216,7 @@ describe("model requests over HTTP", () => {
     const events: AgentEvent[] = [];
     agent.subscribe((e) => events.push(e));
     const turn = agent.submit("Hello");
-    while (only(events, "assistant").length < 2) await new Promise((r) => setTimeout(r, 5));
+    await vi.waitFor(() => expect(only(events, "assistant").length).toBeGreaterThanOrEqual(2), WAIT);
     agent.interrupt();
     expect((await turn).status).toBe("interrupted");
     await server.waitForDisconnects(disconnects + 1);

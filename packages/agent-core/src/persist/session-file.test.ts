@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ScriptedBackend } from "@ollie/backends/testing";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { call, echoTool, scriptedAgent, tools } from "../__fixtures__/agents.js";
 import { Agent } from "../agent/agent.js";
 import { INTERRUPTED_RESULT, INTERRUPTED_TURN } from "../history/history.js";
@@ -125,15 +125,21 @@ describe("persistence of an agent", () => {
     void agent.submit("first");
     void agent.submit("second");
     void agent.submit("third");
-    await new Promise((r) => setTimeout(r, 50));
+    // The first turn has begun once its prompt is saved.
+    await vi.waitFor(() =>
+      expect(saves.some((x) => x.messages.some((m) => m.content === "first"))).toBe(true),
+    );
     await agent.close();
     const last = saves.at(-1)!;
     expect(last.queued).toEqual(["second", "third"]);
 
     const { agent: again } = await scriptedAgent([{ text: "2" }, { text: "3" }], { restore: last });
-    await new Promise((r) => setTimeout(r, 100));
-    const prompts = again.snapshot().messages.filter((m) => m.role === "user");
-    expect(prompts.map((m) => m.content)).toEqual(["first", "second", "third"]);
+    const prompts = () =>
+      again
+        .snapshot()
+        .messages.filter((m) => m.role === "user")
+        .map((m) => m.content);
+    await vi.waitFor(() => expect(prompts()).toEqual(["first", "second", "third"]));
     await again.close();
   });
 
@@ -145,7 +151,9 @@ describe("persistence of an agent", () => {
       },
     });
     void agent.submit("do something");
-    await new Promise((r) => setTimeout(r, 50));
+    await vi.waitFor(() =>
+      expect(saves.some((x) => x.messages.some((m) => m.content === "do something"))).toBe(true),
+    );
     // What the disk holds at this moment is what a process killed now leaves behind.
     const crashed = saves.at(-1)!;
     expect(crashed.messages.map((m) => m.role)).toEqual(["user"]);

@@ -3,10 +3,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolvePolicy } from "@ollie/sandbox";
 import { processGone } from "@ollie/sandbox/testing";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import type { CatalogEntry } from "../catalog/tool-catalog.js";
 import { checkMeta } from "../metadata/tool-meta.js";
 import { startTool } from "./run-tool.js";
+
+/** How long a test waits for something to happen before it fails: generous, since machines are busy. */
+const WAIT = { timeout: 10_000, interval: 10 };
 
 const root = mkdtempSync(join(tmpdir(), "toolsrv-run-"));
 const toolsDir = join(root, "tools");
@@ -84,7 +87,7 @@ describe("running a tool", () => {
       {},
       ac.signal,
     );
-    while (!existsSync(pids)) await new Promise((r) => setTimeout(r, 10));
+    await vi.waitFor(() => expect(existsSync(pids)).toBe(true), WAIT);
     ac.abort();
     expect(await running).toMatchObject({ cancelled: true });
     const pid = Number(readFileSync(pids, "utf8").trim());
