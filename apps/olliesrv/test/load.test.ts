@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MockReply, RecordedRequest } from "@ollie/backends/testing";
 import { type File, hmacAuthenticator, NinepClient } from "@ollie/ninep";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Ollie, startOllie, untilTurns } from "./harness.js";
 
 const SESSIONS = Number(process.env.LOAD_SESSIONS ?? 200);
@@ -55,8 +55,9 @@ describe("load", () => {
       ids.push(await o.create(`agent=coding cwd=${cwd}`));
     }
     const waiters = await Promise.all(ids.slice(0, WAITERS).map((id) => blockedStatewait(id)));
-    await new Promise((r) => setTimeout(r, 200));
-    expect(await stat("connections")).toBeGreaterThanOrEqual(WAITERS + 1);
+    await vi.waitFor(async () => expect(await stat("connections")).toBeGreaterThanOrEqual(WAITERS + 1), {
+      timeout: 10_000,
+    });
     const started = performance.now();
     await Promise.all(ids.map((id, i) => o.fsys.writeFile(`session/${id}/agent/main/prompt`, `load ${i}`)));
     expect(await Promise.all(waiters.map((w) => w.released))).toEqual(Array(WAITERS).fill("thinking"));
