@@ -3,7 +3,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ORDWR, OWRITE } from "@ollie/ninep";
 import { processGone } from "@ollie/sandbox/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Daemon, scratch, shTool, startDaemon } from "./daemon.js";
 
 const s = scratch("toolsrv-daemon-");
@@ -164,12 +164,11 @@ describe("toolsrv", () => {
     const ac = new AbortController();
     const pending = call("frank", "forks", {}, ac.signal);
     const pidFile = join(s.work, "grandchild.pid");
-    while (!existsSync(pidFile)) await new Promise((r) => setTimeout(r, 10));
+    await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 10_000, interval: 10 });
     ac.abort(new Error("user pressed stop"));
     await expect(pending).rejects.toThrow("user pressed stop");
     const pid = Number(readFileSync(pidFile, "utf8"));
-    for (let i = 0; i < 100 && !processGone(pid); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(processGone(pid)).toBe(true);
+    await vi.waitFor(() => expect(processGone(pid)).toBe(true), { timeout: 10_000 });
   });
 
   it("runs tools under Landlock: a write outside the policy is denied", async () => {
