@@ -8,11 +8,8 @@ export {
   HookBlockedError,
   InjectionsFullError,
   QueueFullError,
-  SafetyStopError,
   TurnInterruptedError,
 } from "./agent/errors.js";
-export type { AgentEvent, AgentListener, AgentState, TurnOutcome, TurnStatus } from "./agent/events.js";
-export { DEFAULT_MAX_STEPS, type Runtime, type RuntimeSpec } from "./agent/runtime.js";
 export { Submission } from "./agent/submission.js";
 export {
   type CompactionOptions,
@@ -25,15 +22,17 @@ export { answerUnanswered, INTERRUPTED_RESULT, INTERRUPTED_TURN } from "./histor
 export { emptyTotals, type UsageTotals } from "./history/usage-meter.js";
 export { type AgentHooks, CONTINUE, type HookEvent, type HookResult } from "./hooks/agent-hooks.js";
 export { DEFAULT_DISPATCH, type DispatchOptions, ToolTimeoutError } from "./loop/dispatch.js";
+export type { AgentEvent, AgentListener, AgentState, TurnOutcome, TurnStatus } from "./loop/events.js";
 export { StreamIdleError } from "./loop/model-request.js";
 export { NUDGE_PREFIX } from "./loop/nudge.js";
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./loop/retry-policy.js";
-export { DEFAULT_SAFETY_LIMITS, type SafetyLimits } from "./loop/safety.js";
+export { DEFAULT_SAFETY_LIMITS, type SafetyLimits, SafetyStopError } from "./loop/safety.js";
 export type { StopNotice } from "./loop/stop-notice.js";
 export { emptyTaskState, renderTaskState, type TaskState } from "./loop/task-state.js";
 export { writeFileAtomic } from "./persist/atomic-write.js";
 export { type PersistedSession, persistedSessionSchema } from "./persist/persisted-session.js";
 export { loadSession, SessionFileError, saveSession } from "./persist/session-file.js";
 export { newSessionId } from "./persist/session-id.js";
+export { DEFAULT_MAX_STEPS, type Runtime, type RuntimeSpec } from "./runtime/runtime.js";
 export type { ToolExecutor, ToolInfo, ToolResult } from "./tools/tool-executor.js";
 export { type FunctionTool, ToolSet, UnknownToolError } from "./tools/tool-set.js";

@@ -11,16 +11,16 @@ import { History } from "../history/history.js";
 import { UsageMeter } from "../history/usage-meter.js";
 import { CONTINUE, type HookEvent, type HookResult } from "../hooks/agent-hooks.js";
 import { DEFAULT_DISPATCH, type DispatchOptions } from "../loop/dispatch.js";
+import type { AgentEvent, AgentListener, AgentState } from "../loop/events.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../loop/retry-policy.js";
 import { DEFAULT_SAFETY_LIMITS, type SafetyLimits } from "../loop/safety.js";
 import { emptyTaskState, type TaskState } from "../loop/task-state.js";
 import type { TurnContext } from "../loop/turn-context.js";
 import type { PersistedSession } from "../persist/persisted-session.js";
 import { newSessionId } from "../persist/session-id.js";
+import { type Runtime, refreshRuntime } from "../runtime/runtime.js";
 import type { AgentOptions } from "./agent-options.js";
 import { ChangeWatch } from "./change-watch.js";
-import type { AgentEvent, AgentListener, AgentState } from "./events.js";
-import { type Runtime, refreshRuntime } from "./runtime.js";
 
 export type Watched = { state: AgentState; name: string };
 

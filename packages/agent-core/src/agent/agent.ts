@@ -2,10 +2,12 @@ import type { Message } from "@ollie/backends";
 import type { ContextFigures } from "../context/context-meter.js";
 import { History } from "../history/history.js";
 import { emptyTotals, type UsageTotals } from "../history/usage-meter.js";
+import type { AgentListener, AgentState, TurnOutcome } from "../loop/events.js";
 import { hookNote } from "../loop/nudge.js";
 import { runTurn } from "../loop/run-turn.js";
 import { emptyTaskState, type TaskState } from "../loop/task-state.js";
 import type { PersistedSession } from "../persist/persisted-session.js";
+import { buildRuntime, type Runtime, type RuntimeSpec, requestMessages } from "../runtime/runtime.js";
 import { AgentCore, type LastingOptions, lasting, type Watched } from "./agent-core.js";
 import type { AgentOptions } from "./agent-options.js";
 import { BoundedQueue } from "./bounded-queue.js";
@@ -16,8 +18,6 @@ import {
   QueueFullError,
   TurnInterruptedError,
 } from "./errors.js";
-import type { AgentListener, AgentState, TurnOutcome } from "./events.js";
-import { buildRuntime, type Runtime, type RuntimeSpec, requestMessages } from "./runtime.js";
 import { Submission } from "./submission.js";
 
 /**

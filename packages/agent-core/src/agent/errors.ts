@@ -40,11 +40,3 @@ export class HookBlockedError extends Error {
     super(`the ${event} hook blocked it: ${reason}`);
   }
 }
-
-/** The loop's safety monitor stopped a turn that was going nowhere (repeated failures or calls). */
-export class SafetyStopError extends Error {
-  override readonly name = "SafetyStopError";
-  constructor(readonly reason: string) {
-    super(`the turn was stopped: ${reason}`);
-  }
-}

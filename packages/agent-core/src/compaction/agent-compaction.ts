@@ -1,13 +1,13 @@
 import type { Backend, Message } from "@ollie/backends";
-import type { AgentEvent } from "../agent/events.js";
-import { buildRuntime, type Runtime } from "../agent/runtime.js";
 import type { History } from "../history/history.js";
 import type { UsageMeter } from "../history/usage-meter.js";
 import type { HookEvent, HookResult } from "../hooks/agent-hooks.js";
 import { describeError } from "../loop/describe-error.js";
+import type { AgentEvent } from "../loop/events.js";
 import { hookNote } from "../loop/nudge.js";
 import type { RetryPolicy } from "../loop/retry-policy.js";
 import type { TaskState } from "../loop/task-state.js";
+import { buildRuntime, type Runtime } from "../runtime/runtime.js";
 import { compactHistory } from "./compact.js";
 import type { CompactionOptions, CompactionTrigger } from "./compaction-options.js";
 

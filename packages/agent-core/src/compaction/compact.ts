@@ -1,11 +1,11 @@
 import type { Backend, Message, Tool, Usage } from "@ollie/backends";
 import { estimateMessageTokens, estimateTokens } from "@ollie/backends";
-import { requestMessages } from "../agent/runtime.js";
 import { collapse } from "../history/tiers.js";
 import { requestReply } from "../loop/model-request.js";
 import { NUDGE_PREFIX } from "../loop/nudge.js";
 import type { RetryPolicy } from "../loop/retry-policy.js";
 import { renderTaskState, type TaskState } from "../loop/task-state.js";
+import { requestMessages } from "../runtime/runtime.js";
 import type { ToolInfo } from "../tools/tool-executor.js";
 import type { CompactionOptions, CompactionTrigger } from "./compaction-options.js";
 import { recordDropped, writeSnapshot } from "./snapshot.js";

@@ -6,8 +6,8 @@ import { MockLlmServer, type MockReply, type RecordedRequest } from "@ollie/back
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { echoTool, only } from "../__fixtures__/agents.js";
 import { Agent } from "../agent/agent.js";
-import type { AgentEvent } from "../agent/events.js";
 import { profileLoader } from "../config/profile-loader.js";
+import type { AgentEvent } from "../loop/events.js";
 import { loadSession, saveSession } from "../persist/session-file.js";
 import { ToolSet } from "../tools/tool-set.js";
 import { COMPACTION_INSTRUCTIONS } from "./summary.js";

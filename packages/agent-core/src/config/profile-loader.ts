@@ -1,7 +1,7 @@
 import type { Backend } from "@ollie/backends";
 import type { ProfileLoader } from "../agent/agent-options.js";
-import type { RuntimeSpec } from "../agent/runtime.js";
 import { shellHooks } from "../hooks/shell-hooks.js";
+import type { RuntimeSpec } from "../runtime/runtime.js";
 import type { ToolExecutor } from "../tools/tool-executor.js";
 import { type AgentConfig, generationParams, loadAgentConfig } from "./agent-config.js";
 import { type PromptEnvironment, promptReadsOutside, resolvePrompt } from "./prompt-commands.js";

@@ -1,7 +1,6 @@
 import type { AssistantMessage, ToolResultMessage } from "@ollie/backends";
-import { SafetyStopError } from "../agent/errors.js";
 import { describeError } from "./describe-error.js";
-import type { SafetyMonitor } from "./safety.js";
+import { type SafetyMonitor, SafetyStopError } from "./safety.js";
 import { inferTaskState, renderTaskState } from "./task-state.js";
 import type { TurnContext } from "./turn-context.js";
 import { addUserMessage } from "./turn-start.js";

@@ -1,5 +1,5 @@
 import type { ToolCall, ToolResultMessage } from "@ollie/backends";
-import type { Runtime } from "../agent/runtime.js";
+import type { Runtime } from "../runtime/runtime.js";
 import { dispatchCalls } from "./dispatch.js";
 import { hookNote } from "./nudge.js";
 import type { ReadCache } from "./read-cache.js";

@@ -1,6 +1,6 @@
 import type { Message, Tool } from "@ollie/backends";
-import { type Runtime, requestMessages } from "../agent/runtime.js";
 import { compactionDecision } from "../compaction/compaction-options.js";
+import { type Runtime, requestMessages } from "../runtime/runtime.js";
 import type { TurnContext } from "./turn-context.js";
 
 /** What the next model request carries, and the runtime it goes out with. */

@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { only } from "../__fixtures__/agents.js";
 import { Agent } from "../agent/agent.js";
 import type { AgentOptions } from "../agent/agent-options.js";
-import type { AgentEvent } from "../agent/events.js";
 import { COMPACTION_INSTRUCTIONS } from "../compaction/summary.js";
+import type { AgentEvent } from "./events.js";
 
 let server: MockLlmServer;
 beforeAll(async () => {

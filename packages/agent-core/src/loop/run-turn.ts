@@ -1,9 +1,9 @@
 import { type AssistantMessage, ContextOverflowError } from "@ollie/backends";
-import type { TurnOutcome, TurnStatus } from "../agent/events.js";
 import { afterRound } from "./after-round.js";
 import { askModel } from "./ask-model.js";
 import { refuseCalls, runCallRound } from "./call-round.js";
 import { describeError } from "./describe-error.js";
+import type { TurnOutcome, TurnStatus } from "./events.js";
 import { nextRequest } from "./next-request.js";
 import { recoverFromOverflow } from "./overflow-recovery.js";
 import { ReadCache } from "./read-cache.js";

@@ -1,8 +1,7 @@
 import type { MockReply, ScriptedCall } from "@ollie/backends/testing";
 import { describe, expect, it } from "vitest";
 import { echoTool, scriptedAgent, tools } from "../__fixtures__/agents.js";
-import { SafetyStopError } from "../agent/errors.js";
-import type { SafetyLimits } from "./safety.js";
+import { type SafetyLimits, SafetyStopError } from "./safety.js";
 
 /** The loop's own messages in a request, without their prefix. */
 const nudgesIn = (request: ScriptedCall) =>

@@ -116,3 +116,11 @@ export class SafetyMonitor {
     return { nudges: [], abort: reason, reinjectTaskState: false };
   }
 }
+
+/** The loop's safety monitor stopped a turn that was going nowhere (repeated failures or calls). */
+export class SafetyStopError extends Error {
+  override readonly name = "SafetyStopError";
+  constructor(readonly reason: string) {
+    super(`the turn was stopped: ${reason}`);
+  }
+}

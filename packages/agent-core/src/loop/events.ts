@@ -1,6 +1,6 @@
 import type { AssistantMessage, ToolCall, ToolResultMessage, Usage } from "@ollie/backends";
 import type { UsageTotals } from "../history/usage-meter.js";
-import type { StopNotice } from "../loop/stop-notice.js";
+import type { StopNotice } from "./stop-notice.js";
 
 /** What the agent is doing: waiting, waiting for the model, or running tools. */
 export type AgentState = "idle" | "thinking" | `calling: ${string}`;

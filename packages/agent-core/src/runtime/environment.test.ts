@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { ScriptedBackend } from "@ollie/backends/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { call, echoTool, tools } from "../__fixtures__/agents.js";
-import { Agent } from "./agent.js";
+import { Agent } from "../agent/agent.js";
 import { gatherEnvironment } from "./environment.js";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "agent-core-environment-")));
