@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { emptyTotals } from "@ollie/agent-core";
 import type { Message } from "@ollie/backends";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readSessionFiles, type SessionFile, writeSessionFile } from "./session-file.js";
@@ -40,14 +41,7 @@ function sessionFile(n: number, messages: unknown[]): SessionFile {
           // Malformed on purpose in some tests: what a damaged file holds.
           messages: messages as Message[],
           taskState: { objective: "", constraints: [] },
-          usage: {
-            inputTokens: 0,
-            outputTokens: 0,
-            cachedInputTokens: 0,
-            cacheCreationTokens: 0,
-            requests: 0,
-            costUsd: 0,
-          },
+          usage: emptyTotals(),
           savedAt: "2026-12-01T00:00:00.000Z",
         },
       },
