@@ -70,8 +70,7 @@ describe("olliesrv over 9P", () => {
     const pid = Number(readFileSync(pidFile, "utf8"));
     await o.fsys.writeFile(`${agent}/ctl`, "stop\n");
     await states.until("idle");
-    for (let i = 0; i < 100 && !processGone(pid); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(processGone(pid)).toBe(true);
+    await vi.waitFor(() => expect(processGone(pid)).toBe(true), WAIT);
     expect(await o.read(`${agent}/outcome`)).toBe("interrupted\n");
     const history = JSON.parse(await o.read(`${agent}/context`)) as Array<{ role: string }>;
     expect(history.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);

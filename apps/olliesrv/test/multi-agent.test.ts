@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MockReply, RecordedRequest } from "@ollie/backends/testing";
 import { processGone } from "@ollie/sandbox/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Ollie, startOllie, untilTurns, watchStates } from "./harness.js";
 
 type Message = { role: string; content?: string | null };
@@ -106,8 +106,7 @@ describe("multi-agent work over files", () => {
     const sleeping = watchStates(o, `session/${worker1}/agent/main`);
     await o.fsys.writeFile(`session/${worker1}/agent/main/prompt`, "Sleep.");
     await (await sleeping).until("calling: shell");
-    for (let i = 0; i < 250 && sleepers().length === 0; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(sleepers()).toHaveLength(1);
+    await vi.waitFor(() => expect(sleepers()).toHaveLength(1), { timeout: 5000 });
     await o.fsys.writeFile(`session/${parent}/ctl`, "kill\n");
     expect(await sessions()).toEqual([]);
     expect(sleepers()).toEqual([]);

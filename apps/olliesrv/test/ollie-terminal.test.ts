@@ -1,5 +1,5 @@
 import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { OLLIE, type Ollie, startOllie, untilTurns, watchStates } from "./harness.js";
 import { atTerminal, ollieCommand } from "./ollie-cli.js";
 
@@ -168,8 +168,7 @@ describe("ollie at a terminal", () => {
     const t = atTerminal(o, "top", {}, "stty cols 120 rows 40; ");
     for (const [i, id] of ids.entries()) {
       const row = new RegExp(`${id} .* calling .* shell: sleep 6${i}`);
-      for (let n = 0; n < 1000 && !row.test(t.plain); n++) await new Promise((r) => setTimeout(r, 20));
-      expect(t.plain, t.plain).toMatch(row);
+      await vi.waitFor(() => expect(t.plain, t.plain).toMatch(row), { timeout: 20_000, interval: 20 });
     }
     expect(t.plain).toMatch(/SESSION +NAME +AGENT +STATE +FOR +TOOL +TURNS +TOKENS +COST +AGE/);
     expect(t.screen).toMatch(COLOUR);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { writeFileAtomic } from "@ollie/agent-core";
 import type { BackendPool } from "@ollie/backends";
 import { createLogger } from "@ollie/log";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { DEFAULTS, type OlliePaths } from "../paths.js";
 import { LiveConfig } from "./live-config.js";
 
@@ -45,8 +45,7 @@ async function load(at: ReturnType<typeof place>) {
 
 /** Waits (a few seconds at most) for `done`, which a watched change makes true. */
 async function eventually(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 250 && !done(); i++) await new Promise((r) => setTimeout(r, 20));
-  expect(done()).toBe(true);
+  await vi.waitFor(() => expect(done()).toBe(true), { timeout: 5000 });
 }
 
 const profile = (name: string, extra = "") =>
