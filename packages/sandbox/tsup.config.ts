@@ -5,9 +5,9 @@ const { version } = JSON.parse(readFileSync("package.json", "utf8"));
 
 export default defineConfig({
   define: { __PACKAGE_VERSION__: JSON.stringify(version) },
-  entry: ["src/index.ts", "src/testing.ts", "src/cli/main.ts"],
+  entry: ["src/index.ts", "src/process.ts", "src/testing.ts", "src/cli/main.ts"],
   format: ["esm"],
-  dts: { entry: ["src/index.ts", "src/testing.ts"] },
+  dts: { entry: ["src/index.ts", "src/process.ts", "src/testing.ts"] },
   sourcemap: true,
   clean: true,
   target: "node20",

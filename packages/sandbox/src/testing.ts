@@ -1,4 +1,6 @@
-// @ollie/sandbox/testing: what tests of sandboxed process trees check — whether a process is still there.
+// @ollie/sandbox/testing: what tests of process trees check — whether a process is still there, and which
+// processes carry a tree's mark.
 // Linux only (it reads /proc).
 
+export { processesMarked } from "./process/process-tree.js";
 export { parentOf, processGone, processState } from "./testing/process-state.js";

@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { lastLines, runShellInGroup } from "../process/shell-in-group.js";
+import { runShellInGroup } from "@ollie/sandbox/process";
+import { lastLines } from "../hooks/last-lines.js";
 
 /** A prompt command that failed: which one, its exit status, and what it said on stderr. */
 export class PromptCommandError extends Error {

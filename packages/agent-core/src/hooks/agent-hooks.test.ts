@@ -2,10 +2,10 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { processesMarked } from "@ollie/sandbox/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { call, echoTool, scriptedAgent, tools } from "../__fixtures__/agents.js";
 import { HookBlockedError } from "../agent/errors.js";
-import { processesMarked } from "../process/process-tree.js";
 import type { HookCommands } from "./shell-hooks.js";
 import { shellHooks } from "./shell-hooks.js";
 

@@ -2,9 +2,8 @@ import { randomUUID } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { processGone } from "@ollie/sandbox/testing";
+import { processGone, processesMarked as survivors } from "@ollie/sandbox/testing";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { processesMarked as survivors } from "../process/process-tree.js";
 import { runHook, runHookList } from "./run-hook.js";
 import { shellHooks } from "./shell-hooks.js";
 

@@ -1,4 +1,4 @@
-import { runShellInGroup } from "../process/shell-in-group.js";
+import { runShellInGroup } from "@ollie/sandbox/process";
 import { hookEnv } from "./hook-env.js";
 
 /**

@@ -1,5 +1,5 @@
-import { lastLines } from "../process/shell-in-group.js";
 import type { AgentHooks, HookEvent, HookResult } from "./agent-hooks.js";
+import { lastLines } from "./last-lines.js";
 import { type HookRun, type HookRunOptions, runHookList } from "./run-hook.js";
 
 /** The hooks of a profile: each event's command, or commands run in order. */

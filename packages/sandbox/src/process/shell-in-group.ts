@@ -75,7 +75,3 @@ export async function runShellInGroup(command: string, o: ShellRunOptions): Prom
     o.signal?.removeEventListener("abort", onAbort);
   }
 }
-
-/** The last lines of what a command said on stderr, on one line (for an error message). */
-export const lastLines = (stderr: string, count = 3): string =>
-  stderr.trim().split("\n").slice(-count).join(" / ");
