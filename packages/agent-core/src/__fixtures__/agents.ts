@@ -50,3 +50,26 @@ export async function untilState(agent: Agent, state: AgentState): Promise<void>
   let now = agent.state;
   while (now !== state) now = await agent.waitChange("state", now);
 }
+
+/** An agent whose first reply calls `wait`, which holds the turn until `release()`; then it answers. */
+export async function heldTurn() {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const set = tools(
+    echoTool("wait", {
+      run: async () => {
+        await gate;
+        return "waited";
+      },
+    }),
+  );
+  const held = await scriptedAgent([call("wait"), { text: "noted" }], { tools: set });
+  const turn = held.agent.submit("go");
+  await untilState(held.agent, "calling: wait");
+  return { ...held, turn, release };
+}
+
+/** How long a test waits for something to happen before it fails: generous, since machines are busy. */
+export const WAIT = { timeout: 10_000, interval: 10 };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, echoTool, scriptedAgent, tools, untilState } from "../__fixtures__/agents.js";
+import { call, echoTool, heldTurn, scriptedAgent, tools, untilState } from "../__fixtures__/agents.js";
 import { QueueFullError } from "./errors.js";
 
 describe("a turn", () => {
@@ -108,21 +108,7 @@ describe("the queue", () => {
 
 describe("inject", () => {
   it("puts text before the model at the next step of the running turn", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const set = tools(
-      echoTool("wait", {
-        run: async () => {
-          await gate;
-          return "waited";
-        },
-      }),
-    );
-    const { agent, backend, of } = await scriptedAgent([call("wait"), { text: "noted" }], { tools: set });
-    const turn = agent.submit("go");
-    await untilState(agent, "calling: wait");
+    const { agent, backend, of, turn, release } = await heldTurn();
     expect(agent.inject("also check the tests")).toEqual({ injected: true });
     release();
     await turn;

@@ -1,25 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { call, echoTool, scriptedAgent, tools, untilState } from "../__fixtures__/agents.js";
-
-/** An agent whose first reply calls `wait`, which holds the turn until `release()`; then it answers. */
-async function heldTurn() {
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const set = tools(
-    echoTool("wait", {
-      run: async () => {
-        await gate;
-        return "waited";
-      },
-    }),
-  );
-  const held = await scriptedAgent([call("wait"), { text: "noted" }], { tools: set });
-  const turn = held.agent.submit("go");
-  await untilState(held.agent, "calling: wait");
-  return { ...held, turn, release };
-}
+import { call, echoTool, heldTurn, scriptedAgent, tools } from "../__fixtures__/agents.js";
 
 /** What the model read after the tool result in the request that followed the held round. */
 const injectedIn = (messages: ReadonlyArray<{ role: string; content: string }>) =>

@@ -4,11 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { processGone, processesMarked as survivors } from "@ollie/sandbox/testing";
 import { afterAll, describe, expect, it, vi } from "vitest";
+import { WAIT } from "../__fixtures__/agents.js";
 import { runHook, runHookList } from "./run-hook.js";
 import { shellHooks } from "./shell-hooks.js";
-
-/** How long a test waits for something to happen before it fails: generous, since machines are busy. */
-const WAIT = { timeout: 10_000, interval: 10 };
 
 const dir = mkdtempSync(join(tmpdir(), "agent-core-hooks-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,9 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { call, echoTool, scriptedAgent, tools } from "../__fixtures__/agents.js";
+import { call, echoTool, scriptedAgent, tools, WAIT } from "../__fixtures__/agents.js";
 import { INTERRUPTED_RESULT } from "../history/history.js";
-
-/** How long a test waits for something to happen before it fails: generous, since machines are busy. */
-const WAIT = { timeout: 10_000, interval: 10 };
 
 describe("interrupting a turn", () => {
   it("during the stream keeps what was streamed, and the next turn starts from a valid history", async () => {

@@ -9,13 +9,10 @@ import {
 } from "@ollie/backends";
 import { closedPort, MockLlmServer } from "@ollie/backends/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { echoTool, only, tools } from "../__fixtures__/agents.js";
+import { echoTool, only, tools, WAIT } from "../__fixtures__/agents.js";
 import { Agent } from "../agent/agent.js";
 import type { AgentOptions } from "../agent/agent-options.js";
 import type { AgentEvent } from "./events.js";
-
-/** How long a test waits for something to happen before it fails: generous, since machines are busy. */
-const WAIT = { timeout: 10_000, interval: 10 };
 
 let server: MockLlmServer;
 beforeAll(async () => {
