@@ -145,7 +145,7 @@ export class BypassDesk {
 
   /** The operations toolsrv's bypass policy offers (its `bypass/operations`). */
   async operations(signal?: AbortSignal): Promise<string> {
-    return (await (await this.ownerFsys(signal)).readFile("bypass/operations", signal)).toString("utf8");
+    return (await this.ownerConn(signal)).operations(signal);
   }
 
   /**

@@ -1,6 +1,7 @@
 import { type File, NinepError, OREAD } from "@ollie/ninep";
 import { clone, ctl, dir, each, type FileHandlers, file, type NodeSpec, text, wait } from "@ollie/virtfs";
 import type { BypassDesk, KnownRequest } from "./bypass-desk.js";
+import { REQUEST_ID } from "./request-id.js";
 
 export interface BypassTreeOptions {
   /** The human's uname: the only one who sees what waits and decides. */
@@ -50,7 +51,7 @@ export function bypassTree(desk: BypassDesk, options: BypassTreeOptions): NodeSp
       lookup: (name) =>
         (FIXED as readonly string[]).includes(name)
           ? (name as Fixed)
-          : /^[1-9]\d*$/.test(name)
+          : REQUEST_ID.test(name)
             ? desk.get(Number(name))
             : undefined,
     },

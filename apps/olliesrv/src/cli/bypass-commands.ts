@@ -6,9 +6,6 @@ export type BypassInvocation =
   | { command: "deny"; id: string; reason: string }
   | { command: "bypass" };
 
-/** A request id as the command line must give it (checked before any connection is made). */
-export const REQUEST_ID = /^[1-9]\d*$/;
-
 /**
  * `ollie bypass`: the requests waiting for a decision, one a line — id, agent, operation, command, reason,
  * tab-separated — or a line saying there are none (on standard error, so the output stays a list).

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
+import { REQUEST_ID } from "../bypass/request-id.js";
 import { SESSION_ID } from "../session/names.js";
-import { type BypassInvocation, REQUEST_ID } from "./bypass-commands.js";
+import type { BypassInvocation } from "./bypass-commands.js";
 import { type InitInvocation, parseInit } from "./init-args.js";
 
 /** What an `ollie` command line asks for, checked whole before any connection is made. */

@@ -22,16 +22,9 @@ const DETAIL_MAX = 200;
  * `no-answer` (nothing at the address, or nothing within the time); `no-key` (the credential could not be
  * had); `key-refused`; `error`.
  */
-export type CheckStatus = "ok" | "no-model" | "no-answer" | "no-key" | "key-refused" | "error";
+export const CHECK_STATUSES = ["ok", "no-model", "no-answer", "no-key", "key-refused", "error"] as const;
 
-export const CHECK_STATUSES: readonly CheckStatus[] = [
-  "ok",
-  "no-model",
-  "no-answer",
-  "no-key",
-  "key-refused",
-  "error",
-];
+export type CheckStatus = (typeof CHECK_STATUSES)[number];
 
 /** Whether a backend with this status answered (its model may still be missing). */
 export const answered = (status: CheckStatus) => status === "ok" || status === "no-model";

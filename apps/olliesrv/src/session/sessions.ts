@@ -91,7 +91,6 @@ export class Sessions implements Peers {
         this.byId.set(file.id, new Session(file.id, this.dir, this.environment, this, file));
         repaired.push({ id: file.id, added });
       } catch (error) {
-        this.byId.delete(file.id);
         await quarantineSessionFile(
           join(this.dir, `${file.id}.json`),
           this.corruptDir,

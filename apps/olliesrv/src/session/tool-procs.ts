@@ -30,6 +30,10 @@ export class ToolProcs {
   /** The processes as last asked for, oldest first (a look: see the class). */
   list(): ProcessInfo[] {
     this.look();
+    return this.sorted();
+  }
+
+  private sorted(): ProcessInfo[] {
     return [...this.known.values()].sort((a, b) => a.id - b.id);
   }
 
@@ -49,14 +53,23 @@ export class ToolProcs {
     return performance.now() - this.lookedAt < PROC_INTEREST_MS;
   }
 
-  /** Asks toolsrv for the agent's processes now (one question at a time, shared). */
+  /** Asks toolsrv for the agent's processes now (a look: see the class). */
   refresh(): Promise<ProcessInfo[]> {
+    this.lookedAt = performance.now();
+    return this.ask();
+  }
+
+  /**
+   * Asks toolsrv (one question at a time, shared). Not a look: the polls ask too, and were they looks the
+   * list would be kept up to date for ever.
+   */
+  private ask(): Promise<ProcessInfo[]> {
     this.asking ??= (async () => {
       this.askedAt = performance.now();
       const conn = this.conn();
       const procs = conn ? await conn.processes().catch(() => [] as ProcessInfo[]) : [];
       this.known = new Map(procs.map((p) => [p.id, p]));
-      return this.list();
+      return this.sorted();
     })().finally(() => {
       this.asking = undefined;
     });
@@ -85,7 +98,7 @@ export class ToolProcs {
     }
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.refresh().then((procs) => {
+      void this.ask().then((procs) => {
         if (this.timer !== undefined) return;
         if (!this.conn()) this.stop();
         else if (!this.watched) return;

@@ -1,6 +1,6 @@
 import type { Message } from "@ollie/backends";
 import type { ContextFigures } from "../context/context-meter.js";
-import { History } from "../history/history.js";
+import { answerUnanswered } from "../history/history.js";
 import { emptyTotals, type UsageTotals } from "../history/usage-meter.js";
 import type { AgentListener, AgentState, TurnOutcome } from "../loop/events.js";
 import { hookNote } from "../loop/nudge.js";
@@ -67,14 +67,13 @@ export class Agent {
    * submitted again, in order.
    */
   static async restore(session: PersistedSession, options: AgentOptions): Promise<Agent> {
-    const history = new History(session.messages);
-    const repaired = history.repairUnansweredCalls() + (history.repairUnansweredPrompt() ? 1 : 0);
+    const { messages, added: repaired } = answerUnanswered(session.messages, { prompts: true });
     const agent = await Agent.create({
       ...options,
       id: session.agentId,
       name: session.name,
       sessionId: session.id,
-      history: history.messages,
+      history: messages,
       taskState: session.taskState,
       usage: session.usage,
       ...(session.compactionUsage !== undefined && { compactionUsage: session.compactionUsage }),

@@ -83,21 +83,4 @@ export class History {
   replace(messages: readonly Message[]): void {
     this.list = [...messages];
   }
-
-  /**
-   * Answers a prompt left without a reply (the turn began, then the process died) with INTERRUPTED_TURN,
-   * so that the history still alternates and says what happened. True if it did.
-   */
-  repairUnansweredPrompt(): boolean {
-    if (this.list.at(-1)?.role !== "user") return false;
-    this.list = [...this.list, { role: "assistant", content: INTERRUPTED_TURN }];
-    return true;
-  }
-
-  /** Gives every tool call a result (see answerUnanswered). Returns how many were added. */
-  repairUnansweredCalls(): number {
-    const repaired = answerUnanswered(this.list);
-    if (repaired.added > 0) this.list = repaired.messages;
-    return repaired.added;
-  }
 }

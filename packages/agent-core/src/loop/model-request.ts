@@ -66,17 +66,16 @@ export class StreamIdleError extends TransientError {
 export async function requestReply(r: ModelRequest): Promise<ModelReply> {
   let shown = "";
   for (let attempt = 1; ; attempt++) {
-    const streamed: string[] = [];
     const echo = new RetryEcho(
       shown,
       (delta) => r.onText(delta),
       (partial) => r.onDiscard(partial),
     );
     try {
-      return await attemptOnce(r, streamed, echo);
+      return await attemptOnce(r, echo);
     } catch (error) {
-      const partialText = streamed.join("");
-      shown = echo.seen(partialText);
+      const partialText = echo.streamed;
+      shown = echo.seen();
       if (r.signal.aborted) return { ok: false, error: r.signal.reason, partialText, handled: false };
       if (await r.onError(error)) return { ok: false, error, partialText, handled: true };
       const delay = retryDelayMs(r.policy, error, attempt);
@@ -91,7 +90,7 @@ export async function requestReply(r: ModelRequest): Promise<ModelReply> {
   }
 }
 
-async function attemptOnce(r: ModelRequest, streamed: string[], echo: RetryEcho): Promise<ModelReply> {
+async function attemptOnce(r: ModelRequest, echo: RetryEcho): Promise<ModelReply> {
   r.signal.throwIfAborted();
   const attempt = new AbortController();
   const stopAttempt = () => attempt.abort(r.signal.reason);
@@ -105,7 +104,6 @@ async function attemptOnce(r: ModelRequest, streamed: string[], echo: RetryEcho)
       idle.refresh();
       switch (event.type) {
         case "text":
-          streamed.push(event.delta);
           echo.text(event.delta);
           break;
         case "reasoning":

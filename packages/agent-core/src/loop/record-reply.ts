@@ -1,16 +1,11 @@
-import type { AssistantMessage, StopReason, Usage } from "@ollie/backends";
 import { collapseCold } from "../history/tiers.js";
+import type { ModelReply } from "./model-request.js";
 import type { RequestPlan } from "./next-request.js";
 import { type StopNotice, stopNotice } from "./stop-notice.js";
 import type { TurnContext } from "./turn-context.js";
 
 /** A reply as the model request gave it. */
-export interface Reply {
-  message: AssistantMessage;
-  usage: Usage | undefined;
-  reason: StopReason;
-  raw?: string;
-}
+type Reply = Extract<ModelReply, { ok: true }>;
 
 /**
  * A reply enters the history: how it ended is said when it ended short, the provider's count anchors the

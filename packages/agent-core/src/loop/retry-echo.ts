@@ -1,12 +1,12 @@
 /**
- * What a retried request shows of its reply. Its failed attempt streamed a partial reply (`shown`) that the
+ * The text one attempt streams, and what of it is shown. A failed earlier attempt streamed a partial reply (`shown`) that the
  * reader has already seen; a retry that starts with the same text is not shown twice — only what it adds
  * is — and one that differs voids what was shown (`discard`) and is shown in full.
  */
 export class RetryEcho {
   private matched = 0;
   private passing: boolean;
-  private readonly sent: string[] = [];
+  private readonly parts: string[] = [];
 
   constructor(
     private readonly shown: string,
@@ -17,11 +17,11 @@ export class RetryEcho {
   }
 
   text(delta: string): void {
+    this.parts.push(delta);
     if (this.passing) {
       this.show(delta);
       return;
     }
-    this.sent.push(delta);
     const expected = this.shown.slice(this.matched, this.matched + delta.length);
     if (delta.startsWith(expected)) {
       this.matched += expected.length;
@@ -34,11 +34,17 @@ export class RetryEcho {
     }
     this.passing = true;
     this.discard(this.shown);
-    this.show(this.sent.join(""));
+    this.show(this.streamed);
   }
 
-  /** What the reader has seen once this attempt ends: the attempt's text, or `shown` if it was longer. */
-  seen(attemptText: string): string {
-    return this.passing || !this.shown.startsWith(attemptText) ? attemptText : this.shown;
+  /** All the text this attempt streamed. */
+  get streamed(): string {
+    return this.parts.join("");
+  }
+
+  /** What the reader has seen once this attempt ends: its text, or `shown` if that was longer. */
+  seen(): string {
+    const text = this.streamed;
+    return this.passing || !this.shown.startsWith(text) ? text : this.shown;
   }
 }

@@ -94,7 +94,7 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
     const stopped = await afterRound(t, safety, reply, results, signal);
     if (stopped) return finish("error", stopped);
 
-    if (steps >= plan.runtime.maxSteps && !lastStep) {
+    if (steps >= plan.runtime.maxSteps) {
       lastStep = true;
       t.emit({ type: "maxsteps", steps });
       addUserMessage(

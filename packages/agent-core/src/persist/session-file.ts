@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { History } from "../history/history.js";
+import { answerUnanswered } from "../history/history.js";
 import { writeFileAtomic } from "./atomic-write.js";
 import { type PersistedSession, persistedSessionSchema } from "./persisted-session.js";
 
@@ -42,10 +42,9 @@ export async function loadSession(file: string): Promise<{ session: PersistedSes
     throw new SessionFileError(file, `${issue.path.join(".") || "(top)"}: ${issue.message}`);
   }
   const session = parsed.data as PersistedSession;
-  const history = new History(session.messages);
-  const repaired = history.repairUnansweredCalls();
+  const { messages, added: repaired } = answerUnanswered(session.messages);
   if (repaired > 0) {
-    session.messages = [...history.messages];
+    session.messages = messages;
     await saveSession(file, session);
   }
   return { session, repaired };

@@ -9,7 +9,7 @@ export interface ReplayRules {
 }
 
 /** The result a call gets when the history has none: every provider wants each call answered. */
-export const MISSING_RESULT = "No result was recorded for this call.";
+const MISSING_RESULT = "No result was recorded for this call.";
 
 /** Whether a signed part made by `origin` may go back to `provider`/`model`: only where it was made. */
 export function signedHere(origin: Origin | undefined, provider: string, model: string): boolean {

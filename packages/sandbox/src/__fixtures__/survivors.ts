@@ -1,22 +1,10 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { processesMarked } from "../process/process-tree.js";
 
 /**
  * The running processes whose environment holds `marker` (NAME=VALUE): what a test's commands started and
  * nothing ended. Zombies do not count (their environment is gone, and they run nothing).
  */
-export function survivors(marker: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (readFileSync(`/proc/${name}/environ`, "latin1").split("\0").includes(marker))
-        found.push(Number(name));
-    } catch {
-      // gone meanwhile, or not ours to read
-    }
-  }
-  return found;
-}
+export const survivors = (marker: string): number[] => processesMarked(marker);
 
 /** Waits (up to `limitMs`) until no process carries `marker`; resolves to those still there then. */
 export async function survivorsAfter(marker: string, limitMs = 5000): Promise<number[]> {

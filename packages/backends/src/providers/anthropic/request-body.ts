@@ -26,10 +26,10 @@ function assistantBlocks(m: Extract<Message, { role: "assistant" }>): Block[] {
   const blocks: Block[] = [];
   for (const r of m.reasoning ?? []) {
     if (r.redacted !== undefined) blocks.push({ type: "redacted_thinking", data: r.redacted });
-    else if (r.signature !== undefined)
-      blocks.push({ type: "thinking", thinking: r.text, signature: r.signature });
+    // Only signed blocks are kept for replay: one without redacted data has its signature.
+    else blocks.push({ type: "thinking", thinking: r.text, signature: r.signature });
   }
-  if (m.content.trim() !== "") blocks.push({ type: "text", text: m.content });
+  if (m.content !== "") blocks.push({ type: "text", text: m.content });
   for (const c of m.toolCalls ?? [])
     blocks.push({ type: "tool_use", id: c.id, name: c.name, input: c.arguments });
   return blocks;

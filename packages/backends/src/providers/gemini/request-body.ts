@@ -8,7 +8,7 @@ export const GENERATED_ID_PREFIX = "gemini-";
  * The value Gemini's documentation gives for a call it did not sign (one made by another model or
  * provider), where Gemini 3 insists on a signature.
  */
-export const UNSIGNED_CALL = "skip_thought_signature_validator";
+const UNSIGNED_CALL = "skip_thought_signature_validator";
 
 type Part = Record<string, unknown>;
 

@@ -52,9 +52,7 @@ export function ollamaRequestBody(
   const body: Record<string, unknown> = {
     model,
     stream: true,
-    messages: replayHistory(messages, { whitespaceIsEmpty: false, keepReasoning: (r) => r.text !== "" }).map(
-      toWire,
-    ),
+    messages: replayHistory(messages, { whitespaceIsEmpty: false, keepReasoning: () => true }).map(toWire),
   };
   if (tools.length > 0) {
     body.tools = tools.map((t) => ({
