@@ -37,39 +37,27 @@ export async function resolveCredential(
       return new Secret(value);
     }
     case "command": {
-      const timeout = AbortSignal.timeout(KEY_CMD_TIMEOUT_MS);
-      const stop = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
-      if (stop.aborted) throw new CredentialError(profile.name, "key_cmd was not run: it was called off");
+      if (options.signal?.aborted)
+        throw new CredentialError(profile.name, "key_cmd was not run: it was called off");
       // Loaded here, not with the package: a program that never runs a key_cmd never loads process spawning.
-      const { execa } = await import("execa");
-      // Its own process group, so that what the shell started goes with it.
-      const child = execa(c.command, { shell: true, env, reject: false, stdin: "ignore", detached: true });
-      const kill = () => {
-        // Once the shell is reaped its pid, and so its group's number, may be another process's.
-        if (child.exitCode !== null || child.signalCode !== null) return;
-        try {
-          if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-        } catch {
-          // Gone already.
-        }
-      };
-      stop.addEventListener("abort", kill, { once: true });
-      let result: Awaited<typeof child>;
-      try {
-        result = await child;
-      } finally {
-        stop.removeEventListener("abort", kill);
-      }
+      const { runShellInGroup } = await import("@ollie/sandbox/process");
+      // A process tree of its own: what the command starts ends with it, at its timeout or the caller's signal.
+      const { result, stopped } = await runShellInGroup(c.command, {
+        env: { ...process.env, ...env },
+        timeoutMs: KEY_CMD_TIMEOUT_MS,
+        signal: options.signal,
+      });
       const value =
         String(result.stdout ?? "")
           .split("\n")[0]
           ?.trim() ?? "";
-      if (stop.aborted || result.failed) {
-        const why = timeout.aborted
-          ? `did not finish within ${KEY_CMD_TIMEOUT_MS / 1000} s`
-          : stop.aborted
-            ? "was stopped: its caller gave up waiting"
-            : `failed (exit status ${result.exitCode ?? "none"})`;
+      if (stopped !== undefined || result.failed) {
+        const why =
+          stopped === "timeout"
+            ? `did not finish within ${KEY_CMD_TIMEOUT_MS / 1000} s`
+            : stopped === "abort"
+              ? "was stopped: its caller gave up waiting"
+              : `failed (exit status ${result.exitCode ?? "none"})`;
         throw new CredentialError(profile.name, `key_cmd ${why}`);
       }
       if (value === "") throw new CredentialError(profile.name, "key_cmd printed nothing");
