@@ -27,12 +27,15 @@ function currentTurnStart(contents: JsonObject[]): number {
   return 0;
 }
 
+/** Gemini 3 and later sign every function-call step, and want the signature back. */
+export const signsFunctionCalls = (model: string) => model.startsWith("gemini-3");
+
 /**
  * Gemini 3 signs each function-call step of the current turn on its first functionCall part and refuses
  * the step back without that signature. `position` counts contents from 1.
  */
 function missingProblem(request: ParsedRequest, contents: JsonObject[]): Rejection | undefined {
-  if (!request.model.startsWith("gemini-3")) return undefined;
+  if (!signsFunctionCalls(request.model)) return undefined;
   for (let i = currentTurnStart(contents); i < contents.length; i++) {
     if (roleOf(contents[i]) !== "model") continue;
     const first = partsOf(contents[i]).find((p) => field(p, "functionCall") !== undefined);

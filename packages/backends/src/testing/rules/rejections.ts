@@ -1,5 +1,10 @@
 import { json } from "../mock-reply.js";
-import { anthropicErrorBody, geminiErrorBody } from "../wire/error-bodies.js";
+import {
+  anthropicErrorBody,
+  geminiErrorBody,
+  ollamaErrorBody,
+  openAiErrorBody,
+} from "../wire/error-bodies.js";
 import type { Rejection } from "./request-check.js";
 
 // Each vendor's 400 for a request it refuses, in its own error dialect.
@@ -16,7 +21,7 @@ export function openAiRejection(
   param: string | null,
   code: string | null = null,
 ): Rejection {
-  return { ...json(400, { error: { message, type: "invalid_request_error", param, code } }), message };
+  return { ...json(400, openAiErrorBody(message, "invalid_request_error", param, code)), message };
 }
 
 export function geminiRejection(message: string, details: unknown[] = []): Rejection {
@@ -24,5 +29,5 @@ export function geminiRejection(message: string, details: unknown[] = []): Rejec
 }
 
 export function ollamaRejection(message: string): Rejection {
-  return { ...json(400, { error: message }), message };
+  return { ...json(400, ollamaErrorBody(message)), message };
 }

@@ -1,3 +1,5 @@
+// Each vendor's error body, shared by the mock's faults and its request checks.
+
 /** Anthropic's error body, for every status (the request id is the mock's own). */
 export const anthropicErrorBody = (type: string, message: string) => ({
   type: "error",
@@ -9,3 +11,14 @@ export const anthropicErrorBody = (type: string, message: string) => ({
 export const geminiErrorBody = (code: number, status: string, message: string, details: unknown[] = []) => ({
   error: { code, message, status, details },
 });
+
+/** OpenAI's error body (`code` is a string, or a number on some compatible servers, or null). */
+export const openAiErrorBody = (
+  message: string,
+  type: string,
+  param: string | null,
+  code: string | number | null,
+) => ({ error: { message, type, param, code } });
+
+/** Ollama's error body: a bare message. */
+export const ollamaErrorBody = (message: string) => ({ error: message });

@@ -1,4 +1,5 @@
 import { argsText, json, type MockReply, pieces, type Rendered, sse } from "../mock-reply.js";
+import { signsFunctionCalls } from "../rules/gemini-signature-rules.js";
 import { SignatureRegistry } from "../signature-registry.js";
 import { geminiErrorBody as error } from "./error-bodies.js";
 
@@ -62,7 +63,7 @@ function signatureOf(r: MockReply, model: string, signatures: SignatureRegistry)
   const signs =
     r.reasoningSignature !== undefined ||
     r.reasoning !== undefined ||
-    (model.startsWith("gemini-3") && (r.toolCalls?.length ?? 0) > 0);
+    (signsFunctionCalls(model) && (r.toolCalls?.length ?? 0) > 0);
   return signs ? signatures.issue("gemini", model, r.reasoningSignature) : undefined;
 }
 

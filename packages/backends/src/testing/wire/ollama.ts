@@ -1,4 +1,5 @@
 import { json, type MockReply, pieces, type Rendered, retryAfterHeader } from "../mock-reply.js";
+import { ollamaErrorBody } from "./error-bodies.js";
 
 const DONE: Record<string, string> = { length: "length" };
 
@@ -8,20 +9,25 @@ export function renderOllama(reply: MockReply, model: string): Rendered {
   if (fault) {
     switch (fault.type) {
       case "rate_limit":
-        return json(429, { error: "too many requests" }, retryAfterHeader(fault));
+        return json(429, ollamaErrorBody("too many requests"), retryAfterHeader(fault));
       case "server_error":
-        return json(fault.status, { error: "an error was encountered while running the model" });
+        return json(fault.status, ollamaErrorBody("an error was encountered while running the model"));
       case "overloaded":
-        return json(503, { error: "server busy, please try again.  maximum pending requests exceeded" });
+        return json(
+          503,
+          ollamaErrorBody("server busy, please try again.  maximum pending requests exceeded"),
+        );
       case "context_overflow":
-        return json(400, {
-          error:
+        return json(
+          400,
+          ollamaErrorBody(
             "the prompt is longer than the context length currently available to the model; shorten the prompt, adjust the context length in settings, or use a model with a longer context length",
-        });
+          ),
+        );
       case "tool_unsupported":
-        return json(400, { error: `registry.ollama.ai/library/${model} does not support tools` });
+        return json(400, ollamaErrorBody(`registry.ollama.ai/library/${model} does not support tools`));
       case "auth":
-        return json(401, { error: "unauthorized" });
+        return json(401, ollamaErrorBody("unauthorized"));
       case "stream_error":
         break;
     }
@@ -35,7 +41,7 @@ export function renderOllama(reply: MockReply, model: string): Rendered {
   for (const p of pieces(reply.reasoning ?? "", size)) line({ thinking: p });
   if (fault?.type === "stream_error") {
     line({ content: fault.afterText ?? "partial" });
-    frames.push(`${JSON.stringify({ error: "an error was encountered while running the model" })}\n`);
+    frames.push(`${JSON.stringify(ollamaErrorBody("an error was encountered while running the model"))}\n`);
     return { status: 200, headers: { "content-type": "application/x-ndjson" }, frames };
   }
   for (const p of pieces(reply.text ?? "", size)) line({ content: p });

@@ -7,6 +7,7 @@ import {
   retryAfterHeader,
   sse,
 } from "../mock-reply.js";
+import { openAiErrorBody } from "./error-bodies.js";
 
 const FINISH: Record<string, string> = {
   stop: "stop",
@@ -27,57 +28,38 @@ export function renderOpenAi(reply: MockReply, model: string): Rendered {
       case "rate_limit":
         return json(
           429,
-          {
-            error: {
-              message: "Rate limit reached for requests",
-              type: "requests",
-              param: null,
-              code: "rate_limit_exceeded",
-            },
-          },
+          openAiErrorBody("Rate limit reached for requests", "requests", null, "rate_limit_exceeded"),
           retryAfterHeader(fault),
         );
       case "server_error":
-        return json(fault.status, {
-          error: { message: "The server had an error", type: "server_error", param: null, code: null },
-        });
+        return json(fault.status, openAiErrorBody("The server had an error", "server_error", null, null));
       case "overloaded":
-        return json(503, {
-          error: {
-            message: "The engine is currently overloaded",
-            type: "server_error",
-            param: null,
-            code: null,
-          },
-        });
+        return json(503, openAiErrorBody("The engine is currently overloaded", "server_error", null, null));
       case "context_overflow":
-        return json(400, {
-          error: {
-            message:
-              "This model's maximum context length is 128000 tokens. However, your messages resulted in 204308 tokens. Please reduce the length of the messages.",
-            type: "invalid_request_error",
-            param: "messages",
-            code: "context_length_exceeded",
-          },
-        });
+        return json(
+          400,
+          openAiErrorBody(
+            "This model's maximum context length is 128000 tokens. However, your messages resulted in 204308 tokens. Please reduce the length of the messages.",
+            "invalid_request_error",
+            "messages",
+            "context_length_exceeded",
+          ),
+        );
       case "tool_unsupported":
-        return json(400, {
-          error: {
-            message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
-            type: "BadRequestError",
-            param: null,
-            code: 400,
-          },
-        });
+        return json(
+          400,
+          openAiErrorBody(
+            '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+            "BadRequestError",
+            null,
+            400,
+          ),
+        );
       case "auth":
-        return json(401, {
-          error: {
-            message: "Incorrect API key provided",
-            type: "invalid_request_error",
-            param: null,
-            code: "invalid_api_key",
-          },
-        });
+        return json(
+          401,
+          openAiErrorBody("Incorrect API key provided", "invalid_request_error", null, "invalid_api_key"),
+        );
       case "stream_error":
         break;
     }
