@@ -2,5 +2,4 @@
 // that are the user's own (hooks, prompt commands): nothing it starts outlives it, however it detaches.
 // Loads nothing of the sandbox itself.
 
-export { ProcessTreeMark, TREE_VARIABLE } from "./process/process-tree.js";
 export { runShellInGroup, type ShellRun, type ShellRunOptions } from "./process/shell-in-group.js";

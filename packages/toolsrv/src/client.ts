@@ -6,7 +6,6 @@ export {
   type BypassFiling,
   type BypassRequestInfo,
   type PendingBypass,
-  parsePending,
 } from "./client/bypass-conn.js";
 export {
   type ProcessInfo,

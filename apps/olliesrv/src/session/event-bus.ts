@@ -22,7 +22,8 @@ export function parseTopicFilter(text: string): ((topic: string) => boolean) | u
 
 /** One observer of a bus: the events that passed its filter, waiting to be read, in order. */
 export class Subscription {
-  private waiting: string[] = [];
+  /** Each waiting event's line, with its topic kept for a filter set later. */
+  private waiting: Array<{ topic: string; line: string }> = [];
   private dropped = 0;
   private readonly wakers = new Set<() => void>();
   private ended = false;
@@ -36,13 +37,13 @@ export class Subscription {
   /** Sets the filter: what waits already and does not pass it is dropped too. */
   setFilter(filter: ((topic: string) => boolean) | undefined): void {
     this.filter = filter;
-    if (filter) this.waiting = this.waiting.filter((line) => filter(topicOf(line)));
+    if (filter) this.waiting = this.waiting.filter((e) => filter(e.topic));
   }
 
   /** Takes an event (as its JSON line), if it passes the filter. */
   offer(topic: string, line: string): void {
     if (this.ended || (this.filter && !this.filter(topic))) return;
-    this.waiting.push(line);
+    this.waiting.push({ topic, line });
     if (this.waiting.length > this.max) {
       this.waiting.shift();
       this.dropped++;
@@ -76,7 +77,7 @@ export class Subscription {
       this.wakers.add(wake);
       await woken.finally(() => this.wakers.delete(wake));
     }
-    const lines = this.waiting;
+    const lines = this.waiting.map((e) => e.line);
     this.waiting = [];
     if (this.dropped > 0) {
       const time = new Date().toISOString();
@@ -152,9 +153,4 @@ export function publishAgentEvent(bus: EventBus, agent: string, event: { type: s
   if (bus.size === 0) return;
   const { type, ...fields } = event;
   bus.publish(`agent.${agent}.${type}`, fields);
-}
-
-/** The topic of a line this bus made. */
-function topicOf(line: string): string {
-  return (JSON.parse(line) as { topic: string }).topic;
 }

@@ -17,7 +17,7 @@ export class AgentTools {
   constructor(
     initial: Iterable<string>,
     /** The agent principal whose set it is. */
-    readonly uname = "",
+    readonly uname: string,
   ) {
     for (const name of initial) this.loaded.add(name);
   }
