@@ -189,6 +189,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
   // The TCP listener comes up once the sessions are restored (a failure to listen stops the daemon, status 1).
   let stopping = false;
   let tcpFailed = false;
+  const giveUp = new AbortController();
   const listenTcp = async (tcp: string) => {
     if (stopping) return;
     try {
@@ -199,35 +200,40 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     } catch (error) {
       tcpFailed = true;
       log.error(`cannot listen on ${tcp}: ${(error as Error).message}; stopping`);
-      process.kill(process.pid, "SIGTERM");
+      giveUp.abort();
     }
   };
   try {
-    await serveUntilSignal(server, parseAddress(address), (listener) => {
-      const bound = formatAddress(listener.boundAddress);
-      log.info(
-        `serving on ${bound} (toolsrv at ${toolsrvAddress}); default backend: ${config.backends.conf.defaultProfile ?? "none"}`,
-      );
-      const own = config.backends.conf.file === config.userFile;
-      log.info(
-        `try: ollie -a '${bound}' ask "hello"   (backends are configured in ${environment.backendsConf}${own ? "" : ", which does not exist yet: 'ollie init PROVIDER' writes it"})`,
-      );
-      log.info(`you attach as ${principals.owner}, proven with ${keyFile} (ninep: -k ${keyFile})`);
-      if (pidFile) void writeFileAtomic(pidFile, `${process.pid}\n`).catch(() => {});
-      const started = performance.now();
-      restoring = sessions.restore().then(
-        (n) => {
-          const ms = (performance.now() - started).toFixed(0);
-          sessionsLog.info(`restored ${n} session${n === 1 ? "" : "s"} from ${paths.sessions} in ${ms} ms`);
-        },
-        (e: unknown) => {
-          log.error(`restoring sessions failed: ${(e as Error).message}`);
-        },
-      );
-      // Ready is said once the sessions are back: a client that comes now finds them.
-      if (options.printAddress) restoring = restoring.then(() => void process.stdout.write(`${bound}\n`));
-      if (options.tcp !== undefined) restoring = restoring.then(() => listenTcp(options.tcp!));
-    });
+    await serveUntilSignal(
+      server,
+      parseAddress(address),
+      (listener) => {
+        const bound = formatAddress(listener.boundAddress);
+        log.info(
+          `serving on ${bound} (toolsrv at ${toolsrvAddress}); default backend: ${config.backends.conf.defaultProfile ?? "none"}`,
+        );
+        const own = config.backends.conf.file === config.userFile;
+        log.info(
+          `try: ollie -a '${bound}' ask "hello"   (backends are configured in ${environment.backendsConf}${own ? "" : ", which does not exist yet: 'ollie init PROVIDER' writes it"})`,
+        );
+        log.info(`you attach as ${principals.owner}, proven with ${keyFile} (ninep: -k ${keyFile})`);
+        if (pidFile) void writeFileAtomic(pidFile, `${process.pid}\n`).catch(() => {});
+        const started = performance.now();
+        restoring = sessions.restore().then(
+          (n) => {
+            const ms = (performance.now() - started).toFixed(0);
+            sessionsLog.info(`restored ${n} session${n === 1 ? "" : "s"} from ${paths.sessions} in ${ms} ms`);
+          },
+          (e: unknown) => {
+            log.error(`restoring sessions failed: ${(e as Error).message}`);
+          },
+        );
+        // Ready is said once the sessions are back: a client that comes now finds them.
+        if (options.printAddress) restoring = restoring.then(() => void process.stdout.write(`${bound}\n`));
+        if (options.tcp !== undefined) restoring = restoring.then(() => listenTcp(options.tcp!));
+      },
+      { stop: giveUp.signal },
+    );
   } finally {
     stopping = true;
     // Never in the way of the shutdown that follows (toolsrv must be stopped whatever happened).

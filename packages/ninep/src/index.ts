@@ -74,7 +74,7 @@ export {
   permits,
   sameNameGroups,
 } from "./server/permission.js";
-export { serveUntilSignal } from "./server/serve-until-signal.js";
+export { type ServeOptions, serveUntilSignal } from "./server/serve-until-signal.js";
 export {
   DEFAULT_MAX_MSIZE,
   type ListenOptions,
