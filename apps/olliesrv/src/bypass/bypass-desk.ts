@@ -102,7 +102,8 @@ export class BypassDesk {
   private seenPending = new Set<number>();
   /** Filed here and pending when filed: watched until a pending list without them shows they were decided. */
   private readonly watching = new Set<number>();
-  private conn: BypassConn | undefined;
+  /** The owner's connection to toolsrv, while there is one. */
+  private readonly conn = new WatchedValue<BypassConn | undefined>(undefined);
   private readonly stopping = new AbortController();
   private following: Promise<void> | undefined;
 
@@ -115,7 +116,7 @@ export class BypassDesk {
 
   async close(): Promise<void> {
     this.stopping.abort();
-    await this.conn?.close();
+    await this.conn.get()?.close();
     await this.following;
   }
 
@@ -134,13 +135,19 @@ export class BypassDesk {
 
   /** The owner's connection to toolsrv, waiting a few seconds for it (at start, or after toolsrv went away). */
   private async ownerConn(signal?: AbortSignal): Promise<BypassConn> {
-    for (let waited = 0; !this.conn; waited += 50) {
+    const limit = AbortSignal.any([AbortSignal.timeout(5000), this.stopping.signal]);
+    const waiting = signal ? AbortSignal.any([limit, signal]) : limit;
+    for (;;) {
+      const conn = this.conn.get();
+      if (conn) return conn;
       signal?.throwIfAborted();
-      if (waited >= 5000 || this.stopping.signal.aborted)
+      try {
+        await this.conn.changed(waiting);
+      } catch {
+        signal?.throwIfAborted();
         throw new Error("toolsrv's bypass broker cannot be reached now");
-      await new Promise((r) => setTimeout(r, 50));
+      }
     }
-    return this.conn;
   }
 
   /** The operations toolsrv's bypass policy offers (its `bypass/operations`). */
@@ -201,16 +208,17 @@ export class BypassDesk {
     let complained = false;
     while (!this.stopping.signal.aborted) {
       try {
-        this.conn = await this.dialOwner();
+        const conn = await this.dialOwner();
+        this.conn.set(conn);
         if (complained) log.info("following toolsrv's bypass broker again");
         complained = false;
-        for await (const list of this.conn.follow(this.stopping.signal)) await this.apply(list);
+        for await (const list of conn.follow(this.stopping.signal)) await this.apply(conn, list);
       } catch (error) {
         if (this.stopping.signal.aborted) return;
         if (!complained) log.warn(`cannot follow toolsrv's bypass requests: ${(error as Error).message}`);
         complained = true;
-        const conn = this.conn;
-        this.conn = undefined;
+        const conn = this.conn.get();
+        this.conn.set(undefined);
         await conn?.close();
         await new Promise((r) => setTimeout(r, 1000).unref());
       }
@@ -234,8 +242,7 @@ export class BypassDesk {
   }
 
   /** A new pending list: what is new waits for the owner; what has gone was decided. */
-  private async apply(list: PendingBypass[]): Promise<void> {
-    const conn = this.conn!;
+  private async apply(conn: BypassConn, list: PendingBypass[]): Promise<void> {
     const now = new Set(list.map((p) => p.id));
     for (const p of list) {
       let known = this.known.get(p.id);
