@@ -65,7 +65,7 @@ export function agentOperations(sessions: Sessions, session: Session, slot: Agen
     killProcess: async (id: string) => {
       const conn = slot.toolsrv ?? fail("the agent has no tool processes");
       const n = Number(id);
-      if (!Number.isInteger(n) || !(await conn.processes()).some((p) => p.id === n))
+      if (!Number.isInteger(n) || !(await conn.process(n)))
         fail(`no process ${id} of this agent (see proc/idx)`);
       await conn.kill(n);
     },
