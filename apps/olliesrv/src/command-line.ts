@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { type LogSettings, levelsOnly, resolveLogSettings, withCategory } from "@ollie/log";
+import { daemonLogSettings, type LogSettings, levelsOnly } from "@ollie/log";
 import { DEFAULT_LIMITS, type ServerLimits } from "@ollie/ninep";
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "./session/limits.js";
 
@@ -104,7 +104,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
   serverLimits.attachDeadlineMs =
     whole("attach-deadline", (serverLimits.attachDeadlineMs ?? DEFAULT_LIMITS.attachDeadlineMs) / 1000) *
     1000;
-  const log = resolveLogSettings(values["log-level"], env);
+  const log = daemonLogSettings({ logLevel: values["log-level"], trace9p: values.D }, env);
   return {
     kind: "serve",
     options: {
@@ -114,7 +114,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
       toolsrv: values.toolsrv,
       limits,
       serverLimits,
-      log: values.D ? withCategory(log, "9p", "trace") : log,
+      log,
       logLevel: levelsOnly(values["log-level"]),
       printAddress: values["print-address"] ?? false,
     },

@@ -1,8 +1,8 @@
 import { readFile, rm } from "node:fs/promises";
 import { tmpdir, userInfo } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { writeFileAtomic } from "@ollie/agent-core";
-import { createLogger, type Logger } from "@ollie/log";
+import { type Logger, openDaemonLog } from "@ollie/log";
 import {
   assertAddressFree,
   defaultUname,
@@ -50,9 +50,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     return 0;
   }
   // A log file named by --log-level or $OLLIE_LOG is opened here (and again on SIGHUP, for logrotate).
-  const log = createLogger({ program: "olliesrv", settings: command.options.log });
-  const logFile = command.options.log.file;
-  if (logFile !== undefined) process.stderr.write(`olliesrv: logging to ${resolve(logFile)}\n`);
+  const log = openDaemonLog({ program: "olliesrv", settings: command.options.log });
   try {
     return await serve(command.options, env, log);
   } catch (error) {

@@ -2,8 +2,8 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { join } from "node:path";
 import type { MockReply, RecordedRequest } from "@ollie/backends/testing";
 import type { File } from "@ollie/ninep";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Ollie, startOllie, untilTurns } from "./harness.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type Ollie, startOllie, untilTurns, WAIT } from "./harness.js";
 import { ollieCommand } from "./ollie-cli.js";
 
 /**
@@ -195,14 +195,16 @@ describe("bypass requests from inside", () => {
     );
 
     // The notification command ran once per request, its arguments passed as they were, with no shell.
-    for (let i = 0; i < 250 && readLines(notified).length < 4; i++)
-      await new Promise((r) => setTimeout(r, 20));
-    expect(readLines(notified)).toEqual([
-      `${a}.main asks to touch_marker: the test needs a file outside`,
-      String(first.id),
-      `${a}.main asks to touch_marker: second try: it is needed`,
-      String(second.id),
-    ]);
+    await vi.waitFor(
+      () =>
+        expect(readLines(notified)).toEqual([
+          `${a}.main asks to touch_marker: the test needs a file outside`,
+          String(first.id),
+          `${a}.main asks to touch_marker: second try: it is needed`,
+          String(second.id),
+        ]),
+      WAIT,
+    );
     const none = await ollie("bypass");
     expect([none.exitCode, none.stdout, none.stderr]).toEqual([0, "", "no bypass request is waiting"]);
   });

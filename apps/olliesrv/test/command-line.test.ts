@@ -89,24 +89,21 @@ describe("olliesrv held to a threshold", () => {
   });
   afterAll(() => o.remove());
 
-  /** Starts olliesrv on `o`'s home, waits until the owner can attach, and stops it again. */
+  /** Starts olliesrv on `o`'s home, waits until it serves and the owner attaches, and stops it again. */
   async function serveOnce(args: string[], env: Record<string, string> = {}) {
-    const child = execa(process.execPath, [OLLIESRV, "-a", o.address, ...args], {
+    const child = execa(process.execPath, [OLLIESRV, "-a", o.address, "--print-address", ...args], {
       env: { ...o.env, ...env },
       extendEnv: false,
       reject: false,
     });
-    for (let attempt = 0; ; attempt++) {
-      const client = await NinepClient.dial(o.address).catch(() => undefined);
-      if (client) {
-        await client.attach({ uname: o.owner, authenticator: hmacAuthenticator(o.ownerKey()) });
-        client.close();
-        break;
-      }
-      if (attempt === 500 || child.exitCode !== null)
-        throw new Error(`olliesrv did not serve:\n${(await child).stderr}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    // Ready when it prints its address.
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.once("data", () => resolve());
+      child.then((r) => reject(new Error(`olliesrv did not serve:\n${r.stderr}`)));
+    });
+    const client = await NinepClient.dial(o.address);
+    await client.attach({ uname: o.owner, authenticator: hmacAuthenticator(o.ownerKey()) });
+    client.close();
     child.kill("SIGTERM");
     return await child;
   }

@@ -2,10 +2,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { processGone } from "@ollie/sandbox/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type Ollie, prompt, startOllie, watchStates } from "./harness.js";
-
-/** How long a test waits for something to happen before it fails: generous, since machines are busy. */
-const WAIT = { timeout: 10_000, interval: 10 };
+import { type Ollie, prompt, startOllie, WAIT, watchStates } from "./harness.js";
 
 let o: Ollie;
 beforeAll(async () => {
@@ -120,11 +117,11 @@ describe("olliesrv over 9P", () => {
     );
     const states = await watchStates(o, agent);
     await o.fsys.writeFile(`${agent}/prompt`, "sleep");
-    let listing = "";
-    for (let i = 0; i < 200 && !listing.includes("shell\trunning"); i++) {
-      listing = await o.read(`${agent}/proc/idx`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    const listing = await vi.waitFor(async () => {
+      const idx = await o.read(`${agent}/proc/idx`);
+      expect(idx).toContain("shell\trunning");
+      return idx;
+    }, WAIT);
     const procId = listing.split("\t")[0]!;
     expect(listing).toMatch(/^\d+\tshell\trunning\t/);
     await expect(o.fsys.writeFile(`${agent}/ctl`, "proc kill 99999\n")).rejects.toThrow(

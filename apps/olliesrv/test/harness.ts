@@ -5,6 +5,10 @@ import { fileURLToPath } from "node:url";
 import { MockLlmServer, type MockServerOptions } from "@ollie/backends/testing";
 import { type Fsys, hmacAuthenticator, NinepClient, ORDWR } from "@ollie/ninep";
 import { execa, type ResultPromise } from "execa";
+import { expect, vi } from "vitest";
+
+/** How long a test waits for something to happen before it fails: generous, since machines are busy. */
+export const WAIT = { timeout: 10_000, interval: 20 };
 
 export const OLLIESRV = fileURLToPath(new URL("../bin/olliesrv.js", import.meta.url));
 export const OLLIE = fileURLToPath(new URL("../bin/ollie.js", import.meta.url));
@@ -17,7 +21,7 @@ export interface Ollie {
   env: Record<string, string>;
   child: ResultPromise;
   log: () => string;
-  /** Waits (a few seconds at most) until the daemon's log matches `pattern`, and returns the log. */
+  /** Waits (up to WAIT) until the daemon's log matches `pattern`, and returns the log. */
   logged(pattern: string | RegExp): Promise<string>;
   /** The owner's session (proven with the owner key). */
   fsys: Fsys;
@@ -105,8 +109,7 @@ export async function startOllie(prefix = "olliesrv-", options: StartOptions = {
     },
     log: () => said,
     logged: async (pattern) => {
-      const seen = () => (typeof pattern === "string" ? said.includes(pattern) : pattern.test(said));
-      for (let i = 0; i < 250 && !seen(); i++) await new Promise((r) => setTimeout(r, 20));
+      await vi.waitFor(() => expect(said).toMatch(pattern), WAIT);
       return said;
     },
     get pid() {
@@ -160,7 +163,7 @@ export async function startOllie(prefix = "olliesrv-", options: StartOptions = {
       await child;
       // Its toolsrv sees its stdin close and stops; wait for its socket to go.
       const socket = join(ns, "toolsrv");
-      for (let i = 0; i < 250 && existsSync(socket); i++) await new Promise((r) => setTimeout(r, 20));
+      await vi.waitFor(() => expect(existsSync(socket)).toBe(false), WAIT);
     },
     remove: async () => {
       await mock.close();

@@ -13,7 +13,7 @@ import {
   type TMessage,
 } from "@ollie/ninep";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type Ollie, startOllie } from "./harness.js";
+import { type Ollie, startOllie, WAIT } from "./harness.js";
 
 let o: Ollie;
 beforeAll(async () => {
@@ -43,6 +43,7 @@ describe("readers blocked on a session that is killed", () => {
         };
       }),
     );
+    // A window for a negative assertion: no read returns before the kill.
     await new Promise((r) => setTimeout(r, 200));
     expect(outcomes, "every reader is blocked before the kill").toEqual([]);
     await o.fsys.writeFile(`session/${id}/ctl`, "kill\n");
@@ -162,11 +163,12 @@ describe("a pipelining client", () => {
       for (let f = reader.next(); f; f = reader.next()) replies.push(decodeMessage(f));
     });
     const send = (m: TMessage) => socket.write(encodeMessage(m));
-    const reply = async (tag: number) => {
-      for (let i = 0; i < 500 && !replies.some((r) => "tag" in r && r.tag === tag); i++)
-        await new Promise((r) => setTimeout(r, 10));
-      return replies.find((r) => "tag" in r && r.tag === tag)!;
-    };
+    const reply = (tag: number) =>
+      vi.waitFor(() => {
+        const found = replies.find((r) => "tag" in r && r.tag === tag);
+        expect(found, `the reply to tag ${tag}`).toBeDefined();
+        return found!;
+      }, WAIT);
     // Attach as the owner, proving the key over the afid.
     send({ type: "Tversion", tag: 0xffff, msize: 8192 + 24, version: "9P2000" });
     send({ type: "Tauth", tag: 1, afid: 1, uname: o.owner, aname: "" });
@@ -189,12 +191,10 @@ describe("a pipelining client", () => {
     for (let i = 0; i < 4000; i++) send({ type: "Tread", tag: 10 + i, fid: 2, offset: 0n, count: 4096 });
     const long = Array.from({ length: 8 }, (_, i) => `${i}`.repeat(250));
     for (let i = 0; i < 1000; i++) send({ type: "Twalk", tag: 5000 + i, fid: 0, newfid: 3, wnames: long });
-    const sent = await new Promise<boolean>((resolve) => {
-      socket.once("drain", () => resolve(true));
-      setTimeout(() => resolve(false), 5000);
-    });
+    // Every request leaves the client before it reads a reply; were the server to stop reading, this would
+    // wait past the test's timeout.
+    await new Promise<void>((resolve) => socket.once("drain", () => resolve()));
     socket.resume();
-    expect(sent, "every request left the client before it read a reply").toBe(true);
     await vi.waitFor(() => expect(replies).toHaveLength(5000), { timeout: 20_000, interval: 10 });
     expect(replies.filter((r) => r.type === "Rread")).toHaveLength(4000);
     socket.destroy();

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { MockLlmServer } from "@ollie/backends/testing";
 import { hmacAuthenticator, NinepClient, ORDWR } from "@ollie/ninep";
 import { execa, type ResultPromise } from "execa";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OLLIESRV } from "./harness.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { OLLIESRV, WAIT } from "./harness.js";
 
 let root: string;
 let mock: MockLlmServer;
@@ -15,11 +15,10 @@ let logFile: string;
 
 const logText = () => (existsSync(logFile) ? readFileSync(logFile, "utf8") : "");
 
-/** Waits (a few seconds at most) until `file` holds `pattern`, and returns its text. */
+/** Waits (up to WAIT) until `file` holds `pattern`, and returns its text. */
 async function inFile(file: string, pattern: string | RegExp): Promise<string> {
   const read = () => (existsSync(file) ? readFileSync(file, "utf8") : "");
-  const seen = () => (typeof pattern === "string" ? read().includes(pattern) : pattern.test(read()));
-  for (let i = 0; i < 500 && !seen(); i++) await new Promise((r) => setTimeout(r, 20));
+  await vi.waitFor(() => expect(read()).toMatch(pattern), WAIT);
   return read();
 }
 

@@ -1,7 +1,7 @@
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type Ollie, startOllie } from "./harness.js";
+import { type Ollie, startOllie, WAIT } from "./harness.js";
 
 let o: Ollie;
 let flag: string;
@@ -34,17 +34,8 @@ const errorOf = (path: string) =>
     (e: Error) => e.message,
   );
 
-/** Reads `path` until it gives no error (a few seconds at most), and returns it. */
-async function eventually(path: string): Promise<string> {
-  for (let i = 0; ; i++) {
-    try {
-      return await o.read(path);
-    } catch (error) {
-      if (i >= 400) throw error;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-}
+/** Reads `path` until it gives no error (up to WAIT), and returns it. */
+const eventually = (path: string): Promise<string> => vi.waitFor(() => o.read(path), WAIT);
 
 describe("the model lists olliesrv fetches at start", () => {
   it("serve every read of models, which asks no backend and connects no agent", async () => {

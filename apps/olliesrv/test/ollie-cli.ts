@@ -1,5 +1,5 @@
 import { execa } from "execa";
-import { expect } from "vitest";
+import { expect, vi } from "vitest";
 import { OLLIE, type Ollie } from "./harness.js";
 
 /**
@@ -47,9 +47,10 @@ export function atTerminal(o: Ollie, args: string, env: Record<string, string> =
     },
     /** Waits until `text` is on the (uncoloured) screen after `from`; returns where it ends. */
     async until(text: string, from = 0): Promise<number> {
-      for (let i = 0; i < 1000 && !t.plain.slice(from).includes(text); i++)
-        await new Promise((r) => setTimeout(r, 20));
-      expect(t.plain.slice(from), `the screen so far:\n${t.plain}`).toContain(text);
+      await vi.waitFor(() => expect(t.plain.slice(from), `the screen so far:\n${t.plain}`).toContain(text), {
+        timeout: 20_000,
+        interval: 20,
+      });
       return t.plain.indexOf(text, from) + text.length;
     },
     type: (keys: string) => child.stdin!.write(keys),

@@ -176,9 +176,10 @@ describe("ollie at a terminal", () => {
     const from = t.plain.length;
     await ollie("stop", ids[0]!);
     const stopped = new RegExp(`${ids[0]} +main +idle .* 1 `);
-    for (let n = 0; n < 1000 && !stopped.test(t.plain.slice(from)); n++)
-      await new Promise((r) => setTimeout(r, 20));
-    expect(t.plain.slice(from), t.plain).toMatch(stopped);
+    await vi.waitFor(() => expect(t.plain.slice(from), t.plain).toMatch(stopped), {
+      timeout: 20_000,
+      interval: 20,
+    });
     t.type("q");
     expect((await t.child).exitCode).toBe(0);
     // Once the alternate screen is left, nothing is drawn over the shell's screen.

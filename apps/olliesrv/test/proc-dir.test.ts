@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Ollie, startOllie, watchStates } from "./harness.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type Ollie, startOllie, WAIT, watchStates } from "./harness.js";
 
 let o: Ollie;
 beforeAll(async () => {
@@ -9,16 +9,6 @@ afterAll(async () => {
   await o.stop();
   await o.remove();
 });
-
-/** Reads `read` until `done` holds (a few seconds at most), and returns the last text. */
-async function until(read: () => Promise<string>, done: (text: string) => boolean): Promise<string> {
-  let text = await read();
-  for (let i = 0; i < 250 && !done(text); i++) {
-    await new Promise((r) => setTimeout(r, 20));
-    text = await read();
-  }
-  return text;
-}
 
 const names = async (path: string) => (await o.fsys.readdir(path)).map((e) => e.name);
 
@@ -34,10 +24,11 @@ describe("an agent's proc/ directory", () => {
     const states = await watchStates(o, agent);
     await o.fsys.writeFile(`${agent}/prompt`, "run it");
     // The directory follows the running turn by itself, without a read of idx.
-    const listed = await until(
-      async () => (await names(`${agent}/proc`)).join(" "),
-      (t) => /\d/.test(t),
-    );
+    const listed = await vi.waitFor(async () => {
+      const listing = (await names(`${agent}/proc`)).join(" ");
+      expect(listing).toMatch(/\d/);
+      return listing;
+    }, WAIT);
     const procId = listed.split(" ").find((n) => n !== "idx")!;
     expect(listed.split(" ").sort()).toEqual(["idx", procId].sort());
     const proc = `${agent}/proc/${procId}`;
@@ -58,11 +49,11 @@ describe("an agent's proc/ directory", () => {
     expect((await rest).length).toBe(0);
     await output.close();
     await states.until("idle");
-    const status = await until(
-      () => o.read(`${proc}/status`),
-      (t) => t !== "running\n",
+    await vi.waitFor(
+      async () =>
+        expect(await o.read(`${proc}/status`)).toMatch(/^(killed by SIG\w+|cancelled|exited \d+)\n$/),
+      WAIT,
     );
-    expect(status).toMatch(/^(killed by SIG\w+|cancelled|exited \d+)\n$/);
     expect(await o.read(`${agent}/chat`)).toContain("← shell failed:");
     await expect(o.read(`${agent}/proc/99999/status`)).rejects.toThrow();
   });

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Ollie, prompt, startOllie, untilTurns, watchStates } from "./harness.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type Ollie, prompt, startOllie, untilTurns, WAIT, watchStates } from "./harness.js";
 
 let o: Ollie;
 let conf: string;
@@ -15,16 +15,6 @@ afterAll(async () => {
   await o.stop();
   await o.remove();
 });
-
-/** Waits (a few seconds at most) until `read` gives what `done` wants, and returns it. */
-async function eventually(read: () => Promise<string>, done: (text: string) => boolean): Promise<string> {
-  let text = await read();
-  for (let i = 0; i < 250 && !done(text); i++) {
-    await new Promise((r) => setTimeout(r, 20));
-    text = await read();
-  }
-  return text;
-}
 
 const reloadError = () =>
   o.fsys.writeFile("ctl", "reload\n").then(
@@ -54,20 +44,16 @@ describe("olliesrv reads backends.conf again", () => {
       conf,
       `${original}[extra]\ntype = openai\nurl = ${o.mock.baseUrl("openai")}\nmodel = big-model\n`,
     );
-    const after = await eventually(
-      () => o.read("backends"),
-      (t) => t.includes("extra"),
+    await vi.waitFor(
+      async () => expect(await o.read("backends")).toBe(`${before}  extra\topenai\tbig-model\n`),
+      WAIT,
     );
-    expect(after).toBe(`${before}  extra\topenai\tbig-model\n`);
     expect(await reloadError()).toBe("");
     // The daemon's ctl is the owner's alone.
     const ctl = await o.fsys.stat("ctl");
     expect([ctl.mode & 0o777, ctl.uid]).toEqual([0o644, o.owner]);
     writeFileSync(conf, original);
-    await eventually(
-      () => o.read("backends"),
-      (t) => t === before,
-    );
+    await vi.waitFor(async () => expect(await o.read("backends")).toBe(before), WAIT);
   });
 
   it("lets a running turn finish with the backend it started with; the agent's next turn takes the new one", async () => {

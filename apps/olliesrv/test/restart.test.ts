@@ -29,7 +29,7 @@ describe("restarting olliesrv", () => {
     await o.restart();
 
     expect(o.log()).toMatch(
-      /session file .*1796000000000000000-bad000\.json is unreadable \(.*\); moved it to .*corrupt/,
+      /unreadable session file .*1796000000000000000-bad000\.json:.*; moved it to .*corrupt/,
     );
     expect(
       readdirSync(join(dataDir, "corrupt")).some((f) => f.startsWith("1796000000000000000-bad000.")),
@@ -73,7 +73,7 @@ describe("restarting olliesrv", () => {
 
     expect(o.log()).toMatch(
       new RegExp(
-        `session file .*${ids[1]}\\.json is unreadable \\(agents\\.0\\.session\\.messages\\.0\\.content: .*\\); moved it to .*corrupt`,
+        `unreadable session file .*${ids[1]}\\.json:1:\\d+: agents\\[0\\]\\.session\\.messages\\[0\\]\\.content: .*; moved it to .*corrupt`,
       ),
     );
     expect(existsSync(file)).toBe(false);
@@ -99,7 +99,7 @@ describe("restarting olliesrv", () => {
     expect(await o.read(`session/${id}/agent/main/state`)).toBe("idle\n");
     expect(await o.read("session/idx")).toContain(`${id}\tunprompted\tidle\t${o.work}\n`);
     for (const file of Object.keys(forged)) {
-      expect(o.log()).toMatch(new RegExp(`session file .*${file.replace(".", "\\.")} is unreadable`));
+      expect(o.log()).toMatch(new RegExp(`unreadable session file .*${file.replace(".", "\\.")}`));
     }
     expect(readdirSync(dataDir).filter((f) => f.endsWith(".json"))).not.toContain("slash.json");
     expect((await o.fsys.readdir("session")).map((e) => e.name)).toContain(id);

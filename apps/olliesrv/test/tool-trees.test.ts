@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Ollie, startOllie, watchStates } from "./harness.js";
+import { processesMarked } from "@ollie/sandbox/testing";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type Ollie, startOllie, WAIT, watchStates } from "./harness.js";
 
 /**
  * A tool that detaches processes (setsid, a double fork, a daemon's double fork into a new session) leaves
@@ -18,19 +18,6 @@ afterAll(async () => {
   await o.remove();
 });
 
-const marked = (marker: string) =>
-  readdirSync("/proc").filter((pid) => {
-    try {
-      return /^\d+$/.test(pid) && readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(marker);
-    } catch {
-      return false;
-    }
-  });
-
-async function until(test: () => boolean): Promise<void> {
-  for (let i = 0; i < 1500 && !test(); i++) await new Promise((r) => setTimeout(r, 20));
-}
-
 /** Starts a turn whose shell tool detaches three processes; resolves once they and its `sleep` run. */
 async function detachingTurn(id: string, marker: string): Promise<string> {
   const agent = `session/${id}/agent/main`;
@@ -46,12 +33,10 @@ async function detachingTurn(id: string, marker: string): Promise<string> {
   // The shell's own environment was set before its `export`: what it starts carries the mark, it does not.
   // One snapshot decides: the daemon's double fork passes through short-lived processes that a second count
   // may no longer see.
-  let running = 0;
-  await until(() => {
-    running = marked(marker).length;
-    return running >= 4;
-  });
-  expect(running, "marked processes running").toBeGreaterThanOrEqual(4);
+  await vi.waitFor(
+    () => expect(processesMarked(marker).length, "marked processes running").toBeGreaterThanOrEqual(4),
+    WAIT,
+  );
   return agent;
 }
 
@@ -63,8 +48,7 @@ describe("a tool's detached processes", () => {
     const states = await watchStates(o, agent);
     await o.fsys.writeFile(`${agent}/ctl`, "stop\n");
     await states.until("idle");
-    await until(() => marked(marker).length === 0);
-    expect(marked(marker)).toEqual([]);
+    await vi.waitFor(() => expect(processesMarked(marker)).toEqual([]), WAIT);
   });
 
   it("end when the session is killed", async () => {
@@ -72,7 +56,6 @@ describe("a tool's detached processes", () => {
     const id = await o.create(`agent=coding cwd=${o.work}`);
     await detachingTurn(id, marker);
     await o.fsys.writeFile(`session/${id}/ctl`, "kill\n");
-    await until(() => marked(marker).length === 0);
-    expect(marked(marker)).toEqual([]);
+    await vi.waitFor(() => expect(processesMarked(marker)).toEqual([]), WAIT);
   });
 });

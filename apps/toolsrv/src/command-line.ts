@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { type LogSettings, resolveLogSettings, withCategory } from "@ollie/log";
+import { daemonLogSettings, type LogSettings } from "@ollie/log";
 
 export const USAGE = `usage: toolsrv [-a ADDR] [--tools-path DIRS] [--sandbox NAME] [--bypass FILE] [--owner UNAME]
                 [--owner-key FILE] [--protect PATH]... [--default-tools NAMES] [--log-level LEVEL] [-D]
@@ -71,7 +71,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv, keyed: 
   if (values.version) return { kind: "version" };
   if (values["owner-key"] !== undefined && !keyed)
     throw new Error("--owner-key needs OLLIE_TOOLSRV_KEY: without it no attach is authenticated");
-  const log = resolveLogSettings(values["log-level"], env);
+  const log = daemonLogSettings({ logLevel: values["log-level"], trace9p: values.D }, env);
   return {
     kind: "serve",
     options: {
@@ -85,7 +85,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv, keyed: 
       defaultTools: values["default-tools"] ? values["default-tools"].split(",").filter(Boolean) : undefined,
       exitWithStdin: values["exit-with-stdin"] ?? false,
       printAddress: values["print-address"] ?? false,
-      log: values.D ? withCategory(log, "9p", "trace") : log,
+      log,
     },
   };
 }

@@ -2,7 +2,7 @@ import { mkdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createLogger, type Logger } from "@ollie/log";
+import { type Logger, openDaemonLog } from "@ollie/log";
 import {
   defaultUname,
   formatAddress,
@@ -41,7 +41,8 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     process.stdout.write(`${__PACKAGE_VERSION__}\n`);
     return 0;
   }
-  const log = createLogger({
+  // A log file named by --log-level or $OLLIE_LOG is opened here (and again on SIGHUP, for logrotate).
+  const log = openDaemonLog({
     program: "toolsrv",
     settings: command.options.log,
     secrets: serviceKey === undefined ? [] : [serviceKey],

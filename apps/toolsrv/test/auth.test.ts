@@ -3,8 +3,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hmacAuthenticator } from "@ollie/ninep";
 import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BIN, type Daemon, homes, scratch, shTool, startDaemon } from "./daemon.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { BIN, type Daemon, homes, scratch, shTool, startDaemon, WAIT } from "./daemon.js";
 
 const s = scratch("toolsrv-auth-");
 const serviceKey = randomBytes(24).toString("hex");
@@ -42,8 +42,9 @@ async function auditLinesAbout(uname: string): Promise<string[]> {
       .stderr()
       .split("\n")
       .filter((l) => l.includes(" WARN  toolsrv[audit]: ") && l.includes(`"${uname}"`));
-  for (let i = 0; i < 200 && lines().length === 0; i++) await new Promise((r) => setTimeout(r, 10));
-  // Long enough for a second line about the same refusal to show, if there were one.
+  await vi.waitFor(() => expect(lines()).not.toEqual([]), WAIT);
+  // A window for a negative assertion: long enough for a second line about the same refusal to show, if there
+  // were one.
   await new Promise((r) => setTimeout(r, 100));
   return lines();
 }

@@ -9,6 +9,9 @@ import { execa, type ResultPromise } from "execa";
 export const BIN = fileURLToPath(new URL("../bin/toolsrv.js", import.meta.url));
 export const BUNDLED = fileURLToPath(new URL("../tools", import.meta.url));
 
+/** How long a test waits for something to happen before it fails: generous, since machines are busy. */
+export const WAIT = { timeout: 10_000, interval: 20 };
+
 /** A scratch area: a tools directory, a working directory, a config home. */
 export function scratch(prefix: string) {
   const root = mkdtempSync(join(tmpdir(), prefix));

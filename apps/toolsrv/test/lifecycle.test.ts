@@ -4,10 +4,7 @@ import { Agent } from "@ollie/agent-core";
 import { ScriptedBackend } from "@ollie/backends/testing";
 import { processGone } from "@ollie/sandbox/testing";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { scratch, shTool, startDaemon } from "./daemon.js";
-
-/** How long a test waits for something to happen before it fails: generous, since machines are busy. */
-const WAIT = { timeout: 10_000, interval: 10 };
+import { scratch, shTool, startDaemon, WAIT } from "./daemon.js";
 
 const s = scratch("toolsrv-lifecycle-");
 afterAll(() => s.remove());

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { ORDWR, OWRITE } from "@ollie/ninep";
 import { processGone } from "@ollie/sandbox/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type Daemon, scratch, shTool, startDaemon } from "./daemon.js";
+import { type Daemon, scratch, shTool, startDaemon, WAIT } from "./daemon.js";
 
 const s = scratch("toolsrv-daemon-");
 let daemon: Daemon;
@@ -164,11 +164,11 @@ describe("toolsrv", () => {
     const ac = new AbortController();
     const pending = call("frank", "forks", {}, ac.signal);
     const pidFile = join(s.work, "grandchild.pid");
-    await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), { timeout: 10_000, interval: 10 });
+    await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), WAIT);
     ac.abort(new Error("user pressed stop"));
     await expect(pending).rejects.toThrow("user pressed stop");
     const pid = Number(readFileSync(pidFile, "utf8"));
-    await vi.waitFor(() => expect(processGone(pid)).toBe(true), { timeout: 10_000 });
+    await vi.waitFor(() => expect(processGone(pid)).toBe(true), WAIT);
   });
 
   it("runs tools under Landlock: a write outside the policy is denied", async () => {
@@ -216,12 +216,13 @@ describe("toolsrv", () => {
     expect(existsSync(touched)).toBe(false);
 
     const second = await request();
-    const done = agent.fsys.open(`bypass/requests/${second}/statuswait`).then((f) => f.read(0));
+    // statuswait, opened before the approval, blocks until the status changes: to running, then to the end.
+    const statuswait = await agent.fsys.open(`bypass/requests/${second}/statuswait`);
     await owner.fsys.writeFile(`bypass/requests/${second}/ctl`, "approve\n");
-    await done;
-    for (let i = 0; i < 100 && (await status(second)) !== "exited 0"; i++)
-      await new Promise((r) => setTimeout(r, 20));
-    expect(await status(second)).toBe("exited 0");
+    let now = await status(second);
+    while (now === "pending" || now === "running") now = (await statuswait.read(0)).toString().trim();
+    await statuswait.close();
+    expect(now).toBe("exited 0");
     expect(existsSync(touched)).toBe(true);
     const log = (await agent.fsys.open("bypass/log")).read(0, 8192);
     expect((await log).toString()).toMatch(/denied by glenda[\s\S]*approved by glenda[\s\S]*exited 0/);

@@ -9,7 +9,7 @@ import { DEFAULT_COMPACTION } from "../src/compaction/compaction-options.js";
 import { COMPACTION_INSTRUCTIONS } from "../src/compaction/summary.js";
 import { runHook } from "../src/hooks/run-hook.js";
 import { Agent, ToolSet } from "../src/index.js";
-import { DEFAULT_RETRY_POLICY } from "../src/loop/retry-policy.js";
+import { DEFAULT_RETRY_POLICY } from "../src/model/retry-policy.js";
 
 /**
  * 1. Loop overhead per round of tool calls: a zero-latency scripted model and a no-op tool, 100 rounds,

@@ -18,17 +18,23 @@ export {
 } from "./compaction/compaction-options.js";
 export { CompactionSummaryError } from "./compaction/summary.js";
 export type { ContextFigures } from "./context/context-meter.js";
+export type {
+  AgentEvent,
+  AgentListener,
+  AgentState,
+  TurnOutcome,
+  TurnStatus,
+} from "./events/agent-events.js";
+export type { StopNotice } from "./events/stop-notice.js";
 export { answerUnanswered, INTERRUPTED_RESULT, INTERRUPTED_TURN } from "./history/history.js";
+export { NUDGE_PREFIX } from "./history/nudge.js";
+export { emptyTaskState, renderTaskState, type TaskState } from "./history/task-state.js";
 export { emptyTotals, type UsageTotals } from "./history/usage-meter.js";
 export { type AgentHooks, CONTINUE, type HookEvent, type HookResult } from "./hooks/agent-hooks.js";
 export { DEFAULT_DISPATCH, type DispatchOptions, ToolTimeoutError } from "./loop/dispatch.js";
-export type { AgentEvent, AgentListener, AgentState, TurnOutcome, TurnStatus } from "./loop/events.js";
-export { StreamIdleError } from "./loop/model-request.js";
-export { NUDGE_PREFIX } from "./loop/nudge.js";
-export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./loop/retry-policy.js";
 export { DEFAULT_SAFETY_LIMITS, type SafetyLimits, SafetyStopError } from "./loop/safety.js";
-export type { StopNotice } from "./loop/stop-notice.js";
-export { emptyTaskState, renderTaskState, type TaskState } from "./loop/task-state.js";
+export { StreamIdleError } from "./model/model-request.js";
+export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./model/retry-policy.js";
 export { writeFileAtomic } from "./persist/atomic-write.js";
 export { type PersistedSession, persistedSessionSchema } from "./persist/persisted-session.js";
 export { loadSession, SessionFileError, saveSession } from "./persist/session-file.js";

@@ -91,10 +91,10 @@ const reply: MockReply = {
   usage: { input: 1200, cachedInput: 1000, output: TOKENS },
 };
 const providers: Array<[string, Rendered, () => WireDecoder<SseItem> | WireDecoder<string>, boolean]> = [
-  ["openai", renderOpenAi(reply, "m"), () => new OpenAiDecoder("openai"), true],
-  ["anthropic", renderAnthropic(reply, "m"), () => new AnthropicDecoder("anthropic"), true],
-  ["gemini", renderGemini(reply, "m"), () => new GeminiDecoder("gemini"), true],
-  ["ollama", renderOllama(reply, "m"), () => new OllamaDecoder("ollama", () => 0), false],
+  ["openai", renderOpenAi(reply, "m"), () => new OpenAiDecoder({ provider: "openai" }), true],
+  ["anthropic", renderAnthropic(reply, "m"), () => new AnthropicDecoder({ provider: "anthropic" }), true],
+  ["gemini", renderGemini(reply, "m"), () => new GeminiDecoder({ provider: "gemini" }), true],
+  ["ollama", renderOllama(reply, "m"), () => new OllamaDecoder({ provider: "ollama" }, () => 0), false],
 ];
 
 console.log(`@ollie/backends benchmarks (node ${process.version}, best of 5)\n`);
@@ -124,7 +124,7 @@ for (const [name, rendered, make, isSse] of providers) {
   const items: SseItem[] = [];
   for await (const batch of readSse(source(chunked(rendered)))) items.push(...batch);
   const r = await best(async () => {
-    const d = new OpenAiDecoder("openai");
+    const d = new OpenAiDecoder({ provider: "openai" });
     let done: StreamEvent | undefined;
     for (const item of items) d.accept(item);
     for (const e of d.builder.drain()) if (e.type === "done") done = e;
@@ -152,7 +152,7 @@ for (const [name, rendered, make, isSse] of providers) {
   }
   const r = await best(async () => {
     const stream = new EventStream(
-      "bench",
+      { provider: "bench" },
       async () => Readable.from([Buffer.from("x\n")]),
       readLines,
       new Burst(),

@@ -1,6 +1,12 @@
 /** Fields every backend error carries. */
 export interface BackendErrorInit {
+  /** The kind of provider: openai, anthropic, ollama, gemini or scripted (never a profile's name). */
   provider: string;
+  /**
+   * The name of the backend that failed, as the user configured it: its backends.conf profile, or the name
+   * given in code (which defaults to the provider). Absent when no backend was involved.
+   */
+  profile?: string;
   /** HTTP status, when the error came with one (not for errors inside a 200 stream). */
   status?: number;
   /** The provider's own message. */
@@ -10,12 +16,19 @@ export interface BackendErrorInit {
   responseHeaders?: Readonly<Record<string, string>>;
 }
 
+/** Which backend a failure came from: what every function that may throw a BackendError is given. */
+export type ErrorSource = Pick<BackendErrorInit, "provider" | "profile">;
+
 /**
  * A failure of an LLM request, typed so the agent loop knows what to do: retry later (RateLimitError,
- * TransientError), compact and retry (ContextOverflowError), or give up (the rest).
+ * TransientError), compact and retry (ContextOverflowError), or give up (the rest). The message starts with
+ * the name the user configured (`profile`, else `provider`).
  */
 export abstract class BackendError extends Error {
+  /** The kind of provider: openai, anthropic, ollama, gemini or scripted. */
   readonly provider: string;
+  /** The backend's configured name (backends.conf profile, or the name given in code), when known. */
+  readonly profile: string | undefined;
   readonly status: number | undefined;
   readonly providerMessage: string;
   readonly requestId: string | undefined;
@@ -25,8 +38,9 @@ export abstract class BackendError extends Error {
 
   constructor(init: BackendErrorInit) {
     const status = init.status === undefined ? "" : ` ${init.status}`;
-    super(`${init.provider}${status}: ${init.providerMessage}`);
+    super(`${init.profile ?? init.provider}${status}: ${init.providerMessage}`);
     this.provider = init.provider;
+    this.profile = init.profile;
     this.status = init.status;
     this.providerMessage = init.providerMessage;
     this.requestId = init.requestId;

@@ -1,5 +1,11 @@
 // The public face of @ollie/log: every name exported here is part of the API. Why it exists: logger.ts.
 
+export {
+  type DaemonLogFlags,
+  type DaemonLogOptions,
+  daemonLogSettings,
+  openDaemonLog,
+} from "./daemon-log.js";
 export { LOG_LEVELS, type LogLevel, type LogThreshold } from "./levels.js";
 export { type LogFile, LogFileError, type LogFileOptions, openLogFile } from "./log-file.js";
 export {

@@ -1,25 +1,14 @@
-/** A line and column (both from 1) in a policy file. */
-export interface FilePosition {
-  line: number;
-  column: number;
-}
+import { ConfigError } from "@ollie/config-file";
+
+export type { FilePosition } from "@ollie/config-file";
 
 /**
  * A policy file (or layer) that cannot be used. `file`, `key` and, for files, `position` say where — the
  * user's own entry, not its place in the merged policy; the message (`FILE:LINE:COLUMN: KEY: PROBLEM`, as
- * compilers write it) says what is wrong.
+ * compilers write it) says what is wrong, every problem of the layer at once (`problems`).
  */
-export class PolicyError extends Error {
+export class PolicyError extends ConfigError {
   override readonly name = "PolicyError";
-  constructor(
-    readonly problem: string,
-    readonly file?: string,
-    readonly key?: string,
-    readonly position?: FilePosition,
-  ) {
-    const where = file !== undefined && position ? `${file}:${position.line}:${position.column}` : file;
-    super([where, key, problem].filter((part) => part !== undefined && part !== "").join(": "));
-  }
 }
 
 /**

@@ -7,6 +7,7 @@ export { type LogOptions, log } from "./patterns/log.js";
 export { LogStream, type LogStreamOptions } from "./patterns/log-stream.js";
 export { type TextOptions, text } from "./patterns/text.js";
 export { type WaitOptions, wait } from "./patterns/wait.js";
+export { Waiters } from "./patterns/waiters.js";
 export { type Watchable, WatchedValue } from "./patterns/watched-value.js";
 export type { FileContext, FileHandlers, OpenContext, ReadContext, WriteContext } from "./spec/context.js";
 export {

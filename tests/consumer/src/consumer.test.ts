@@ -129,6 +129,20 @@ console.log(JSON.stringify(loaded));
     expect(stdout).toMatch(/done after 1 round\(s\) of tools, 2 requests/);
   });
 
+  it("runs the config-file README's example as written, and prints what the README says", async () => {
+    const readme = installed("@ollie/config-file/README.md");
+    writeFileSync(join(project.dir, "config-example.mjs"), readmeCode(readme, "js")[0]!);
+    const { stdout } = await execa(process.execPath, ["config-example.mjs"], {
+      cwd: project.dir,
+      env: project.env,
+      extendEnv: false,
+    });
+    const printed = readFileSync(readme, "utf8")
+      .split("`node example.mjs` prints:\n\n```\n")[1]!
+      .split("```")[0]!;
+    expect(`${stdout}\n`).toBe(printed);
+  });
+
   it("serves the virtfs README's notes service and reads it with the installed ninep", async () => {
     const address = `unix!${join(project.dir, "notes.sock")}`;
     const service = execa(process.execPath, ["out/virtfs-readme.js", address], {

@@ -2,6 +2,7 @@ import type { Logger } from "@ollie/log";
 import type { Authenticator, Fsys } from "@ollie/ninep";
 import { BypassConn, type PendingBypass } from "@ollie/toolsrv/client";
 import { WatchedValue } from "@ollie/virtfs";
+import { oneLine } from "../one-line.js";
 import type { BypassNotice } from "./notify.js";
 
 /** What the desk needs to know of an agent that asks. */
@@ -84,8 +85,6 @@ export function parseFiling(body: string): { operation: string; reason: string; 
     ...(r.argv !== undefined && { argv: r.argv as string[] }),
   };
 }
-
-const flat = (text: string) => text.replace(/\s+/g, " ").trim();
 
 /**
  * olliesrv's side of toolsrv's bypass broker. Agents file requests through it (as themselves, in their
@@ -313,7 +312,7 @@ export class BypassDesk {
     this.options
       .agent(k.agent)
       ?.note(
-        `· bypass request ${k.id}: ${k.operation} (${flat(k.command)}) outside the sandbox, because ${flat(k.reason)}${wait}`,
+        `· bypass request ${k.id}: ${k.operation} (${oneLine(k.command)}) outside the sandbox, because ${oneLine(k.reason)}${wait}`,
       );
   }
 

@@ -1,5 +1,6 @@
-import { type File, NinepError, OREAD } from "@ollie/ninep";
-import { clone, ctl, dir, each, type FileHandlers, file, type NodeSpec, text, wait } from "@ollie/virtfs";
+import { NinepError, OREAD } from "@ollie/ninep";
+import { clone, ctl, dir, each, file, type NodeSpec, text, wait } from "@ollie/virtfs";
+import { remoteFile } from "../namespace/remote-file.js";
 import type { BypassDesk, KnownRequest } from "./bypass-desk.js";
 import { REQUEST_ID } from "./request-id.js";
 
@@ -61,7 +62,15 @@ export function bypassTree(desk: BypassDesk, options: BypassTreeOptions): NodeSp
 function requestDir(desk: BypassDesk, k: KnownRequest, { owner, audit }: BypassTreeOptions): NodeSpec {
   const group = k.session;
   const readers = group === undefined ? { mode: 0o400, owner } : { mode: 0o440, owner, group };
-  const there = (name: string) => file(name, proxy(desk, `bypass/requests/${k.id}/${name}`), readers);
+  // toolsrv's own file, read through the owner's connection.
+  const there = (name: string) =>
+    file(
+      name,
+      remoteFile(async (signal) =>
+        (await desk.ownerFsys(signal)).open(`bypass/requests/${k.id}/${name}`, OREAD, signal),
+      ),
+      readers,
+    );
   return dir(
     String(k.id),
     [
@@ -103,18 +112,4 @@ function requestDir(desk: BypassDesk, k: KnownRequest, { owner, audit }: BypassT
     audit(`refused a bypass decision by ${uname} on request ${k.id}`, uname);
     throw new NinepError(`only ${owner} decides bypass requests`);
   }
-}
-
-/**
- * A file of toolsrv's read through the owner's connection: each open here is an open there, so a blocking
- * file (`decisionwait`, `output`) blocks the same way, and a flush or clunk here ends the read there.
- */
-function proxy(desk: BypassDesk, path: string): FileHandlers<File> {
-  return {
-    open: async ({ signal }) => (await desk.ownerFsys(signal)).open(path, OREAD, signal),
-    read: ({ state, offset, count, signal }) => state.read(offset, count, signal),
-    close: async ({ state }) => {
-      await state.close().catch(() => {});
-    },
-  };
 }

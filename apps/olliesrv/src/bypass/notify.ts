@@ -1,5 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { execa } from "execa";
+import { oneLine } from "../one-line.js";
 
 /** A command of notify.conf: where it was written, and its words with their `{placeholders}`. */
 export interface NotifyCommand {
@@ -130,13 +131,6 @@ export async function readNotifyConf(
   return commands;
 }
 
-/** A value as a notification may show it: on one line, without control characters, not too long. */
-function shown(value: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
-  const plain = value.replace(/[\u0000-\u001f\u007f-\u009f]+/g, " ").trim();
-  return plain.length > MAX_FIELD ? `${plain.slice(0, MAX_FIELD - 1)}…` : plain;
-}
-
 /**
  * The command's words with each `{placeholder}` replaced by its value — inside the word it is in, so a value
  * never becomes more words, an option of its own or shell syntax: nothing is run through a shell.
@@ -144,7 +138,8 @@ function shown(value: string): string {
 export function fillWords(words: readonly string[], values: Record<string, string | number>): string[] {
   return words.map((w) =>
     w.replace(/\{(\w+)\}/g, (whole, name: string) =>
-      Object.hasOwn(values, name) ? shown(String(values[name])) : whole,
+      // A value as a notification may show it: on one line, without control characters, not too long.
+      Object.hasOwn(values, name) ? oneLine(String(values[name]), MAX_FIELD) : whole,
     ),
   );
 }

@@ -1,3 +1,4 @@
+import { oneLine } from "../one-line.js";
 import type { SessionClient } from "./session-client.js";
 
 /** What `ollie approve`, `ollie deny` and `ollie bypass` were asked to do. */
@@ -26,8 +27,7 @@ export async function decideCommand(
   invocation: Extract<BypassInvocation, { command: "approve" | "deny" }>,
 ): Promise<number> {
   const { id } = invocation;
-  const line =
-    invocation.command === "approve" ? "approve" : `deny ${invocation.reason.replace(/\s+/g, " ")}`.trim();
+  const line = invocation.command === "approve" ? "approve" : oneLine(`deny ${invocation.reason}`);
   await client.write(`bypass/${id}/ctl`, `${line}\n`);
   const decision = (await client.read(`bypass/${id}/decision`)).trim();
   process.stdout.write(`bypass request ${id}: ${decision}\n`);

@@ -1,3 +1,4 @@
+import { shorten } from "../one-line.js";
 import { dollars } from "../session/dollars.js";
 import { type AgentActivity, shortCount, toolText, type UsageTotals } from "./agent-files.js";
 import type { Palette } from "./colour.js";
@@ -76,9 +77,8 @@ const COLUMNS: Column[] = [
 const TOOL_ROOM = 24;
 
 const fit = (text: string, width: number, right = false) => {
-  const chars = [...text];
-  const cut = chars.length > width ? `${chars.slice(0, Math.max(0, width - 1)).join("")}…` : text;
-  const pad = " ".repeat(Math.max(0, width - Math.min(chars.length, width)));
+  const cut = shorten(text, width);
+  const pad = " ".repeat(Math.max(0, width - [...cut].length));
   return right ? pad + cut : cut + pad;
 };
 

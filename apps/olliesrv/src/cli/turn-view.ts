@@ -1,3 +1,4 @@
+import { shorten } from "../one-line.js";
 import { type AgentActivity, duration, toolText } from "./agent-files.js";
 import { chatPainter, type Palette } from "./colour.js";
 
@@ -106,8 +107,7 @@ export class TurnView {
     const doing =
       !a || a.state === "idle" ? "waiting" : a.state === "calling" ? `calling ${toolText(a)}` : a.state;
     const width = Math.max(20, (this.options.screen.columns || 80) - 1);
-    let line = `${doing} · ${duration(this.elapsedMs)}`;
-    if ([...line].length > width) line = `${[...line].slice(0, width - 1).join("")}…`;
+    const line = shorten(`${doing} · ${duration(this.elapsedMs)}`, width);
     this.clear();
     this.options.screen.write(this.options.palette.yellow(line));
     this.drawn = [...line].length;

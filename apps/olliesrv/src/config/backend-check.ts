@@ -7,6 +7,7 @@ import {
   type Profile,
   UnreachableError,
 } from "@ollie/backends";
+import { oneLine } from "../one-line.js";
 
 /** How long a check waits for a backend's model list (its key_cmd included). */
 export const CHECK_TIMEOUT_MS = 5000;
@@ -15,7 +16,7 @@ export const CHECK_TIMEOUT_MS = 5000;
 export const CHECK_CACHE_MS = 3000;
 
 /** The longest a check's words get: a backend's error can be a whole web page. */
-const DETAIL_MAX = 200;
+export const DETAIL_MAX = 200;
 
 /**
  * How a check came out, for programs: `ok`; `no-model` (it answers, but its list lacks the profile's model);
@@ -99,10 +100,10 @@ export async function checkBackend(
     const count = `${models.length} model${models.length === 1 ? "" : "s"}`;
     const missing = models.length > 0 && !models.includes(profile.model);
     const detail = `${count}${missing ? `, but not ${profile.model}` : ""}${models.length > 0 ? ` (${some})` : ""}`;
-    return { ...base, status: missing ? "no-model" : "ok", detail: oneLine(detail) };
+    return { ...base, status: missing ? "no-model" : "ok", detail: oneLine(detail, DETAIL_MAX) };
   } catch (error) {
     const [status, detail] = problemOf(error);
-    return { ...base, status, detail: oneLine(detail) };
+    return { ...base, status, detail: oneLine(detail, DETAIL_MAX) };
   }
 }
 
@@ -177,16 +178,6 @@ export function verdict(status: CheckStatus, detail: string): string {
 export function checkLine(check: BackendCheck): string {
   const p = check.profile;
   return `${check.status}\t${check.isDefault ? "*" : " "} ${p.name}\t${p.type}\t${p.model}\t${check.detail}\n`;
-}
-
-/** Text on one line (control characters become spaces), at most `max` characters. */
-export function oneLine(text: string, max = DETAIL_MAX): string {
-  const flat = text
-    .replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, " ")
-    .replace(/ {2,}/g, " ")
-    .trim();
-  const chars = [...flat];
-  return chars.length <= max ? flat : `${chars.slice(0, max - 1).join("")}…`;
 }
 
 /** What went wrong, without the profile's name the errors start with (the line names it already). */

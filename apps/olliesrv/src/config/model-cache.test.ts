@@ -44,16 +44,17 @@ describe("a model cache", () => {
   });
 
   it("drops what a fetch brings back after the profiles changed under it", async () => {
-    let answer!: (models: ModelInfo[]) => void;
+    let answer: ((models: ModelInfo[]) => void) | undefined;
     const old = pool(() => new Promise((resolve) => (answer = resolve)));
     const now = pool(async () => [{ id: "new-model" }]);
     let current = old;
     const cache = new ModelCache(() => current, log);
     cache.refresh();
-    await new Promise((r) => setTimeout(r, 0));
+    // The first fetch has asked the old profiles.
+    await vi.waitFor(() => expect(answer).toBeDefined(), { timeout: 5000, interval: 5 });
     current = now;
     cache.refresh();
-    answer([{ id: "old-model" }]);
+    answer!([{ id: "old-model" }]);
     expect(await cache.models()).toEqual([{ id: "new-model" }]);
     expect(cache.cached("p")).toEqual([{ id: "new-model" }]);
   });

@@ -1,6 +1,7 @@
 import type { BackendPool, ModelInfo } from "@ollie/backends";
 import type { Logger } from "@ollie/log";
-import { CHECK_TIMEOUT_MS, listModels, oneLine } from "./backend-check.js";
+import { oneLine } from "../one-line.js";
+import { CHECK_TIMEOUT_MS, DETAIL_MAX, listModels } from "./backend-check.js";
 
 /** When a failed model list is asked for again: after 2 s, then twice as long each time, 5 minutes at most. */
 export const MODEL_RETRY = { firstMs: 2000, maxMs: 5 * 60_000 };
@@ -125,7 +126,7 @@ export class ModelCache {
       },
       (error: unknown) => {
         if (!current()) return;
-        const reason = oneLine((error as Error)?.message ?? String(error));
+        const reason = oneLine((error as Error)?.message ?? String(error), DETAIL_MAX);
         const retry = this.options.retry ?? MODEL_RETRY;
         const delay = Math.min(retry.firstMs * 2 ** entry.failures, retry.maxMs);
         // A problem for every agent when it is the default profile; for one that may be unused, news.

@@ -50,8 +50,9 @@ export class ProfileBook {
       this.said.delete(file);
       return profile;
     } catch (error) {
-      const problem = withLine((error as Error).message, text);
-      if (!kept) throw new Error(problem);
+      // agent-core's errors place the problem in the file (FILE:LINE:COLUMN: KEY: …) already.
+      const problem = (error as Error).message;
+      if (!kept) throw error;
       if (this.said.get(file) !== problem) {
         this.said.set(file, problem);
         this.warn(`${problem}; agents are made from the version before until it is fixed`);
@@ -79,18 +80,4 @@ export class ProfileBook {
       });
     }
   }
-}
-
-/**
- * A JSON syntax error says where it is as a character position: the line (and column) is what a person
- * looks for, so the message says `FILE:LINE:COLUMN: …` instead of `FILE: …`.
- */
-function withLine(message: string, text: string | undefined): string {
-  const at = /at position (\d+)/.exec(message);
-  const split = /^(.+?\.json): (.*)$/s.exec(message);
-  if (!at || !split || text === undefined) return message;
-  const before = text.slice(0, Number(at[1]));
-  const line = before.split("\n").length;
-  const column = before.length - before.lastIndexOf("\n");
-  return `${split[1]}:${line}:${column}: ${split[2]!.replace(/ (in JSON )?at position \d+( \(line \d+ column \d+\))?/, "")}`;
 }

@@ -2,7 +2,7 @@ import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { type AgentConfig, loadAgentConfig } from "@ollie/agent-core/config";
+import { type AgentConfig, AgentConfigError, loadAgentConfig } from "@ollie/agent-core/config";
 
 /** The directories a profile or skill is looked for in: the user's first, then what ships with the app. */
 export async function findIn(dirs: readonly string[], file: string): Promise<string | undefined> {
@@ -45,7 +45,10 @@ export async function checkedProfile(
         () => false,
       );
       if (!usable)
-        throw new Error(`${join(dir, `${name}.json`)}: hooks.${event}: ${script} is not an executable file`);
+        throw new AgentConfigError(join(dir, `${name}.json`), {
+          key: `hooks.${event}`,
+          problem: `${script} is not an executable file`,
+        });
     }
   }
   return config;

@@ -82,12 +82,12 @@ describe("loadSkills", () => {
     const { skills, log } = await load(dir);
     expect([...skills.keys()]).toEqual(["good"]);
     expect(log).toEqual([
-      `${join(dir, "colon.md")}: line 3: the front matter is not valid YAML: Nested mappings are not allowed in compact mappings; skipped`,
-      `${join(dir, "twice.md")}: line 3: the front matter is not valid YAML: Map keys must be unique; skipped`,
+      `${join(dir, "colon.md")}:3:14: not YAML: Nested mappings are not allowed in compact mappings; skipped`,
+      `${join(dir, "twice.md")}:3:1: not YAML: Map keys must be unique; skipped`,
     ]);
   });
 
-  it("reports and skips a file without front matter or without a name and description as text", async () => {
+  it("reports and skips a file without front matter or without a name and description as text, placing each problem", async () => {
     const dir = skillDir("incomplete", {
       "bare.md": "Just text.\n",
       "unclosed.md": "---\nname: x\ndescription: y\n",
@@ -100,13 +100,12 @@ describe("loadSkills", () => {
     expect(skills.size).toBe(0);
     const noBlock =
       "a skill starts with a front matter block (between --- lines) giving name: and description:";
-    const noFields = "the front matter gives no name: or no description: as text";
     expect(log).toEqual([
       `${join(dir, "bare.md")}: ${noBlock}; skipped`,
-      `${join(dir, "empty.md")}: ${noFields}; skipped`,
-      `${join(dir, "list.md")}: ${noFields}; skipped`,
-      `${join(dir, "nameless.md")}: ${noFields}; skipped`,
-      `${join(dir, "number.md")}: ${noFields}; skipped`,
+      `${join(dir, "empty.md")}: name: missing; description: missing; skipped`,
+      `${join(dir, "list.md")}:2:1: the front matter is not a mapping giving name: and description:; skipped`,
+      `${join(dir, "nameless.md")}: name: missing; skipped`,
+      `${join(dir, "number.md")}:2:7: name: not text; skipped`,
       `${join(dir, "unclosed.md")}: ${noBlock}; skipped`,
     ]);
   });

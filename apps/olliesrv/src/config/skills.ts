@@ -1,6 +1,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { isMap, LineCounter, parseDocument } from "yaml";
+import { ConfigError, checkDocument, parseConfigText } from "@ollie/config-file";
+import { z } from "zod";
 
 /** A skill: instructions an agent can load into its context. */
 export interface Skill {
@@ -24,47 +25,49 @@ export async function loadSkills(
     const names = await readdir(dir).catch(() => [] as string[]);
     for (const name of names.filter((n) => n.endsWith(".md")).sort()) {
       const file = join(dir, name);
-      const parsed = parseSkill(await readFile(file, "utf8"));
-      if ("problem" in parsed) {
-        log(`${file}: ${parsed.problem}; skipped`);
+      let skill: Skill;
+      try {
+        skill = parseSkill(await readFile(file, "utf8"), file);
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        log(`${error.message}; skipped`);
         continue;
       }
-      if (!skills.has(parsed.skill.name)) skills.set(parsed.skill.name, { ...parsed.skill, file });
+      if (!skills.has(skill.name)) skills.set(skill.name, skill);
     }
   }
   return skills;
 }
 
-type ParsedSkill = { skill: Omit<Skill, "file"> } | { problem: string };
+const NO_FRONT_MATTER =
+  "a skill starts with a front matter block (between --- lines) giving name: and description:";
 
-/** A skill file's fields and text, or what is wrong with it, worded for the log. */
-function parseSkill(text: string): ParsedSkill {
+const asText = z
+  .string({ error: (issue) => (issue.input === undefined ? "missing" : "not text") })
+  .trim()
+  .min(1, "empty");
+
+/** The front matter's fields Ollie reads; others (tags, versions) are the author's own. */
+const frontMatterSchema = z.looseObject(
+  { name: asText, description: asText },
+  { error: "the front matter is not a mapping giving name: and description:" },
+);
+
+/** A skill file's fields and text; a ConfigError placing what is wrong in the file. */
+function parseSkill(text: string, file: string): Skill {
   const lines = text.split(/\r?\n/);
   const end = lines.findIndex((line, i) => i > 0 && line.trimEnd() === "---");
-  if (lines[0]?.trimEnd() !== "---" || end < 0)
-    return {
-      problem: "a skill starts with a front matter block (between --- lines) giving name: and description:",
-    };
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(lines.slice(1, end).join("\n"), { prettyErrors: false, lineCounter });
-  const error = doc.errors[0];
-  if (error) {
-    // The block starts on the file's second line.
-    const line = lineCounter.linePos(error.pos[0]).line + 1;
-    return { problem: `line ${line}: the front matter is not valid YAML: ${error.message}` };
-  }
-  const fields = isMap(doc.contents) ? (doc.toJS() as Record<string, unknown>) : {};
-  const name = typeof fields.name === "string" ? fields.name.trim() : "";
-  const description = typeof fields.description === "string" ? fields.description.trim() : "";
-  if (!name || !description) return { problem: "the front matter gives no name: or no description: as text" };
+  if (lines[0]?.trimEnd() !== "---" || end < 0) throw new ConfigError(file, { problem: NO_FRONT_MATTER });
+  // The block starts on the file's second line: one empty line before it keeps positions the file's own.
+  const doc = parseConfigText(`\n${lines.slice(1, end).join("\n")}`, file, "yaml");
+  const fields = checkDocument(frontMatterSchema, doc);
   return {
-    skill: {
-      name,
-      description,
-      text: lines
-        .slice(end + 1)
-        .join("\n")
-        .trim(),
-    },
+    name: fields.name,
+    description: fields.description,
+    text: lines
+      .slice(end + 1)
+      .join("\n")
+      .trim(),
+    file,
   };
 }

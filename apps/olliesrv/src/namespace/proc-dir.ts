@@ -1,7 +1,7 @@
-import type { File } from "@ollie/ninep";
 import { NinepError } from "@ollie/ninep";
-import { ctl, dir, each, type FileHandlers, file, text } from "@ollie/virtfs";
+import { ctl, dir, each, file, text } from "@ollie/virtfs";
 import type { AgentSlot } from "../session/agent-slot.js";
+import { remoteFile } from "./remote-file.js";
 
 type Item = "idx" | number;
 
@@ -51,7 +51,19 @@ function processDir(slot: AgentSlot, id: number, perm: { owner: string; group: s
         }),
         { mode: 0o444, ...perm },
       ),
-      file("output", outputFile(slot, id, gone), { mode: 0o444, ...perm }),
+      // What the process printed (stdout and stderr as they came), from its start; a read at the end waits
+      // for more until it ends. Each open reads toolsrv's own file through a fid of its own.
+      file(
+        "output",
+        remoteFile(async (signal) => {
+          const c = conn();
+          if (!c) throw gone();
+          return c.openOutput(id, signal).catch(() => {
+            throw gone();
+          });
+        }),
+        { mode: 0o444, ...perm },
+      ),
       file(
         "ctl",
         ctl({
@@ -67,29 +79,4 @@ function processDir(slot: AgentSlot, id: number, perm: { owner: string; group: s
     ],
     { mode: 0o555, ...perm },
   );
-}
-
-/**
- * `proc/ID/output`: what the process printed (stdout and stderr as they came), from its start; a read at the
- * end waits for more until it ends. Each open reads toolsrv's own file through a fid of its own.
- */
-function outputFile(slot: AgentSlot, id: number, gone: () => Error): FileHandlers<{ output: File }> {
-  return {
-    async open({ signal }) {
-      const conn = slot.toolsrv;
-      if (!conn) throw gone();
-      try {
-        return { output: await conn.openOutput(id, signal) };
-      } catch {
-        throw gone();
-      }
-    },
-    async read({ state, offset, count, signal }) {
-      const data = await state.output.read(offset, count, signal);
-      return Buffer.from(data);
-    },
-    async close({ state }) {
-      await state.output.close().catch(() => {});
-    },
-  };
 }

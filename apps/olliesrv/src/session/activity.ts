@@ -1,5 +1,6 @@
 import type { AgentEvent } from "@ollie/agent-core";
 import type { ToolCall } from "@ollie/backends";
+import { oneLine } from "../one-line.js";
 
 /** How much of a tool call's first argument `activity` shows. */
 const ARG_CHARS = 120;
@@ -71,11 +72,6 @@ export function firstArgument(call: ToolCall): string {
   const first =
     args !== null && typeof args === "object" && !Array.isArray(args) ? Object.values(args)[0] : args;
   if (first === undefined) return "";
-  const text = typeof first === "string" ? first : JSON.stringify(first);
   // Control characters (newlines above all) would break the file's one-value-a-line form.
-  const line = text
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: they are what is replaced
-    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ")
-    .trim();
-  return line.length > ARG_CHARS ? `${line.slice(0, ARG_CHARS - 1)}…` : line;
+  return oneLine(typeof first === "string" ? first : JSON.stringify(first), ARG_CHARS);
 }

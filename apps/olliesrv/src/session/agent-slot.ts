@@ -102,6 +102,8 @@ export class AgentSlot {
   /** The hops of prompts submitted and not yet begun, in order. */
   private readonly queuedHops: number[] = [];
   agent: Agent | undefined;
+  /** The live agent's toolsrv connection: its tool executor, as this slot dialled it. */
+  #toolsrv: ToolsrvConn | undefined;
   lastPrompt: string;
   #skills: string[];
   #profile: string;
@@ -259,8 +261,7 @@ export class AgentSlot {
 
   /** The toolsrv connection of the live agent, if it has one. */
   get toolsrv(): ToolsrvConn | undefined {
-    const tools = this.agent?.runtime.tools;
-    return tools instanceof ToolsrvConn ? tools : undefined;
+    return this.#toolsrv;
   }
 
   /** Closes the live agent (its toolsrv connection); the slot keeps what it needs to come back. */
@@ -271,6 +272,7 @@ export class AgentSlot {
     await agent.close();
     this.saved = agent.snapshot();
     this.agent = undefined;
+    this.#toolsrv = undefined;
     this.activating = undefined;
   }
 
@@ -365,21 +367,24 @@ export class AgentSlot {
     const { dir, config } = await this.env.profiles.get(this.profile);
     await mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
     this.reload.madeFrom(config);
+    let toolsrv: ToolsrvConn | undefined;
     const load = profileLoader({
       agentsDir: dir,
       config: async () => config,
       backend: (name) => this.env.backends.fresh(this.backend ?? name),
       // Summaries go to the backend profile's compaction_model unless the agent profile names its own.
       compactionModel: (name) => this.env.backends.profile(this.backend ?? name).compactionModel,
-      tools: (config) =>
-        ToolsrvConn.dial({
+      tools: async (config) => {
+        toolsrv = await ToolsrvConn.dial({
           address: this.env.toolsrvAddress,
           uname: this.uname,
           autoLoad: config.autoLoad ?? ["client_9p"],
           cwd: this.session.cwd,
           env: { TMPDIR: this.tmpDir, ...this.session.env, OLLIE_KEY: this.env.agentKey(this.uname) },
           ...(this.env.toolsrvAuthenticator && { authenticator: this.env.toolsrvAuthenticator }),
-        }),
+        });
+        return toolsrv;
+      },
       prompt: this.env.prompt,
     });
     const spec = await load(this.profile, { cwd: this.session.cwd });
@@ -410,6 +415,7 @@ export class AgentSlot {
       ? await Agent.restore(this.saved, options)
       : await Agent.create({ ...options, id: this.uname });
     this.agent = agent;
+    this.#toolsrv = toolsrv;
     return agent;
   }
 

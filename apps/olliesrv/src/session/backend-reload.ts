@@ -141,7 +141,7 @@ export class PendingReload {
  */
 export function unreachableNote(error: unknown, pool: BackendPool, userFile: string): string | undefined {
   if (!(error instanceof UnreachableError)) return undefined;
-  const name = error.provider;
+  const name = error.profile ?? error.provider;
   if (pool.conf.file !== userFile) {
     const ollama = pool.conf.profiles.get(name)?.type === "ollama";
     return `! the backend '${name}' did not answer: no backend is configured yet${ollama ? ", and the shipped default is Ollama on this machine" : ""}. Run 'ollie init PROVIDER' to write ${userFile} ('ollie init' lists the providers)${ollama ? ", or start Ollama" : ""}; then prompt again.`;

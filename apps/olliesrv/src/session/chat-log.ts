@@ -1,6 +1,7 @@
 import { type AgentEvent, INTERRUPTED_RESULT, INTERRUPTED_TURN, NUDGE_PREFIX } from "@ollie/agent-core";
 import type { Message } from "@ollie/backends";
 import { LogStream } from "@ollie/virtfs";
+import { shorten } from "../one-line.js";
 
 /**
  * The conversation as people read it, one stream per agent. Prompts start with `» `, the model's text
@@ -127,7 +128,7 @@ function seconds(ms: number): string {
 
 function callLine(name: string, args: Record<string, unknown>): string {
   const json = JSON.stringify(args);
-  return `→ ${name} ${json.length > 300 ? `${json.slice(0, 299)}…` : json}`;
+  return `→ ${name} ${shorten(json, 300)}`;
 }
 
 function resultLine(name: string, content: string, isError: boolean): string {

@@ -1,3 +1,5 @@
+import { Waiters } from "@ollie/virtfs";
+
 /** The most events one subscriber may have waiting; past it the oldest are dropped, and it is told how many. */
 export const MAX_WAITING_EVENTS = 10_000;
 
@@ -25,7 +27,8 @@ export class Subscription {
   /** Each waiting event's line, with its topic kept for a filter set later. */
   private waiting: Array<{ topic: string; line: string }> = [];
   private dropped = 0;
-  private readonly wakers = new Set<() => void>();
+  /** Readers waiting for an event, or for the end. */
+  private readonly readers = new Waiters();
   private ended = false;
   private filter: ((topic: string) => boolean) | undefined;
 
@@ -48,13 +51,13 @@ export class Subscription {
       this.waiting.shift();
       this.dropped++;
     }
-    for (const wake of this.wakers) wake();
+    this.readers.wake();
   }
 
   /** No more events come (the session was killed): once those waiting are read, reads end. */
   end(): void {
     this.ended = true;
-    for (const wake of this.wakers) wake();
+    this.readers.wake();
   }
 
   /**
@@ -64,18 +67,7 @@ export class Subscription {
   async next(signal: AbortSignal): Promise<string | undefined> {
     while (this.waiting.length === 0 && this.dropped === 0) {
       if (this.ended) return undefined;
-      signal.throwIfAborted();
-      let wake!: () => void;
-      const woken = new Promise<void>((resolve, reject) => {
-        const abort = () => reject(signal.reason);
-        wake = () => {
-          signal.removeEventListener("abort", abort);
-          resolve();
-        };
-        signal.addEventListener("abort", abort, { once: true });
-      });
-      this.wakers.add(wake);
-      await woken.finally(() => this.wakers.delete(wake));
+      await this.readers.wait(signal);
     }
     const lines = this.waiting.map((e) => e.line);
     this.waiting = [];

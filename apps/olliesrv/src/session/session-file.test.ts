@@ -66,7 +66,9 @@ describe("reading session files back", () => {
     expect(aside).toMatch(new RegExp(`^${idOf(2)}\\.\\d+\\.json$`));
     expect(JSON.parse(readFileSync(join(corrupt, aside!), "utf8")).name).toBe("s2");
     expect(lines).toEqual([
-      expect.stringMatching(/is unreadable \(agents\.0\.session\.messages\.0\.content: .*\); moved it to /),
+      expect.stringMatching(
+        /^unreadable session file .*\.json:1:\d+: agents\[0\]\.session\.messages\[0\]\.content: .*; moved it to /,
+      ),
     ]);
   });
 

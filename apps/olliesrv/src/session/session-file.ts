@@ -1,6 +1,7 @@
 import { mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { type PersistedSession, persistedSessionSchema, writeFileAtomic } from "@ollie/agent-core";
+import { ConfigError, checkDocument, parseConfigText } from "@ollie/config-file";
 import { z } from "zod";
 import { AGENT_NAME, PROFILE_NAME, SESSION_ID } from "./names.js";
 
@@ -73,15 +74,22 @@ export async function writeSessionFile(dir: string, session: SessionFile): Promi
   await writeFileAtomic(join(dir, `${session.id}.json`), `${JSON.stringify(session)}\n`);
 }
 
-/** Checks a session file's text; throws what is wrong, with the path of the field. */
-function parseSessionFile(text: string, name: string): SessionFile {
-  const parsed = schema.safeParse(JSON.parse(text));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new Error(`${issue.path.join(".") || "(top)"}: ${issue.message}`);
+/** A session file that cannot be restored; the message places each problem in the file. */
+export class SessionRestoreError extends ConfigError {
+  override readonly name = "SessionRestoreError";
+}
+
+/** Checks a session file's text; throws SessionRestoreError naming the line, column and key of what is wrong. */
+function parseSessionFile(text: string, file: string): SessionFile {
+  const session = checkDocument(
+    schema,
+    parseConfigText(text, file, "json", SessionRestoreError),
+    SessionRestoreError,
+  );
+  if (`${session.id}.json` !== basename(file)) {
+    throw new SessionRestoreError(file, { key: "id", problem: `${session.id} is not the file's name` });
   }
-  if (`${parsed.data.id}.json` !== name) throw new Error(`id ${parsed.data.id} is not the file's name`);
-  return parsed.data as SessionFile;
+  return session as SessionFile;
 }
 
 /**
@@ -91,13 +99,15 @@ function parseSessionFile(text: string, name: string): SessionFile {
 export async function quarantineSessionFile(
   file: string,
   corruptDir: string,
-  problem: string,
+  error: unknown,
   log: (line: string) => void,
 ): Promise<void> {
   await mkdir(corruptDir, { recursive: true, mode: 0o700 });
   const aside = join(corruptDir, `${basename(file, ".json")}.${Date.now()}.json`);
   await rename(file, aside).catch(() => {});
-  log(`session file ${file} is unreadable (${problem}); moved it to ${aside}`);
+  // A ConfigError's message starts with the file and the place in it; any other error gets the file first.
+  const problem = error instanceof ConfigError ? error.message : `${file}: ${(error as Error).message}`;
+  log(`unreadable session file ${problem}; moved it to ${aside}`);
 }
 
 /**
@@ -115,9 +125,9 @@ export async function readSessionFiles(
     names.map(async (name) => {
       const file = join(dir, name);
       try {
-        return parseSessionFile(await readFile(file, "utf8"), name);
+        return parseSessionFile(await readFile(file, "utf8"), file);
       } catch (error) {
-        await quarantineSessionFile(file, corruptDir, (error as Error).message, log);
+        await quarantineSessionFile(file, corruptDir, error, log);
         return undefined;
       }
     }),

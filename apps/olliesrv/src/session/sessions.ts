@@ -91,12 +91,7 @@ export class Sessions implements Peers {
         this.byId.set(file.id, new Session(file.id, this.dir, this.environment, this, file));
         repaired.push({ id: file.id, added });
       } catch (error) {
-        await quarantineSessionFile(
-          join(this.dir, `${file.id}.json`),
-          this.corruptDir,
-          (error as Error).message,
-          this.log.warn,
-        );
+        await quarantineSessionFile(join(this.dir, `${file.id}.json`), this.corruptDir, error, this.log.warn);
       }
     }
     this.changes++;

@@ -1,7 +1,7 @@
 import { type MockReply, ScriptedBackend, type ScriptedCall } from "@ollie/backends/testing";
 import { Agent } from "../agent/agent.js";
 import type { AgentOptions } from "../agent/agent-options.js";
-import type { AgentEvent, AgentState } from "../loop/events.js";
+import type { AgentEvent, AgentState } from "../events/agent-events.js";
 import type { PersistedSession } from "../persist/persisted-session.js";
 import { type FunctionTool, ToolSet } from "../tools/tool-set.js";
 

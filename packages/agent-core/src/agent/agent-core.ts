@@ -7,20 +7,23 @@ import {
   DEFAULT_COMPACTION,
 } from "../compaction/compaction-options.js";
 import { type ContextFigures, ContextMeter } from "../context/context-meter.js";
+import type { AgentEvent, AgentListener, AgentState } from "../events/agent-events.js";
 import { History } from "../history/history.js";
+import { emptyTaskState, type TaskState } from "../history/task-state.js";
 import { UsageMeter } from "../history/usage-meter.js";
 import { CONTINUE, type HookEvent, type HookResult } from "../hooks/agent-hooks.js";
 import { DEFAULT_DISPATCH, type DispatchOptions } from "../loop/dispatch.js";
-import type { AgentEvent, AgentListener, AgentState } from "../loop/events.js";
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../loop/retry-policy.js";
 import { DEFAULT_SAFETY_LIMITS, type SafetyLimits } from "../loop/safety.js";
-import { emptyTaskState, type TaskState } from "../loop/task-state.js";
 import type { TurnContext } from "../loop/turn-context.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../model/retry-policy.js";
 import type { PersistedSession } from "../persist/persisted-session.js";
 import { newSessionId } from "../persist/session-id.js";
 import { type Runtime, refreshRuntime } from "../runtime/runtime.js";
 import type { AgentOptions } from "./agent-options.js";
 import { ChangeWatch } from "./change-watch.js";
+
+/** Events that come after the fact, with nothing left to block: postCompact (the compaction is done). */
+const AFTER_THE_FACT: ReadonlySet<HookEvent> = new Set(["postCompact"]);
 
 export type Watched = { state: AgentState; name: string };
 
@@ -167,16 +170,20 @@ export class AgentCore implements TurnContext, CompactionHost {
     };
   }
 
-  /** Runs an event's hooks, reporting their warnings; no hooks means continue. */
+  /**
+   * Runs an event's hooks, reporting their warnings; no hooks means continue. Every source of hooks (shell
+   * commands, functions in this process) goes through here, so this is where an event that cannot block is
+   * decided: the hooks are told, and a block they return anyway is reported and ignored.
+   */
   async hook(event: HookEvent, extra: Record<string, unknown>, signal?: AbortSignal): Promise<HookResult> {
     const run = this.runtime.spec.hooks?.run;
     if (!run) return CONTINUE;
-    const result = await run(event, this.hookPayload(event, extra), signal);
+    const canBlock = !AFTER_THE_FACT.has(event);
+    const result = await run(event, this.hookPayload(event, extra), signal, canBlock);
     for (const warning of result.warnings) this.emit({ type: "info", message: `warning: ${warning}` });
-    if (result.action === "block" && event === "postCompact") {
-      // The compaction is done: there is nothing to block, so a refusal is reported and ignored.
+    if (result.action === "block" && !canBlock) {
       const said = result.output ? `: ${result.output}` : "";
-      this.emit({ type: "info", message: `warning: the postCompact hook cannot block${said}` });
+      this.emit({ type: "info", message: `warning: the ${event} hook cannot block${said}` });
       return CONTINUE;
     }
     return result;
@@ -217,13 +224,16 @@ function errorFields(error: unknown): Record<string, unknown> {
     message?: string;
     status?: number;
     provider?: string;
+    profile?: string;
     retryAfterMs?: number;
   };
   return {
     error: e?.message ?? String(error),
     error_type: e?.name,
     status: e?.status,
+    // A BackendError's provider kind (openai, anthropic…) and the backend's configured name.
     provider: e?.provider,
+    backend: e?.profile,
     retry_after_ms: e?.retryAfterMs,
   };
 }

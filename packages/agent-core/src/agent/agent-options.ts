@@ -1,11 +1,11 @@
 import type { Message } from "@ollie/backends";
 import type { CompactionOptions } from "../compaction/compaction-options.js";
+import type { AgentListener } from "../events/agent-events.js";
+import type { TaskState } from "../history/task-state.js";
 import type { UsageTotals } from "../history/usage-meter.js";
 import type { DispatchOptions } from "../loop/dispatch.js";
-import type { AgentListener } from "../loop/events.js";
-import type { RetryPolicy } from "../loop/retry-policy.js";
 import type { SafetyLimits } from "../loop/safety.js";
-import type { TaskState } from "../loop/task-state.js";
+import type { RetryPolicy } from "../model/retry-policy.js";
 import type { PersistedSession } from "../persist/persisted-session.js";
 import type { RuntimeSpec } from "../runtime/runtime.js";
 

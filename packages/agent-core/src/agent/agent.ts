@@ -1,11 +1,11 @@
 import type { Message } from "@ollie/backends";
 import type { ContextFigures } from "../context/context-meter.js";
+import type { AgentListener, AgentState, TurnOutcome } from "../events/agent-events.js";
 import { answerUnanswered } from "../history/history.js";
+import { hookNote } from "../history/nudge.js";
+import { emptyTaskState, type TaskState } from "../history/task-state.js";
 import { emptyTotals, type UsageTotals } from "../history/usage-meter.js";
-import type { AgentListener, AgentState, TurnOutcome } from "../loop/events.js";
-import { hookNote } from "../loop/nudge.js";
 import { runTurn } from "../loop/run-turn.js";
-import { emptyTaskState, type TaskState } from "../loop/task-state.js";
 import type { PersistedSession } from "../persist/persisted-session.js";
 import { buildRuntime, type Runtime, type RuntimeSpec, requestMessages } from "../runtime/runtime.js";
 import { AgentCore, type LastingOptions, lasting, type Watched } from "./agent-core.js";

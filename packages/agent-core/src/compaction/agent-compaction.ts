@@ -1,12 +1,13 @@
 import type { Backend, Message } from "@ollie/backends";
+import type { AgentEvent } from "../events/agent-events.js";
+import { describeError } from "../events/describe-error.js";
+import { usageEvent } from "../events/usage-event.js";
 import type { History } from "../history/history.js";
+import { hookNote } from "../history/nudge.js";
+import type { TaskState } from "../history/task-state.js";
 import type { UsageMeter } from "../history/usage-meter.js";
 import type { HookEvent, HookResult } from "../hooks/agent-hooks.js";
-import { describeError } from "../loop/describe-error.js";
-import type { AgentEvent } from "../loop/events.js";
-import { hookNote } from "../loop/nudge.js";
-import type { RetryPolicy } from "../loop/retry-policy.js";
-import type { TaskState } from "../loop/task-state.js";
+import type { RetryPolicy } from "../model/retry-policy.js";
 import { buildRuntime, type Runtime } from "../runtime/runtime.js";
 import { compactHistory } from "./compact.js";
 import type { CompactionOptions, CompactionTrigger } from "./compaction-options.js";
@@ -69,15 +70,7 @@ export async function compactAgent(
       signal,
       onUsage: (usage, model) => {
         const costUsd = host.usage.addCompaction(model, usage, trigger !== "command");
-        host.emit({
-          type: "usage",
-          request: usage,
-          costUsd,
-          turn: { ...host.usage.turn },
-          session: { ...host.usage.session },
-          model,
-          compaction: { ...host.usage.compaction },
-        });
+        host.emit(usageEvent(host.usage, usage, costUsd, model));
       },
     });
     restoreModel();

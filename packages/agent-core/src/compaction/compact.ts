@@ -1,10 +1,10 @@
 import type { Backend, Message, Tool, Usage } from "@ollie/backends";
 import { estimateMessageTokens, estimateTokens } from "@ollie/backends";
+import { NUDGE_PREFIX } from "../history/nudge.js";
+import { renderTaskState, type TaskState } from "../history/task-state.js";
 import { collapse } from "../history/tiers.js";
-import { requestReply } from "../loop/model-request.js";
-import { NUDGE_PREFIX } from "../loop/nudge.js";
-import type { RetryPolicy } from "../loop/retry-policy.js";
-import { renderTaskState, type TaskState } from "../loop/task-state.js";
+import { requestReply } from "../model/model-request.js";
+import type { RetryPolicy } from "../model/retry-policy.js";
 import { requestMessages } from "../runtime/runtime.js";
 import type { ToolInfo } from "../tools/tool-executor.js";
 import type { CompactionOptions, CompactionTrigger } from "./compaction-options.js";

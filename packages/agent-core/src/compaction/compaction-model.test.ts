@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { echoTool, only } from "../__fixtures__/agents.js";
 import { Agent } from "../agent/agent.js";
 import { profileLoader } from "../config/profile-loader.js";
-import type { AgentEvent } from "../loop/events.js";
+import type { AgentEvent } from "../events/agent-events.js";
 import { loadSession, saveSession } from "../persist/session-file.js";
 import { ToolSet } from "../tools/tool-set.js";
 import { COMPACTION_INSTRUCTIONS } from "./summary.js";

@@ -1,5 +1,6 @@
+import { describeIssues, formatProblems } from "@ollie/config-file";
 import { z } from "zod";
-import type { TaskState } from "../loop/task-state.js";
+import type { TaskState } from "../history/task-state.js";
 
 export const COMPACTION_INSTRUCTIONS = `You compress the earlier part of an agent's conversation so the agent can carry on without it.
 Read the transcript and the current task state, then answer with one JSON object and nothing else:
@@ -49,8 +50,10 @@ export function parseSummary(reply: string, warmEntries: number): CompactionSumm
   }
   const parsed = summarySchema.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new CompactionSummaryError(`${issue.path.join(".") || "the object"}: ${issue.message}`, reply);
+    throw new CompactionSummaryError(
+      formatProblems(undefined, describeIssues(summarySchema, parsed.error.issues)),
+      reply,
+    );
   }
   const { decisions, ...state } = parsed.data;
   const taskState: TaskState = { objective: state.objective, constraints: state.constraints };

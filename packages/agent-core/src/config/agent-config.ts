@@ -1,6 +1,6 @@
-import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { GenerationParams } from "@ollie/backends";
+import { type CheckOptions, ConfigError, checkConfig, readConfigDocument } from "@ollie/config-file";
 import { z } from "zod";
 
 /** Shell commands for one hook: one command, or several run in order. */
@@ -53,56 +53,26 @@ const schema = z.strictObject({
 /** An agent profile, as `agents/NAME.json` holds it. */
 export type AgentConfig = z.infer<typeof schema>;
 
-/** A profile file that cannot be used: which file, which key, and what is wrong. */
-export class AgentConfigError extends Error {
+/** A profile file that cannot be used: which file, which key, and what is wrong (every problem in `problems`). */
+export class AgentConfigError extends ConfigError {
   override readonly name = "AgentConfigError";
-  constructor(
-    readonly file: string,
-    readonly key: string | undefined,
-    readonly problem: string,
-  ) {
-    super(`${file}: ${key ? `${key}: ` : ""}${problem}`);
-  }
 }
 
-/** Checks a parsed profile; `file` names it in errors. */
-export function parseAgentConfig(json: unknown, file = "agent.json"): AgentConfig {
-  const parsed = schema.safeParse(json);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0]!;
-  const path = issue.path.map(String);
-  if (issue.code === "unrecognized_keys") {
-    const key = [...path, issue.keys[0]!].join(".");
-    const known = path.join(".") === "hooks" ? HOOK_NAMES : Object.keys(schema.shape);
-    throw new AgentConfigError(file, key, `unknown key (the keys are: ${known.join(", ")})`);
-  }
-  throw new AgentConfigError(file, path.join(".") || undefined, issue.message);
+/** Checks a parsed profile; `where` names it in errors (and places problems in its text). */
+export function parseAgentConfig(json: unknown, where: string | CheckOptions = "agent.json"): AgentConfig {
+  const options = typeof where === "string" ? { file: where } : where;
+  return checkConfig(schema, json, { ...options, errorType: AgentConfigError });
 }
 
 /** Reads and checks `agents/NAME.json` under `agentsDir`. */
 export async function loadAgentConfig(agentsDir: string, name: string): Promise<AgentConfig> {
-  if (!/^[\w.-]+$/.test(name) || name.startsWith(".")) {
-    throw new AgentConfigError(join(agentsDir, `${name}.json`), undefined, "not a profile name");
-  }
   const file = join(agentsDir, `${name}.json`);
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new AgentConfigError(
-      file,
-      undefined,
-      code === "ENOENT" ? "no such profile" : (error as Error).message,
-    );
+  if (!/^[\w.-]+$/.test(name) || name.startsWith(".")) {
+    throw new AgentConfigError(file, { problem: "not a profile name" });
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new AgentConfigError(file, undefined, `not JSON: ${(error as Error).message}`);
-  }
-  return parseAgentConfig(json, file);
+  const doc = await readConfigDocument(file, { format: "json", errorType: AgentConfigError });
+  if (!doc) throw new AgentConfigError(file, { problem: "no such profile" });
+  return parseAgentConfig(doc.data, { file, locate: doc.locate });
 }
 
 /** The generation parameters a profile sets. */

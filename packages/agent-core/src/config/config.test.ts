@@ -49,7 +49,9 @@ describe("agent profiles", () => {
     profile("bad", body);
     const err = await loadAgentConfig(agentsDir, "bad").catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AgentConfigError);
-    expect((err as Error).message).toContain(`${join(agentsDir, "bad.json")}: `);
+    // Every problem is placed in the file: FILE:LINE:COLUMN.
+    expect((err as Error).message.startsWith(`${join(agentsDir, "bad.json")}:`)).toBe(true);
+    expect((err as Error).message.slice(join(agentsDir, "bad.json").length)).toMatch(/^:\d+:\d+: /);
     expect((err as Error).message).toContain(message);
   });
 

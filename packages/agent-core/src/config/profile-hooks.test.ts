@@ -5,7 +5,7 @@ import { type MockReply, ScriptedBackend } from "@ollie/backends/testing";
 import { afterAll, describe, expect, it } from "vitest";
 import { call, echoTool, only } from "../__fixtures__/agents.js";
 import { Agent } from "../agent/agent.js";
-import type { AgentEvent } from "../loop/events.js";
+import type { AgentEvent } from "../events/agent-events.js";
 import { ToolSet } from "../tools/tool-set.js";
 import { AgentConfigError, HOOK_NAMES, parseAgentConfig } from "./agent-config.js";
 import { profileLoader } from "./profile-loader.js";

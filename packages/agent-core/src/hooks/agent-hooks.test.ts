@@ -255,16 +255,24 @@ describe("a postCompact hook in this process that blocks", () => {
       role: i % 2 ? ("assistant" as const) : ("user" as const),
       content: `${i}: ${"words ".repeat(100)}`,
     }));
+    const told: Array<[string, boolean | undefined]> = [];
     const { agent, of } = await scriptedAgent([{ text: '{"objective":"talk","decisions":[]}' }], {
       history: earlier,
       hooks: {
-        run: async (event) =>
-          event === "postCompact"
+        run: async (event, _payload, _signal, canBlock) => {
+          told.push([event, canBlock]);
+          return event === "postCompact"
             ? { action: "block", output: "too late", warnings: [] }
-            : { action: "continue", output: "", warnings: [] },
+            : { action: "continue", output: "", warnings: [] };
+        },
       },
     });
     expect(await agent.compact()).toBe(true);
+    // The agent tells its hooks which events cannot block.
+    expect(told).toEqual([
+      ["preCompact", true],
+      ["postCompact", false],
+    ]);
     expect(of("compaction")).toHaveLength(1);
     expect(agent.history.some((m) => m.content.includes("too late"))).toBe(false);
     expect(of("info").map((e) => e.message)).toEqual([

@@ -32,7 +32,17 @@ export const CONTINUE: HookResult = { action: "continue", output: "", warnings: 
  * prompt; postTool — appended to the result; elsewhere it is ignored.
  */
 export interface AgentHooks {
-  run?(event: HookEvent, payload: Record<string, unknown>, signal?: AbortSignal): Promise<HookResult>;
+  /**
+   * Runs an event's hooks. `canBlock` is false for an event that comes after the fact (postCompact: the
+   * agent decides which): nothing is left to block, so a refusal should be reported among the warnings and
+   * the event's other hooks still run. A `block` returned anyway is reported as a warning and ignored.
+   */
+  run?(
+    event: HookEvent,
+    payload: Record<string, unknown>,
+    signal?: AbortSignal,
+    canBlock?: boolean,
+  ): Promise<HookResult>;
   /** The first failure of a turn, before any retry: resolve true to take it over and end the turn. */
   turnError?(payload: Record<string, unknown>, signal?: AbortSignal): Promise<boolean>;
 }

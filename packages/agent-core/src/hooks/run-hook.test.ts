@@ -66,12 +66,8 @@ describe("a hook command", () => {
       ],
       ["nohup", "nohup sleep 1000 >/dev/null 2>&1 &"],
     ];
-    /** What still carries the mark, once the processes have had up to 5 s to go. */
-    const survivorsAfter = async (marker: string) => {
-      for (let i = 0; i < 200 && survivors(marker).length > 0; i++)
-        await new Promise((r) => setTimeout(r, 25));
-      return survivors(marker);
-    };
+    /** Waits until nothing carries the mark; fails naming what still does. */
+    const ended = (marker: string) => vi.waitFor(() => expect(survivors(marker)).toEqual([]), WAIT);
     const marked = () => {
       const id = randomUUID();
       return { marker: `OLLIE_TEST_MARK=${id}`, env: { ...options.env, OLLIE_TEST_MARK: id } };
@@ -81,14 +77,14 @@ describe("a hook command", () => {
       const { marker, env } = marked();
       const run = await runHook(`${start}\nsleep 0.2; echo done`, {}, { ...options, env });
       expect(run).toMatchObject({ outcome: "ok", stdout: "done\n" });
-      expect(await survivorsAfter(marker)).toEqual([]);
+      await ended(marker);
     });
 
     it.each(detached)("at its timeout, with %s", async (_how, start) => {
       const { marker, env } = marked();
       const run = await runHook(`${start}\nsleep 1000`, {}, { ...options, env, timeoutMs: 500 });
       expect(run).toMatchObject({ outcome: "failed", problem: "timed out after 0.5 s" });
-      expect(await survivorsAfter(marker)).toEqual([]);
+      await ended(marker);
     });
 
     it.each(detached)("when stopped, with %s", async (_how, start) => {
@@ -98,7 +94,7 @@ describe("a hook command", () => {
       await vi.waitFor(() => expect(survivors(marker).length).toBeGreaterThanOrEqual(2), WAIT);
       ac.abort();
       expect(await running).toMatchObject({ outcome: "failed", problem: "stopped" });
-      expect(await survivorsAfter(marker)).toEqual([]);
+      await ended(marker);
     });
   });
 

@@ -8,9 +8,6 @@ export type HookCommands = Partial<Record<HookEvent | "turnError", string | read
 /** Events whose hooks guard something: a hook that cannot run blocks rather than allows. */
 const FAIL_CLOSED: ReadonlySet<HookEvent> = new Set(["preTool"]);
 
-/** Events that come after the fact: nothing is left to block, so exit 2 is reported like any other status. */
-const NOT_BLOCKING: ReadonlySet<HookEvent> = new Set(["postCompact"]);
-
 /** Events whose refusal is given on standard error (stdout is what exit 0 would have added to the turn). */
 const REASON_ON_STDERR: ReadonlySet<HookEvent> = new Set(["preTurn"]);
 
@@ -25,21 +22,17 @@ function describeRun(event: string, run: HookRun): string {
  * AgentHooks that run shell commands: JSON payload on stdin, OLLIE_* variables, everything a command
  * started killed when it exits or at the timeout. Exit 0 continues (stdout is the output), exit 2 blocks
  * (stdout, else stderr, is the reason; for preTurn stderr, else stdout), any other status is a warning and
- * execution continues; postCompact, which comes after the fact, cannot block, so its exit 2 is a warning
- * too. A hook that could not start, crashed or timed out is a warning as well — except for preTool, which
- * fails closed: the call is blocked and the model is told the hook failed.
+ * execution continues; for an event that cannot block (`canBlock` false: the agent says which, postCompact
+ * comes after the fact), exit 2 is a warning too and the next command runs. A hook that could not start,
+ * crashed or timed out is a warning as well — except for preTool, which fails closed: the call is blocked
+ * and the model is told the hook failed.
  */
 export function shellHooks(commands: HookCommands, options: HookRunOptions): AgentHooks {
   return {
-    async run(event, payload, signal): Promise<HookResult> {
+    async run(event, payload, signal, canBlock = true): Promise<HookResult> {
       const list = listOf(commands[event]);
       if (list.length === 0) return { action: "continue", output: "", warnings: [] };
-      const runs = await runHookList(
-        list,
-        payload,
-        { ...options, ...(signal && { signal }) },
-        !NOT_BLOCKING.has(event),
-      );
+      const runs = await runHookList(list, payload, { ...options, ...(signal && { signal }) }, canBlock);
       const warnings = runs
         .filter((r) => r.outcome === "warn" || r.outcome === "failed")
         .map((r) => describeRun(event, r));

@@ -1,7 +1,7 @@
 import type { AssistantMessage, ToolResultMessage } from "@ollie/backends";
-import { describeError } from "./describe-error.js";
+import { describeError } from "../events/describe-error.js";
+import { inferTaskState, renderTaskState } from "../history/task-state.js";
 import { type SafetyMonitor, SafetyStopError } from "./safety.js";
-import { inferTaskState, renderTaskState } from "./task-state.js";
 import type { TurnContext } from "./turn-context.js";
 import { addUserMessage } from "./turn-start.js";
 

@@ -1,5 +1,5 @@
-import { describeError } from "./describe-error.js";
-import { isRateLimit, type ModelReply, requestReply } from "./model-request.js";
+import { describeError } from "../events/describe-error.js";
+import { isRateLimit, type ModelReply, requestReply } from "../model/model-request.js";
 import type { RequestPlan } from "./next-request.js";
 import type { TurnContext } from "./turn-context.js";
 

@@ -1,7 +1,7 @@
 import type { ToolCall, ToolResultMessage } from "@ollie/backends";
+import { hookNote } from "../history/nudge.js";
 import type { Runtime } from "../runtime/runtime.js";
 import { dispatchCalls } from "./dispatch.js";
-import { hookNote } from "./nudge.js";
 import type { ReadCache } from "./read-cache.js";
 import type { TurnContext } from "./turn-context.js";
 

@@ -1,7 +1,7 @@
 import type { ToolCall, ToolResultMessage } from "@ollie/backends";
+import { describeError } from "../events/describe-error.js";
 import { INTERRUPTED_RESULT } from "../history/history.js";
 import type { ToolExecutor, ToolInfo } from "../tools/tool-executor.js";
-import { describeError } from "./describe-error.js";
 import { capOutput } from "./output-limit.js";
 import type { ReadCache } from "./read-cache.js";
 

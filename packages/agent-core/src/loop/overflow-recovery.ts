@@ -30,6 +30,7 @@ export async function recoverFromOverflow(
   }
   return new ContextOverflowError({
     provider: error.provider,
+    ...(error.profile !== undefined && { profile: error.profile }),
     ...(error.status !== undefined && { status: error.status }),
     providerMessage: `${error.providerMessage} (the conversation does not fit the model's context window, and ${why})`,
   });

@@ -1,7 +1,8 @@
+import { type StopNotice, stopNotice } from "../events/stop-notice.js";
+import { usageEvent } from "../events/usage-event.js";
 import { collapseCold } from "../history/tiers.js";
-import type { ModelReply } from "./model-request.js";
+import type { ModelReply } from "../model/model-request.js";
 import type { RequestPlan } from "./next-request.js";
-import { type StopNotice, stopNotice } from "./stop-notice.js";
 import type { TurnContext } from "./turn-context.js";
 
 /** A reply as the model request gave it. */
@@ -26,13 +27,7 @@ export function recordReply(
   const next = collapseCold(t.history, runtime.toolInfo, coldFrom, t.history.length - 1);
   if (reply.usage) {
     const costUsd = t.usage.add(runtime.backend.model, reply.usage);
-    t.emit({
-      type: "usage",
-      request: reply.usage,
-      costUsd,
-      turn: { ...t.usage.turn },
-      session: { ...t.usage.session },
-    });
+    t.emit(usageEvent(t.usage, reply.usage, costUsd));
   }
   return { stop, coldFrom: next };
 }

@@ -5,7 +5,7 @@ import { only } from "../__fixtures__/agents.js";
 import { Agent } from "../agent/agent.js";
 import type { AgentOptions } from "../agent/agent-options.js";
 import { COMPACTION_INSTRUCTIONS } from "../compaction/summary.js";
-import type { AgentEvent } from "./events.js";
+import type { AgentEvent } from "../events/agent-events.js";
 
 let server: MockLlmServer;
 beforeAll(async () => {

@@ -1,15 +1,15 @@
 import { type AssistantMessage, ContextOverflowError } from "@ollie/backends";
+import type { TurnOutcome, TurnStatus } from "../events/agent-events.js";
+import { describeError } from "../events/describe-error.js";
+import type { StopNotice } from "../events/stop-notice.js";
 import { afterRound } from "./after-round.js";
 import { askModel } from "./ask-model.js";
 import { refuseCalls, runCallRound } from "./call-round.js";
-import { describeError } from "./describe-error.js";
-import type { TurnOutcome, TurnStatus } from "./events.js";
 import { nextRequest } from "./next-request.js";
 import { recoverFromOverflow } from "./overflow-recovery.js";
 import { ReadCache } from "./read-cache.js";
 import { recordReply } from "./record-reply.js";
 import { SafetyMonitor } from "./safety.js";
-import type { StopNotice } from "./stop-notice.js";
 import type { TurnContext } from "./turn-context.js";
 import { addUserMessage, takePrompt } from "./turn-start.js";
 

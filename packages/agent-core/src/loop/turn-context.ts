@@ -1,15 +1,15 @@
 import type { Message, Tool } from "@ollie/backends";
 import type { CompactionOptions, CompactionTrigger } from "../compaction/compaction-options.js";
 import type { ContextFigures } from "../context/context-meter.js";
+import type { AgentEvent, AgentState } from "../events/agent-events.js";
 import type { History } from "../history/history.js";
+import type { TaskState } from "../history/task-state.js";
 import type { UsageMeter } from "../history/usage-meter.js";
 import type { HookEvent, HookResult } from "../hooks/agent-hooks.js";
+import type { RetryPolicy } from "../model/retry-policy.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { DispatchOptions } from "./dispatch.js";
-import type { AgentEvent, AgentState } from "./events.js";
-import type { RetryPolicy } from "./retry-policy.js";
 import type { SafetyLimits } from "./safety.js";
-import type { TaskState } from "./task-state.js";
 
 /** What a turn reads and changes of its agent. */
 export interface TurnContext {

@@ -1,4 +1,4 @@
-import { NUDGE_PREFIX } from "./nudge.js";
+import { NUDGE_PREFIX } from "../history/nudge.js";
 import type { TurnContext } from "./turn-context.js";
 
 /** A user message of the turn's own: an injection, or a nudge from the loop (marked as the loop's). */

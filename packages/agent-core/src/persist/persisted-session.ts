@@ -1,7 +1,7 @@
 import type { Message } from "@ollie/backends";
 import { z } from "zod";
+import type { TaskState } from "../history/task-state.js";
 import type { UsageTotals } from "../history/usage-meter.js";
-import type { TaskState } from "../loop/task-state.js";
 
 /** One agent's session as it is saved: enough to carry on exactly where it stopped. */
 export interface PersistedSession {

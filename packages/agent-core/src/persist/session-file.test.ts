@@ -50,10 +50,13 @@ describe("session files", () => {
     const file = join(dir, "broken.json");
     writeFileSync(file, "{ not json");
     await expect(loadSession(file)).rejects.toThrow(SessionFileError);
-    await expect(loadSession(file)).rejects.toThrow(`${file}: not JSON`);
+    await expect(loadSession(file)).rejects.toThrow(`${file}:1:3: not JSON: expected a key in double quotes`);
     writeFileSync(file, JSON.stringify({ ...session([]), messages: [{ role: "robot", content: "beep" }] }));
-    await expect(loadSession(file)).rejects.toThrow(`${file}: messages.0.role:`);
-    await expect(loadSession(join(dir, "missing.json"))).rejects.toThrow(/ENOENT/);
+    await expect(loadSession(file)).rejects.toThrow(`${file}:1:`);
+    await expect(loadSession(file)).rejects.toThrow(/: messages\[0\]\.role: /);
+    await expect(loadSession(join(dir, "missing.json"))).rejects.toThrow(
+      "missing.json: no such session file",
+    );
   });
 
   it("with calls left unanswered get interrupted results, and the repair is saved", async () => {
@@ -115,7 +118,11 @@ describe("persistence of an agent", () => {
 
   it("keeps the prompts still waiting in the last save when it closes, and a restored agent runs them in order", async () => {
     const saves: PersistedSession[] = [];
-    const slow = echoTool("slow", { run: () => new Promise((r) => setTimeout(() => r("slept"), 200)) });
+    // Holds the first turn until close() interrupts it.
+    const slow = echoTool("slow", {
+      run: (_args, { signal }) =>
+        new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason))),
+    });
     const { agent } = await scriptedAgent([call("slow", {}), { text: "first done" }], {
       tools: tools(slow),
       persist: async (s) => {

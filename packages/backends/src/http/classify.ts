@@ -3,6 +3,7 @@ import {
   type BackendError,
   BadRequestError,
   ContextOverflowError,
+  type ErrorSource,
   RateLimitError,
   ToolUnsupportedError,
   TransientError,
@@ -68,7 +69,7 @@ const dailyQuota = (d: Record<string, unknown>) =>
  * message text. `status` is undefined for an error that arrived inside a 200 stream.
  */
 export function classifyError(
-  provider: string,
+  source: ErrorSource,
   status: number | undefined,
   facts: ErrorFacts,
   headers: ResponseHeaders = {},
@@ -81,7 +82,7 @@ export function classifyError(
     if (value !== undefined) responseHeaders[name] = Array.isArray(value) ? value.join(", ") : value;
   }
   const base = {
-    provider,
+    ...source,
     providerMessage: facts.message,
     ...(status !== undefined && { status }),
     ...(requestId !== undefined && { requestId }),

@@ -8,12 +8,16 @@ import { send, unreachableCode } from "./http-request.js";
 describe("a request that cannot connect", () => {
   it("is an UnreachableError when the connection is refused, naming the URL and the code", async () => {
     const port = await closedPort();
-    const error = await send("local", `http://127.0.0.1:${port}/api/tags`).catch((e: unknown) => e);
+    const error = await send(
+      { provider: "ollama", profile: "local" },
+      `http://127.0.0.1:${port}/api/tags`,
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnreachableError);
     expect(error).toBeInstanceOf(TransientError);
     expect(error).toMatchObject({
       name: "UnreachableError",
-      provider: "local",
+      provider: "ollama",
+      profile: "local",
       code: "ECONNREFUSED",
       status: undefined,
       retryable: true,
@@ -23,16 +27,23 @@ describe("a request that cannot connect", () => {
     );
   });
 
-  it("is an UnreachableError from a backend's model list as from its chat", async () => {
+  it("is an UnreachableError from a backend's model list as from its chat, naming its provider and profile", async () => {
     const port = await closedPort();
-    const backend = new OpenAiBackend({ baseUrl: `http://127.0.0.1:${port}/v1`, model: "m", apiKey: "k" });
+    const backend = new OpenAiBackend({
+      name: "lab",
+      baseUrl: `http://127.0.0.1:${port}/v1`,
+      model: "m",
+      apiKey: "k",
+    });
+    const named = { provider: "openai", profile: "lab", message: expect.stringMatching(/^lab: /) };
     await expect(backend.models()).rejects.toBeInstanceOf(UnreachableError);
+    await expect(backend.models()).rejects.toMatchObject(named);
     const chat = async () => {
       for await (const _ of backend.chatStream([{ role: "user", content: "hi" }], [])) {
         // nothing arrives
       }
     };
-    await expect(chat()).rejects.toMatchObject({ name: "UnreachableError", code: "ECONNREFUSED" });
+    await expect(chat()).rejects.toMatchObject({ name: "UnreachableError", code: "ECONNREFUSED", ...named });
   });
 
   it("stays a plain TransientError when the server is there but drops the connection", async () => {
@@ -40,7 +51,7 @@ describe("a request that cannot connect", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as { port: number };
     try {
-      const error = await send("flaky", `http://127.0.0.1:${port}/`).catch((e: unknown) => e);
+      const error = await send({ provider: "openai" }, `http://127.0.0.1:${port}/`).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TransientError);
       expect(error).not.toBeInstanceOf(UnreachableError);
     } finally {

@@ -1,6 +1,6 @@
 import type { Readable } from "node:stream";
 import { request } from "undici";
-import { TransientError, UnreachableError } from "../errors.js";
+import { type ErrorSource, TransientError, UnreachableError } from "../errors.js";
 import { classifyError, errorFacts } from "./classify.js";
 import { redactText, redactUrl } from "./redact.js";
 import type { ResponseHeaders } from "./response-headers.js";
@@ -49,7 +49,7 @@ export function unreachableCode(error: unknown, depth = 0): string | undefined {
  * address; an aborted signal rethrows its reason. The caller owns the body and must consume it or destroy it.
  */
 export async function send(
-  provider: string,
+  source: ErrorSource,
   url: string,
   options: RequestOptions = {},
 ): Promise<HttpResponse> {
@@ -74,7 +74,7 @@ export async function send(
   } catch (err) {
     if (options.signal?.aborted) throw abortReason(options.signal);
     const failure = {
-      provider,
+      ...source,
       providerMessage: redactText(`request to ${redactUrl(url)} failed: ${describeFailure(err)}`),
     };
     const code = unreachableCode(err);
@@ -107,7 +107,7 @@ export async function readText(body: Readable, signal?: AbortSignal): Promise<st
 }
 
 /** The typed error for a response whose status is not 2xx (its body is consumed). */
-async function errorFromResponse(provider: string, res: HttpResponse, signal?: AbortSignal) {
+async function errorFromResponse(source: ErrorSource, res: HttpResponse, signal?: AbortSignal) {
   const text = await readText(res.body, signal).catch(() => "");
   let parsed: unknown;
   try {
@@ -115,35 +115,35 @@ async function errorFromResponse(provider: string, res: HttpResponse, signal?: A
   } catch {
     parsed = undefined;
   }
-  return classifyError(provider, res.status, errorFacts(parsed, text.trim()), res.headers);
+  return classifyError(source, res.status, errorFacts(parsed, text.trim()), res.headers);
 }
 
 /** Sends a request and returns the response when its status is 2xx; any other becomes a typed error. */
-export async function sendOk(provider: string, url: string, options: RequestOptions) {
-  const res = await send(provider, url, options);
-  if (res.status < 200 || res.status > 299) throw await errorFromResponse(provider, res, options.signal);
+export async function sendOk(source: ErrorSource, url: string, options: RequestOptions) {
+  const res = await send(source, url, options);
+  if (res.status < 200 || res.status > 299) throw await errorFromResponse(source, res, options.signal);
   return res;
 }
 
 /** GETs JSON, with failures typed like a chat request's. */
 export async function getJson(
-  provider: string,
+  source: ErrorSource,
   url: string,
   headers: Record<string, string>,
   signal?: AbortSignal,
 ) {
-  const res = await sendOk(provider, url, { headers, signal });
+  const res = await sendOk(source, url, { headers, signal });
   return JSON.parse(await readText(res.body, signal)) as unknown;
 }
 
 /** POSTs JSON and returns JSON (for Ollama's /api/show), failures typed. */
 export async function postJson(
-  provider: string,
+  source: ErrorSource,
   url: string,
   body: unknown,
   headers: Record<string, string>,
   signal?: AbortSignal,
 ) {
-  const res = await sendOk(provider, url, { headers, body, signal });
+  const res = await sendOk(source, url, { headers, body, signal });
   return JSON.parse(await readText(res.body, signal)) as unknown;
 }

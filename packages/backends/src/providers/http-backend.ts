@@ -1,5 +1,6 @@
 import type { Backend } from "../backend.js";
 import { Secret } from "../config/secret.js";
+import type { ErrorSource } from "../errors.js";
 import { sendOk } from "../http/http-request.js";
 import { EventStream, type FrameReader, type WireDecoder } from "../stream/event-stream.js";
 import type { GenerationParams, Message, ModelInfo, StreamEvent, Tool } from "../types.js";
@@ -62,6 +63,11 @@ export abstract class HttpBackend<O extends HttpBackendOptions, I> implements Ba
     this.currentModel = model;
   }
 
+  /** What this backend's errors name: the kind of provider, and the name it was configured with. */
+  protected get source(): ErrorSource {
+    return { provider: this.provider, profile: this.name };
+  }
+
   /** The credential, for the provider's header only. */
   protected apiKey(): string | undefined {
     return this.#apiKey?.reveal();
@@ -103,14 +109,14 @@ export abstract class HttpBackend<O extends HttpBackendOptions, I> implements Ba
     request.decoder.builder.stamp({ provider: this.provider, model });
     const open = async () => {
       const body = typeof request.body === "function" ? await request.body(signal) : request.body;
-      const res = await sendOk(this.name, request.url, {
+      const res = await sendOk(this.source, request.url, {
         body,
         headers: this.headers(),
         signal,
       });
       return res.body;
     };
-    return new EventStream(this.name, open, request.read, request.decoder, signal);
+    return new EventStream(this.source, open, request.read, request.decoder, signal);
   }
 
   contextLength(signal?: AbortSignal): Promise<number | undefined> {

@@ -1,5 +1,5 @@
 import type { Readable } from "node:stream";
-import { BackendError, TransientError } from "../errors.js";
+import { BackendError, type ErrorSource, TransientError } from "../errors.js";
 import { abortReason } from "../http/http-request.js";
 import type { StreamEvent } from "../types.js";
 import type { ReplyBuilder } from "./reply-builder.js";
@@ -29,7 +29,7 @@ export class EventStream<I> implements AsyncIterableIterator<StreamEvent> {
   private readonly onAbort = () => this.body?.destroy();
 
   constructor(
-    private readonly provider: string,
+    private readonly source: ErrorSource,
     private readonly open: () => Promise<Readable>,
     private readonly read: FrameReader<I>,
     private readonly decoder: WireDecoder<I>,
@@ -75,7 +75,7 @@ export class EventStream<I> implements AsyncIterableIterator<StreamEvent> {
       if (this.signal?.aborted) throw abortReason(this.signal);
       if (err instanceof BackendError) throw err;
       throw new TransientError({
-        provider: this.provider,
+        ...this.source,
         providerMessage: `the stream failed: ${(err as Error).message}`,
       });
     }

@@ -4,6 +4,7 @@ import {
   AuthError,
   type BackendError,
   ContextOverflowError,
+  type ErrorSource,
   RateLimitError,
   ToolUnsupportedError,
   TransientError,
@@ -31,8 +32,7 @@ export interface ScriptedBackendOptions {
 
 const PROVIDER = "scripted";
 
-function faultError(fault: MockFault): BackendError {
-  const base = { provider: PROVIDER };
+function faultError(fault: MockFault, base: ErrorSource): BackendError {
   switch (fault.type) {
     case "rate_limit":
       return new RateLimitError({
@@ -108,7 +108,8 @@ export class ScriptedBackend implements Backend {
     const reply = this.chooser ? this.chooser(call) : this.queue.shift();
     if (!reply) throw new Error("ScriptedBackend: no reply scripted for this request");
     signal?.throwIfAborted();
-    if (reply.fault && reply.fault.type !== "stream_error") throw faultError(reply.fault);
+    const source: ErrorSource = { provider: PROVIDER, profile: this.name };
+    if (reply.fault && reply.fault.type !== "stream_error") throw faultError(reply.fault, source);
     const events = script(reply);
     let sent = 0;
     for (const e of events) {
@@ -116,14 +117,14 @@ export class ScriptedBackend implements Backend {
       signal?.throwIfAborted();
       if (reply.cutAfter !== undefined && sent >= reply.cutAfter) {
         throw new TransientError({
-          provider: PROVIDER,
+          ...source,
           providerMessage: "the stream ended before the reply did",
         });
       }
       yield e;
       sent++;
     }
-    if (reply.fault) throw faultError(reply.fault);
+    if (reply.fault) throw faultError(reply.fault, source);
   }
 
   async contextLength(): Promise<number | undefined> {

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { expect, vi } from "vitest";
 import { NinepClient } from "../client/client.js";
 import type { FileServer } from "../server/file-server.js";
 import { NinepServer, type ServerOptions } from "../server/server.js";
@@ -49,16 +50,10 @@ export async function serve<A>(fs: FileServer<A>, options: ServerOptions = {}): 
   };
 }
 
-/** Resolves after the event loop has turned `n` times, letting socket I/O and handlers progress. */
-export async function settle(ms = 20): Promise<void> {
-  await new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Polls `condition` until it holds or `timeoutMs` passes. */
+/** Waits (vitest's `vi.waitFor`, bounded by `timeoutMs`) until `condition` holds. */
 export async function eventually(condition: () => boolean, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await settle(5);
-  }
+  await vi.waitFor(() => expect(condition(), "condition met").toBe(true), {
+    timeout: timeoutMs,
+    interval: 5,
+  });
 }

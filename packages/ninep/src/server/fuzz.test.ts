@@ -1,7 +1,7 @@
 import { connect, type Socket } from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { BlockingFs } from "../__fixtures__/blocking-fs.js";
-import { eventually, type Harness, serve, settle } from "../__fixtures__/harness.js";
+import { eventually, type Harness, serve } from "../__fixtures__/harness.js";
 import { encodeMessage } from "../codec/encode.js";
 import { dontTouchStat } from "../codec/stat.js";
 import type { Message } from "../codec/types.js";
@@ -140,7 +140,6 @@ describe("fuzzing a live server", () => {
         } catch {
           goodFailures++;
         }
-        await settle(2);
       }
     })();
 
@@ -176,7 +175,6 @@ describe("fuzzing a live server", () => {
 
     fs.aborted.length = 0;
     fs.clunked.length = 0;
-    await settle(50);
     const after = heapAfterGc();
     const grown = after - baseline;
     console.log(

@@ -1,6 +1,7 @@
 import type { Socket } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
-import { eventually, type Harness, serve, settle } from "../__fixtures__/harness.js";
+import { eventually, type Harness, serve } from "../__fixtures__/harness.js";
 import { hmacAuth, hmacAuthenticator } from "../auth/hmac.js";
 import { OREAD } from "../codec/constants.js";
 import { decodeMessage } from "../codec/decode.js";
@@ -75,24 +76,26 @@ describe("a pipelining client", () => {
     for (let i = 0; i < reads; i++) c.send({ type: "Tread", tag: 10 + i, fid: 1, offset: 0n, count: 4096 });
     const long = Array.from({ length: 8 }, (_, i) => `${i}`.repeat(250));
     for (let i = 0; i < walks; i++) c.send({ type: "Twalk", tag: 5000 + i, fid: 0, newfid: 2, wnames: long });
-    const sent = await Promise.race([
-      new Promise<boolean>((resolve) => c.sock.once("drain", () => resolve(true))),
-      settle(5000).then(() => false),
-    ]);
-    c.read();
-    c.sock.resume();
-    return { c, sent, total: reads + walks };
+    /** Resolves when the client's requests have all left it. */
+    const drained = new Promise<void>((resolve) => c.sock.once("drain", () => resolve()));
+    return { c, drained, total: reads + walks };
   }
 
   it("gets every reply when it writes 5,000 requests before it reads any reply", async () => {
-    const { c, sent, total } = await pipeline({});
-    expect(sent, "the client's requests all left it before it read a reply").toBe(true);
+    const { c, drained, total } = await pipeline({});
+    // The client's requests all leave it before it reads a reply; were the server to stop reading, this
+    // would wait past the test's timeout.
+    await drained;
+    c.read();
+    c.sock.resume();
     await eventually(() => c.replies.length === total, 20_000);
     expect(c.replies.filter((r) => r.type === "Rread" && r.data.length === 4096)).toHaveLength(4000);
   });
 
   it("(with a reply queue the size of a socket buffer, the same client would wait forever)", async () => {
-    const { sent } = await pipeline({ limits: { maxQueuedReplyBytes: 16 * 1024 } });
+    const { drained } = await pipeline({ limits: { maxQueuedReplyBytes: 16 * 1024 } });
+    // A window for a negative assertion: the requests must not all leave the client.
+    const sent = await Promise.race([drained.then(() => true), sleep(5000).then(() => false)]);
     expect(sent).toBe(false);
   });
 });
@@ -117,7 +120,8 @@ describe("limits", () => {
     const attached = await h.client();
     await attached.attach({ uname: "glenda" });
     await eventually(() => idle.closed(), 3000);
-    await settle(200);
+    // A window for a negative assertion: the attached connection's deadline, just after idle's, must not close it.
+    await sleep(200);
     expect((await attached.attach({ uname: "glenda" })).stat).toBeDefined();
     expect(errors).toEqual([expect.stringMatching(/^unix: no attach within 0.3 s; connection closed$/)]);
   });

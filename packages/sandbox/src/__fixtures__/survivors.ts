@@ -1,3 +1,4 @@
+import { expect, vi } from "vitest";
 import { processesMarked } from "../process/process-tree.js";
 
 /**
@@ -6,21 +7,15 @@ import { processesMarked } from "../process/process-tree.js";
  */
 export const survivors = (marker: string): number[] => processesMarked(marker);
 
-/** Waits (up to `limitMs`) until no process carries `marker`; resolves to those still there then. */
-export async function survivorsAfter(marker: string, limitMs = 5000): Promise<number[]> {
-  const until = Date.now() + limitMs;
-  for (;;) {
-    const left = survivors(marker);
-    if (left.length === 0 || Date.now() > until) return left;
-    await new Promise((r) => setTimeout(r, 25));
-  }
+/** Waits (up to `limitMs`) until no process carries `marker`; fails naming those still there. */
+export async function ended(marker: string, limitMs = 5000): Promise<void> {
+  await vi.waitFor(() => expect(survivors(marker)).toEqual([]), { timeout: limitMs, interval: 25 });
 }
 
-/** Waits until `count` processes carry `marker` (the command's tree is up). */
+/** Waits (up to `limitMs`) until `count` processes carry `marker` (the command's tree is up). */
 export async function started(marker: string, count: number, limitMs = 10_000): Promise<void> {
-  const until = Date.now() + limitMs;
-  while (survivors(marker).length < count) {
-    if (Date.now() > until) throw new Error(`only ${survivors(marker).length} of ${count} processes started`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await vi.waitFor(() => expect(survivors(marker).length).toBeGreaterThanOrEqual(count), {
+    timeout: limitMs,
+    interval: 10,
+  });
 }

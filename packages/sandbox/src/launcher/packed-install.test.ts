@@ -28,7 +28,12 @@ const pnpm = `pnpm@${JSON.parse(readFileSync(join(monorepo, "package.json"), "ut
 it("installs from its tarballs with npm and runs a sandboxed command with the prebuilt launcher, without a C compiler", async () => {
   const tarballs = join(root, "tarballs");
   // The other platform's package is an optional dependency npm skips; installed by name it is refused.
-  const packages = [packageRoot(), join(monorepo, "packages", `sandbox-linux-${process.arch}`)];
+  // @ollie/config-file is a workspace dependency: a release publishes it beside the sandbox.
+  const packages = [
+    packageRoot(),
+    join(monorepo, "packages", `sandbox-linux-${process.arch}`),
+    join(monorepo, "packages", "config-file"),
+  ];
   // No prepack build: the package is built already, and a rebuild would empty dist/ under the other
   // packages' tests running beside this one.
   for (const dir of packages) {

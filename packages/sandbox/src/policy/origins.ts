@@ -29,6 +29,7 @@ export function entryError(
   origin: EntryOrigin | undefined,
   fallbackKey: string,
 ): PolicyError {
-  if (!origin) return new PolicyError(problem, undefined, fallbackKey);
-  return new PolicyError(problem, origin.source, origin.key, origin.position);
+  if (!origin) return new PolicyError(undefined, { key: fallbackKey, problem });
+  const { source, key, position } = origin;
+  return new PolicyError(source, { key, problem, ...(position && { position }) });
 }

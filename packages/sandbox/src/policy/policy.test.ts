@@ -145,10 +145,18 @@ describe("validation errors name the file, the key and the problem", () => {
     [
       "a YAML syntax error",
       "filesystem:\n  ro: [unclosed\n",
-      "3:1: Flow sequence in block collection must be sufficiently indented and end with a ]",
+      "3:1: not YAML: Flow sequence in block collection must be sufficiently indented and end with a ]",
     ],
-    ["an unknown top-level key", "filesytem:\n  ro: []\n", "1:1: unknown key 'filesytem'"],
-    ["an unknown nested key", "network:\n  enable: true\n", "2:3: network: unknown key 'enable'"],
+    [
+      "an unknown top-level key",
+      "filesytem:\n  ro: []\n",
+      "1:1: filesytem: unknown key (the keys are: general, filesystem, network, replace)",
+    ],
+    [
+      "an unknown nested key",
+      "network:\n  enable: true\n",
+      "2:3: network.enable: unknown key (the keys are: enabled, unrestricted, bind_tcp, connect_tcp)",
+    ],
     [
       "a boolean written as text",
       "general:\n  best_effort: 'yes'\n",

@@ -40,11 +40,13 @@ export async function resolvePolicy(options: ResolveOptions = {}): Promise<Sandb
   if (globalLayer) policy = mergeLayer(policy, globalLayer, global);
   if (options.name !== undefined) {
     if (!/^[\w.-]+$/.test(options.name) || options.name.startsWith(".")) {
-      throw new PolicyError(`'${options.name}' is not a policy name (letters, digits, '.', '_', '-')`);
+      throw new PolicyError(undefined, {
+        problem: `'${options.name}' is not a policy name (letters, digits, '.', '_', '-')`,
+      });
     }
     const file = join(overlays, `${options.name}.yaml`);
     const layer = await loadPolicyFile(file);
-    if (!layer) throw new PolicyError(`no sandbox policy named '${options.name}'`, file);
+    if (!layer) throw new PolicyError(file, { problem: `no sandbox policy named '${options.name}'` });
     policy = mergeLayer(policy, layer, file);
   }
   for (const { layer, source } of options.layers ?? []) {

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { survivorsAfter } from "../__fixtures__/survivors.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { ended, survivors } from "../__fixtures__/survivors.js";
 import { ensureLauncher } from "../launcher/ensure-launcher.js";
 import { launcherArgs } from "../launcher/launcher-args.js";
 import { expandPolicy, resolvePolicy } from "../policy/resolve.js";
@@ -63,6 +63,15 @@ async function startAsNobody(script: string, extra: { env?: Record<string, strin
   return { process };
 }
 
+/** The program a process runs (the first word of its command line), or undefined once it is gone. */
+function commandOf(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "latin1").split("\0")[0];
+  } catch {
+    return undefined;
+  }
+}
+
 const asNobody = async (script: string) => (await startAsNobody(script)).process;
 
 describe.runIf(asRoot)("as a normal user", () => {
@@ -107,11 +116,13 @@ describe.runIf(asRoot)("as a normal user", () => {
       const script = `setsid sleep 300 & ( (sleep 300 &) & ) ; ${end === "exit" ? "echo done" : "sleep 300"}`;
       const { process: run } = await startAsNobody(script, { env: { OLLIE_TEST_MARK: id } });
       if (end === "sigterm") {
-        await new Promise((r) => setTimeout(r, 300));
+        // The script's three sleeps, the detached two among them, run before the SIGTERM that must end them.
+        const sleeps = () => survivors(`OLLIE_TEST_MARK=${id}`).filter((pid) => commandOf(pid) === "sleep");
+        await vi.waitFor(() => expect(sleeps()).toHaveLength(3), { timeout: 10_000, interval: 10 });
         run.kill("SIGTERM");
       }
       await run;
-      expect(await survivorsAfter(`OLLIE_TEST_MARK=${id}`)).toEqual([]);
+      await ended(`OLLIE_TEST_MARK=${id}`);
     }
   });
 });

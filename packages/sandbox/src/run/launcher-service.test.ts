@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Scratch, scratch } from "../__fixtures__/sandbox-fixture.js";
-import { survivorsAfter } from "../__fixtures__/survivors.js";
+import { ended } from "../__fixtures__/survivors.js";
 import { SandboxUnavailableError } from "../errors.js";
 import { ensureLauncher } from "../launcher/ensure-launcher.js";
 import { parentOf } from "../testing/process-state.js";
@@ -60,7 +60,7 @@ describe("the launcher service", () => {
     const error = await running.exit.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SandboxUnavailableError);
     expect((error as Error).message).toMatch(/^The sandbox launcher service .* stopped/);
-    expect(await survivorsAfter(`OLLIE_TEST_MARK=${id}`)).toEqual([]);
+    await ended(`OLLIE_TEST_MARK=${id}`);
     const next = await runSandboxed("echo", ["again"], { policy: await s.policy(), env: s.env, cwd: s.rw });
     expect(next).toMatchObject({ exitCode: 0, stdout: Buffer.from("again\n") });
   });

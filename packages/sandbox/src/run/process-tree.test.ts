@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Scratch, scratch } from "../__fixtures__/sandbox-fixture.js";
-import { started, survivors, survivorsAfter } from "../__fixtures__/survivors.js";
+import { ended, started, survivors } from "../__fixtures__/survivors.js";
 import { sandboxCommand } from "./prepare.js";
 import { startSandboxed } from "./run-sandboxed.js";
 
@@ -38,14 +38,14 @@ describe.each(Object.keys(DETACHED))("a command that leaves a process behind wit
     const { marker, env } = mark();
     const r = await s.run("bash", ["-c", script(how, "sleep 0.2; echo done")], { env });
     expect(r.stdout.toString()).toBe("done\n");
-    expect(await survivorsAfter(marker)).toEqual([]);
+    await ended(marker);
   });
 
   it("leaves nothing at a timeout", async () => {
     const { marker, env } = mark();
     const r = await s.run("bash", ["-c", script(how, "sleep 300")], { env, timeoutMs: 500 });
     expect(r.timedOut).toBe(true);
-    expect(await survivorsAfter(marker)).toEqual([]);
+    await ended(marker);
   });
 
   it("leaves nothing when aborted", async () => {
@@ -55,7 +55,7 @@ describe.each(Object.keys(DETACHED))("a command that leaves a process behind wit
     await started(marker, 2);
     ac.abort();
     expect((await running).aborted).toBe(true);
-    expect(await survivorsAfter(marker)).toEqual([]);
+    await ended(marker);
   });
 
   it("leaves nothing when its launcher itself is killed outright", async () => {
@@ -71,7 +71,7 @@ describe.each(Object.keys(DETACHED))("a command that leaves a process behind wit
     await started(marker, 2);
     process.kill(child.pid, "SIGKILL");
     expect(await child.exit).toMatchObject({ signal: "SIGKILL" });
-    expect(await survivorsAfter(marker)).toEqual([]);
+    await ended(marker);
   });
 
   it("leaves nothing when the launcher's parent is killed outright", async () => {
@@ -90,7 +90,7 @@ describe.each(Object.keys(DETACHED))("a command that leaves a process behind wit
     await started(marker, 3);
     parent.kill("SIGKILL");
     await parent;
-    expect(await survivorsAfter(marker)).toEqual([]);
+    await ended(marker);
   });
 });
 

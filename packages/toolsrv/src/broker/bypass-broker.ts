@@ -1,7 +1,9 @@
+import { describeIssues, formatProblems } from "@ollie/config-file";
 import { LogStream, WatchedValue } from "@ollie/virtfs";
 import { execa } from "execa";
 import { z } from "zod";
-import { type BypassOperation, type BypassPolicy, operationFor } from "./bypass-policy.js";
+import { type BypassOperation, type BypassPolicy, operationFor, operationNamed } from "./bypass-policy.js";
+import { oneLine } from "./one-line.js";
 
 const requestSchema = z.strictObject({
   operation: z.string().min(1),
@@ -69,13 +71,14 @@ export class BypassBroker {
   request(uname: string, raw: unknown): number {
     const parsed = requestSchema.safeParse(raw);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new Error(`bad bypass request: ${issue.path.join(".") || "the request"}: ${issue.message}`);
+      throw new Error(
+        `bad bypass request: ${formatProblems(undefined, describeIssues(requestSchema, parsed.error.issues))}`,
+      );
     }
     const { argv, ...rest } = parsed.data;
     const spec: BypassRequestDetails = {
       ...rest,
-      argv: argv ?? this.policy.operations.find((o) => o.name === rest.operation)?.argv ?? [],
+      argv: argv ?? operationNamed(this.policy, rest.operation)?.argv ?? [],
     };
     const r: BypassRequest = {
       id: this.nextId++,
@@ -93,7 +96,7 @@ export class BypassBroker {
     );
     const op = operationFor(this.policy, spec.operation, spec.argv);
     if (!op) {
-      const why = this.policy.operations.some((o) => o.name === spec.operation)
+      const why = operationNamed(this.policy, spec.operation)
         ? "the bypass policy does not allow this command"
         : `the bypass policy has no operation ${spec.operation}`;
       r.decision.set(`denied: ${why}`);
@@ -186,16 +189,4 @@ export class BypassBroker {
     this.log.append(line);
     this.onLog(line);
   }
-}
-
-/** `text` on one line: tabs, newlines and other control characters written as escapes (`\t`, `\n`, `\x1b`). */
-export function oneLine(value: string | number): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it escapes
-  return String(value).replace(/[\u0000-\u001f\u007f-\u009f\\]/g, (c) => {
-    if (c === "\\") return "\\\\";
-    if (c === "\t") return "\\t";
-    if (c === "\n") return "\\n";
-    if (c === "\r") return "\\r";
-    return `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`;
-  });
 }

@@ -1,5 +1,4 @@
-import { readFile } from "node:fs/promises";
-import { parse as parseYaml } from "yaml";
+import { ConfigError, readConfigFile } from "@ollie/config-file";
 import { z } from "zod";
 
 const operationSchema = z.strictObject({
@@ -17,8 +16,8 @@ const policySchema = z.strictObject({ operations: z.array(operationSchema).defau
 export type BypassOperation = z.infer<typeof operationSchema>;
 export type BypassPolicy = z.infer<typeof policySchema>;
 
-/** A bypass policy file that cannot be used. */
-export class BypassPolicyError extends Error {
+/** A bypass policy file that cannot be used: `problems` says where and why. */
+export class BypassPolicyError extends ConfigError {
   override readonly name = "BypassPolicyError";
 }
 
@@ -29,25 +28,13 @@ export const EMPTY_BYPASS_POLICY: BypassPolicy = { operations: [] };
  * whether a person must approve it. A missing file allows nothing.
  */
 export async function loadBypassPolicy(file: string): Promise<BypassPolicy> {
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return EMPTY_BYPASS_POLICY;
-    throw new BypassPolicyError(`${file}: ${(error as Error).message}`);
-  }
-  let raw: unknown;
-  try {
-    raw = parseYaml(text) ?? {};
-  } catch (error) {
-    throw new BypassPolicyError(`${file}: not YAML: ${(error as Error).message}`);
-  }
-  const parsed = policySchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new BypassPolicyError(`${file}: ${issue.path.join(".") || "(top)"}: ${issue.message}`);
-  }
-  return parsed.data;
+  const policy = await readConfigFile(policySchema, file, { format: "yaml", errorType: BypassPolicyError });
+  return policy ?? EMPTY_BYPASS_POLICY;
+}
+
+/** The policy's operation called `name`, if it has one. */
+export function operationNamed(policy: BypassPolicy, name: string): BypassOperation | undefined {
+  return policy.operations.find((o) => o.name === name);
 }
 
 /** The operation a command falls under, if the policy lists one whose argv it starts with. */
@@ -56,7 +43,7 @@ export function operationFor(
   name: string,
   argv: readonly string[],
 ): BypassOperation | undefined {
-  const op = policy.operations.find((o) => o.name === name);
+  const op = operationNamed(policy, name);
   if (!op || argv.length < op.argv.length) return undefined;
   return op.argv.every((word, i) => argv[i] === word) ? op : undefined;
 }

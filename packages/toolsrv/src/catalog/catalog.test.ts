@@ -79,6 +79,19 @@ describe("the tool catalog", () => {
     expect((await new ToolCatalog([dir]).get("fastgrep"))?.meta.parallelRead).toBe(true);
   });
 
+  it("places a problem in a sidecar on its line, and names an unknown field with the known ones", async () => {
+    const dir = join(root, "sidecar-lines");
+    const file = tool(dir, "slowgrep", "\u007fELF binary");
+    writeFileSync(
+      `${file}.meta.json`,
+      '{\n  "name": "slowgrep",\n  "description": "Greps.",\n  "timeout": "slow",\n  "colour": 1\n}\n',
+    );
+    const [broken] = await new ToolCatalog([dir]).broken();
+    expect(broken?.reason).toMatch(
+      /slowgrep\.meta\.json:4:14: timeout: .+; colour: unknown key \(the keys are: name, description, parameters, parallel, tier, timeout, cache\)$/,
+    );
+  });
+
   it("reports broken tools (one that lost its executable bit too) with file and reason, skips them, and skips files that are not tools", async () => {
     const dir = join(root, "broken");
     tool(dir, "bad_name", header("Bad-Name"));
@@ -101,8 +114,10 @@ describe("the tool catalog", () => {
       no_description: "description: Invalid input: expected string, received undefined",
       bad_param: "header line 4: 'sometype' is not a JSON Schema type",
       bad_field: "header line 4: unknown field 'ollie:colour'",
-      bad_schema: expect.stringMatching(/^header line 0: ollie:schema is not JSON/),
-      bad_sidecar: expect.stringMatching(/bad_sidecar\.meta\.json: not JSON/),
+      bad_schema: "header line 4: ollie:schema is not JSON: expected a key in double quotes",
+      bad_sidecar: expect.stringMatching(
+        /bad_sidecar\.meta\.json:1:2: not JSON: expected a key in double quotes$/,
+      ),
       not_executable: `describes the tool 'not_executable' but is not executable (chmod +x ${dir}/not_executable)`,
     });
     chmodSync(join(dir, "not_executable"), 0o755);

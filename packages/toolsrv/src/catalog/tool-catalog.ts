@@ -1,5 +1,6 @@
 import { open, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
+import { parseConfigText } from "@ollie/config-file";
 import { HeaderError, parseHeader } from "../metadata/header.js";
 import { type BrokenTool, checkMeta, type ToolMeta } from "../metadata/tool-meta.js";
 
@@ -128,13 +129,8 @@ export class ToolCatalog {
 async function readMeta(file: string, hasSidecar: boolean): Promise<Seen["result"]> {
   try {
     if (hasSidecar) {
-      let json: unknown;
-      try {
-        json = JSON.parse(await readFile(file + SIDECAR, "utf8"));
-      } catch (error) {
-        return { problem: `${file + SIDECAR}: not JSON: ${(error as Error).message}` };
-      }
-      return checkMeta(json);
+      const sidecar = parseConfigText(await readFile(file + SIDECAR, "utf8"), file + SIDECAR, "json");
+      return checkMeta(sidecar.data, { file: sidecar.file, locate: sidecar.locate });
     }
     const raw = parseHeader(await readHead(file));
     return raw === undefined ? undefined : checkMeta(raw);

@@ -1,4 +1,5 @@
-import { type Authenticator, type Fsys, NinepClient, ORDWR } from "@ollie/ninep";
+import { type Authenticator, type Fsys, ORDWR } from "@ollie/ninep";
+import { ToolsrvLink } from "./toolsrv-link.js";
 
 export interface BypassConnOptions {
   /** toolsrv's address, e.g. `unix!/run/user/1000/ns/toolsrv`. */
@@ -57,24 +58,15 @@ export function parsePending(text: string): PendingBypass[] {
  * the owner's key when toolsrv has one (`--owner-key`).
  */
 export class BypassConn {
-  private constructor(
-    private readonly client: NinepClient,
-    /** The attached namespace, for reading a request's other files. */
-    readonly fsys: Fsys,
-  ) {}
+  /** The attached namespace, for reading a request's other files. */
+  readonly fsys: Fsys;
+
+  private constructor(private readonly link: ToolsrvLink) {
+    this.fsys = link.fsys;
+  }
 
   static async dial(options: BypassConnOptions, signal?: AbortSignal): Promise<BypassConn> {
-    const client = await NinepClient.dial(options.address, signal ? { signal } : {});
-    try {
-      const fsys = await client.attach({
-        uname: options.uname,
-        ...(options.authenticator && { authenticator: options.authenticator }),
-      });
-      return new BypassConn(client, fsys);
-    } catch (error) {
-      client.close();
-      throw error;
-    }
+    return new BypassConn(await ToolsrvLink.dial(options, signal));
   }
 
   /** Files a request as the attached uname; resolves with its id. */
@@ -146,8 +138,7 @@ export class BypassConn {
   }
 
   async close(): Promise<void> {
-    await this.fsys.close().catch(() => {});
-    this.client.close();
+    await this.link.close();
   }
 
   private async text(path: string, signal?: AbortSignal): Promise<string> {

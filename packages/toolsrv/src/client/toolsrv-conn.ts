@@ -1,8 +1,10 @@
 import type { ToolExecutor, ToolInfo, ToolResult } from "@ollie/agent-core";
-import { type Authenticator, type File, type Fsys, NinepClient, ORDWR, OREAD } from "@ollie/ninep";
+import type { Authenticator, File, Fsys } from "@ollie/ninep";
+import { ORDWR, OREAD } from "@ollie/ninep";
 import type { ToolMeta } from "../metadata/tool-meta.js";
 import type { AgentSandbox } from "../server/agent-sandbox.js";
 import type { CallResult } from "../server/tool-service.js";
+import { ToolsrvLink } from "./toolsrv-link.js";
 
 export interface ToolsrvConnOptions {
   /** toolsrv's address, e.g. `unix!/run/user/1000/ns/toolsrv`. */
@@ -40,26 +42,20 @@ const TIMEOUT_SLACK_MS = 5000;
  * group.
  */
 export class ToolsrvConn implements ToolExecutor {
+  private readonly fsys: Fsys;
+
   private constructor(
-    private readonly client: NinepClient,
-    private readonly fsys: Fsys,
+    private readonly link: ToolsrvLink,
     private readonly options: ToolsrvConnOptions,
-  ) {}
+  ) {
+    this.fsys = link.fsys;
+  }
 
   static async dial(options: ToolsrvConnOptions, signal?: AbortSignal): Promise<ToolsrvConn> {
-    const client = await NinepClient.dial(options.address, signal ? { signal } : {});
-    try {
-      const fsys = await client.attach({
-        uname: options.uname,
-        ...(options.authenticator && { authenticator: options.authenticator }),
-      });
-      const conn = new ToolsrvConn(client, fsys, options);
+    const link = await ToolsrvLink.dial(options, signal, async (fsys) => {
       if (options.autoLoad) await fsys.writeFile("ctl", `reset ${options.autoLoad.join(" ")}\n`);
-      return conn;
-    } catch (error) {
-      client.close();
-      throw error;
-    }
+    });
+    return new ToolsrvConn(link, options);
   }
 
   async list(signal?: AbortSignal): Promise<ToolInfo[]> {
@@ -166,8 +162,7 @@ export class ToolsrvConn implements ToolExecutor {
   }
 
   async close(): Promise<void> {
-    await this.fsys.close().catch(() => {});
-    this.client.close();
+    await this.link.close();
   }
 }
 

@@ -1,3 +1,5 @@
+import { ConfigError, parseConfigText } from "@ollie/config-file";
+
 /** Comment markers a header line may start with, by language. */
 const MARKERS = ["#", "//", "--", ";", "%"];
 const HEADER_LINES = 80;
@@ -36,7 +38,7 @@ export function parseHeader(text: string): Record<string, unknown> | undefined {
   const raw: Record<string, unknown> = {};
   const properties: Record<string, unknown> = {};
   const required: string[] = [];
-  const schema: string[] = [];
+  const schema: { line: number; text: string }[] = [];
   let seen = false;
   for (const [i, line] of lines.entries()) {
     const trimmed = line.trim();
@@ -73,7 +75,7 @@ export function parseHeader(text: string): Record<string, unknown> | undefined {
         break;
       }
       case "schema":
-        schema.push(value);
+        schema.push({ line: n, text: value });
         break;
       case "parallel":
         raw.parallel = value;
@@ -96,13 +98,18 @@ export function parseHeader(text: string): Record<string, unknown> | undefined {
     }
   }
   if (!seen || raw.name === undefined) return undefined;
-  if (schema.length > 0) {
+  const [firstSchema] = schema;
+  if (firstSchema) {
     if (Object.keys(properties).length > 0)
-      throw new HeaderError(0, "use ollie:param or ollie:schema, not both");
+      throw new HeaderError(firstSchema.line, "use ollie:param or ollie:schema, not both");
+    const json = schema.map((s) => s.text).join("\n");
     try {
-      raw.parameters = JSON.parse(schema.join("\n"));
+      raw.parameters = parseConfigText(json, "ollie:schema", "json").data;
     } catch (error) {
-      throw new HeaderError(0, `ollie:schema is not JSON: ${(error as Error).message}`);
+      if (!(error instanceof ConfigError)) throw error;
+      // The schema's lines were joined: the error's line is the header line it came from.
+      const line = schema[(error.position?.line ?? 1) - 1] ?? firstSchema;
+      throw new HeaderError(line.line, `ollie:schema is ${error.problem}`);
     }
   } else {
     raw.parameters = { type: "object", properties, ...(required.length > 0 && { required }) };

@@ -1,3 +1,4 @@
+import { type CheckOptions, ConfigError, checkConfig } from "@ollie/config-file";
 import { z } from "zod";
 
 /** What a tool says about itself, checked. */
@@ -41,17 +42,15 @@ export interface BrokenTool {
   reason: string;
 }
 
-/** Checks raw metadata; a message naming the field on failure. */
-export function checkMeta(raw: unknown): { meta: ToolMeta } | { problem: string } {
-  const parsed = rawMetaSchema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const where = issue.code === "unrecognized_keys" ? issue.keys.join(", ") : issue.path.join(".");
-    return {
-      problem: `${where ? `${where}: ` : ""}${issue.code === "unrecognized_keys" ? "unknown field" : issue.message}`,
-    };
+/** Checks raw metadata (`where` places it in its sidecar file); a message naming the field on failure. */
+export function checkMeta(raw: unknown, where: CheckOptions = {}): { meta: ToolMeta } | { problem: string } {
+  let r: z.output<typeof rawMetaSchema>;
+  try {
+    r = checkConfig(rawMetaSchema, raw, where);
+  } catch (error) {
+    if (error instanceof ConfigError) return { problem: error.message };
+    throw error;
   }
-  const r = parsed.data;
   const meta: ToolMeta = {
     name: r.name,
     description: r.description,

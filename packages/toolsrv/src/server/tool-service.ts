@@ -1,3 +1,4 @@
+import { describeIssues, formatProblems } from "@ollie/config-file";
 import type { SandboxPolicy } from "@ollie/sandbox";
 import { z } from "zod";
 import type { ToolCatalog } from "../catalog/tool-catalog.js";
@@ -72,8 +73,9 @@ export class ToolService {
   async call(uname: string, raw: unknown, signal: AbortSignal): Promise<CallResult> {
     const parsed = callRequestSchema.safeParse(raw);
     if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      return failure(`bad call request: ${issue.path.join(".") || "the request"}: ${issue.message}`);
+      return failure(
+        `bad call request: ${formatProblems(undefined, describeIssues(callRequestSchema, parsed.error.issues))}`,
+      );
     }
     const request = parsed.data;
     if (isBuiltin(request.tool)) return this.builtin(uname, request.tool, request.args);

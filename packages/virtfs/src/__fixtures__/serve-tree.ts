@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Fsys, NinepClient, NinepServer } from "@ollie/ninep";
-import { afterEach } from "vitest";
+import { afterEach, expect, vi } from "vitest";
 import type { DirSpec } from "../spec/node-spec.js";
 import { buildTree } from "../tree/build-tree.js";
 import type { TreeOptions, VirtualTree } from "../tree/virtual-tree.js";
@@ -41,12 +41,12 @@ export async function serveTree(root: DirSpec, options: TreeOptions = {}): Promi
   };
 }
 
+/** Waits (vitest's `vi.waitFor`, bounded by `timeoutMs`) until `condition` holds. */
 export async function eventually(condition: () => boolean, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
+  await vi.waitFor(() => expect(condition(), "condition met").toBe(true), {
+    timeout: timeoutMs,
+    interval: 5,
+  });
 }
 
 /** For a test file: a `serveTree` whose tree is closed after each test. */

@@ -39,12 +39,17 @@ export class AnthropicBackend extends HttpBackend<AnthropicOptions, SseItem> {
       url: `${this.base}/v1/messages`,
       body: anthropicRequestBody(model, messages, tools, params, this.options, this.warn),
       read: readSse,
-      decoder: new AnthropicDecoder(this.name),
+      decoder: new AnthropicDecoder(this.source),
     };
   }
 
   async models(signal?: AbortSignal): Promise<ModelInfo[]> {
-    const list = (await getJson(this.name, `${this.base}/v1/models?limit=1000`, this.headers(), signal)) as {
+    const list = (await getJson(
+      this.source,
+      `${this.base}/v1/models?limit=1000`,
+      this.headers(),
+      signal,
+    )) as {
       data?: Array<{ id: string; max_input_tokens?: number }>;
     };
     return (list.data ?? []).map((m) =>

@@ -1,4 +1,4 @@
-import { ContextOverflowError, TransientError } from "../../errors.js";
+import { ContextOverflowError, type ErrorSource, TransientError } from "../../errors.js";
 import { classifyError, errorFacts } from "../../http/classify.js";
 import { RAW_LINE, type SseItem } from "../../http/sse-reader.js";
 import type { WireDecoder } from "../../stream/event-stream.js";
@@ -61,12 +61,12 @@ export class AnthropicDecoder implements WireDecoder<SseItem> {
   private stopReason: string | undefined;
   private readonly fast = new AnthropicFastPath();
 
-  constructor(private readonly provider: string) {}
+  constructor(private readonly source: ErrorSource) {}
 
   accept(item: SseItem): void {
     if (item.event === RAW_LINE) return;
     if (this.fastDelta(item.data)) return;
-    const e = parseFrame<Event>(this.provider, item.data);
+    const e = parseFrame<Event>(this.source, item.data);
     switch (e.type) {
       case "message_start":
         this.usage = { ...e.message?.usage };
@@ -96,7 +96,7 @@ export class AnthropicDecoder implements WireDecoder<SseItem> {
         this.finish();
         break;
       case "error":
-        throw classifyError(this.provider, undefined, errorFacts(e, item.data));
+        throw classifyError(this.source, undefined, errorFacts(e, item.data));
     }
   }
 
@@ -172,7 +172,7 @@ export class AnthropicDecoder implements WireDecoder<SseItem> {
     });
     if (this.stopReason === "model_context_window_exceeded") {
       throw new ContextOverflowError({
-        provider: this.provider,
+        ...this.source,
         providerMessage: "the reply filled the model's context window",
       });
     }
@@ -182,7 +182,7 @@ export class AnthropicDecoder implements WireDecoder<SseItem> {
   end(): void {
     if (!this.builder.isDone) {
       throw new TransientError({
-        provider: this.provider,
+        ...this.source,
         providerMessage: "the stream ended before message_stop",
       });
     }

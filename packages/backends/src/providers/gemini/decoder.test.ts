@@ -7,7 +7,7 @@ const last =
   '{"candidates":[{"content":{"parts":[{"text":""}],"role":"model"},"finishReason":"STOP","index":0}]}';
 
 function decode(...data: string[]) {
-  const d = new GeminiDecoder("gemini");
+  const d = new GeminiDecoder({ provider: "gemini" });
   for (const item of data) d.accept({ data: item });
   d.end();
   return d.builder.drain();

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { TransientError } from "../../errors.js";
+import { type ErrorSource, TransientError } from "../../errors.js";
 import { classifyError, errorFacts } from "../../http/classify.js";
 import { RAW_LINE, type SseItem } from "../../http/sse-reader.js";
 import type { WireDecoder } from "../../stream/event-stream.js";
@@ -72,7 +72,7 @@ export class GeminiDecoder implements WireDecoder<SseItem> {
   private idBase: string | undefined;
   private readonly fast = new GeminiFastPath();
 
-  constructor(private readonly provider: string) {}
+  constructor(private readonly source: ErrorSource) {}
 
   accept(item: SseItem): void {
     const raw = item.event === RAW_LINE;
@@ -87,8 +87,8 @@ export class GeminiDecoder implements WireDecoder<SseItem> {
       const whole = this.rawObject(text);
       if (whole === undefined) return;
       r = whole;
-    } else r = parseFrame<Response>(this.provider, text);
-    if (r.error !== undefined) throw classifyError(this.provider, undefined, errorFacts(r, text));
+    } else r = parseFrame<Response>(this.source, text);
+    if (r.error !== undefined) throw classifyError(this.source, undefined, errorFacts(r, text));
     this.idBase ??= r.responseId ?? randomUUID().slice(0, 8);
     if (r.usageMetadata) {
       this.usage = r.usageMetadata;
@@ -158,7 +158,7 @@ export class GeminiDecoder implements WireDecoder<SseItem> {
   end(): void {
     if (this.finishReason === undefined) {
       throw new TransientError({
-        provider: this.provider,
+        ...this.source,
         providerMessage: "the stream ended without a finishReason",
       });
     }

@@ -31,13 +31,13 @@ export class GeminiBackend extends HttpBackend<GeminiOptions, SseItem> {
       url: `${this.base}/v1beta/models/${encodeURIComponent(model)}:streamGenerateContent?alt=sse`,
       body: geminiRequestBody(model, messages, tools, params),
       read: readSse,
-      decoder: new GeminiDecoder(this.name),
+      decoder: new GeminiDecoder(this.source),
     };
   }
 
   async models(signal?: AbortSignal): Promise<ModelInfo[]> {
     const list = (await getJson(
-      this.name,
+      this.source,
       `${this.base}/v1beta/models?pageSize=1000`,
       this.headers(),
       signal,

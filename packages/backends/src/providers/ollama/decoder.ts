@@ -1,4 +1,4 @@
-import { TransientError } from "../../errors.js";
+import { type ErrorSource, TransientError } from "../../errors.js";
 import { classifyError, errorFacts } from "../../http/classify.js";
 import type { WireDecoder } from "../../stream/event-stream.js";
 import { parseFrame } from "../../stream/parse-frame.js";
@@ -30,13 +30,13 @@ export class OllamaDecoder implements WireDecoder<string> {
 
   /** `estimatePrompt` counts the request's prompt for when Ollama does not (a prompt it had cached). */
   constructor(
-    private readonly provider: string,
+    private readonly source: ErrorSource,
     private readonly estimatePrompt: () => number,
   ) {}
 
   accept(text: string): void {
-    const line = parseFrame<Line>(this.provider, text, "stream line");
-    if (line.error !== undefined) throw classifyError(this.provider, undefined, errorFacts(line, text));
+    const line = parseFrame<Line>(this.source, text, "stream line");
+    if (line.error !== undefined) throw classifyError(this.source, undefined, errorFacts(line, text));
     const m = line.message;
     if (m?.thinking) this.builder.reasoningDelta(m.thinking);
     if (m?.content) this.builder.text(m.content);
@@ -90,7 +90,7 @@ export class OllamaDecoder implements WireDecoder<string> {
   end(): void {
     if (!this.builder.isDone) {
       throw new TransientError({
-        provider: this.provider,
+        ...this.source,
         providerMessage: 'the stream ended before its "done" line',
       });
     }

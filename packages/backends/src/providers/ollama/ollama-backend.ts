@@ -47,12 +47,12 @@ export class OllamaBackend extends HttpBackend<OllamaOptions, string> {
         return ollamaRequestBody(model, messages, tools, params, { numCtx });
       },
       read: readLines,
-      decoder: new OllamaDecoder(this.name, () => estimateTokens(messages, tools)),
+      decoder: new OllamaDecoder(this.source, () => estimateTokens(messages, tools)),
     };
   }
 
   async models(signal?: AbortSignal): Promise<ModelInfo[]> {
-    const tags = (await getJson(this.name, `${this.base}/api/tags`, this.headers(), signal)) as {
+    const tags = (await getJson(this.source, `${this.base}/api/tags`, this.headers(), signal)) as {
       models?: Array<{ name: string }>;
     };
     return (tags.models ?? []).map((m) => ({ id: m.name }));
@@ -76,7 +76,7 @@ export class OllamaBackend extends HttpBackend<OllamaOptions, string> {
 
   /** The model's trained maximum, from /api/show. */
   private async trainedLength(model: string, signal?: AbortSignal): Promise<number | undefined> {
-    const show = await postJson(this.name, `${this.base}/api/show`, { model }, this.headers(), signal);
+    const show = await postJson(this.source, `${this.base}/api/show`, { model }, this.headers(), signal);
     const info = (show as { model_info?: Record<string, unknown> }).model_info ?? {};
     const arch = info["general.architecture"];
     const window =

@@ -1,4 +1,4 @@
-import { TransientError } from "../../errors.js";
+import { type ErrorSource, TransientError } from "../../errors.js";
 import { classifyError, errorFacts } from "../../http/classify.js";
 import { RAW_LINE, type SseItem } from "../../http/sse-reader.js";
 import type { WireDecoder } from "../../stream/event-stream.js";
@@ -65,7 +65,7 @@ export class OpenAiDecoder implements WireDecoder<SseItem> {
   private refused = false;
   private readonly fast = new OpenAiFastPath();
 
-  constructor(private readonly provider: string) {}
+  constructor(private readonly source: ErrorSource) {}
 
   accept(item: SseItem): void {
     if (item.event === RAW_LINE) {
@@ -85,9 +85,9 @@ export class OpenAiDecoder implements WireDecoder<SseItem> {
       this.finish();
       return;
     }
-    const chunk = parseFrame<Chunk>(this.provider, item.data);
+    const chunk = parseFrame<Chunk>(this.source, item.data);
     if (item.event === "error" || (chunk.error !== undefined && chunk.error !== null)) {
-      throw classifyError(this.provider, undefined, errorFacts(chunk, item.data));
+      throw classifyError(this.source, undefined, errorFacts(chunk, item.data));
     }
     for (const choice of chunk.choices ?? []) {
       if ((choice.index ?? 0) !== 0) continue;
@@ -127,7 +127,7 @@ export class OpenAiDecoder implements WireDecoder<SseItem> {
       return;
     }
     if (typeof parsed === "object" && parsed !== null && "error" in parsed) {
-      throw classifyError(this.provider, undefined, errorFacts(parsed, line));
+      throw classifyError(this.source, undefined, errorFacts(parsed, line));
     }
   }
 
@@ -144,7 +144,7 @@ export class OpenAiDecoder implements WireDecoder<SseItem> {
     // Some servers close without [DONE] after the last choice finished; without a finish it was cut short.
     if (this.finishReason === undefined) {
       throw new TransientError({
-        provider: this.provider,
+        ...this.source,
         providerMessage: "the stream ended before the reply did",
       });
     }

@@ -51,12 +51,12 @@ export class OpenAiBackend extends HttpBackend<OpenAiOptions, SseItem> {
       url: `${this.base}/chat/completions`,
       body: openAiRequestBody(model, messages, tools, params, { ...this.options, maxTokensField }, this.warn),
       read: readSse,
-      decoder: new OpenAiDecoder(this.name),
+      decoder: new OpenAiDecoder(this.source),
     };
   }
 
   async models(signal?: AbortSignal): Promise<ModelInfo[]> {
-    const list = (await getJson(this.name, `${this.base}/models`, this.headers(), signal)) as {
+    const list = (await getJson(this.source, `${this.base}/models`, this.headers(), signal)) as {
       data?: ModelListEntry[];
     };
     return (list.data ?? []).map((m) => {

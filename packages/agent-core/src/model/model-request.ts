@@ -49,11 +49,20 @@ export type ModelReply =
       handled: boolean;
     };
 
+/** What a failure of `backend` names: the kind of provider, and the name the backend was configured with. */
+const sourceOf = (backend: Pick<Backend, "provider" | "name">) => ({
+  provider: backend.provider,
+  profile: backend.name,
+});
+
 /** A stream that delivered nothing for the policy's idle time. */
 export class StreamIdleError extends TransientError {
   override readonly name = "StreamIdleError";
-  constructor(provider: string, idleMs: number) {
-    super({ provider, providerMessage: `the stream delivered nothing for ${idleMs / 1000} s` });
+  constructor(backend: Pick<Backend, "provider" | "name">, idleMs: number) {
+    super({
+      ...sourceOf(backend),
+      providerMessage: `the stream delivered nothing for ${idleMs / 1000} s`,
+    });
   }
 }
 
@@ -97,7 +106,7 @@ async function attemptOnce(r: ModelRequest, echo: RetryEcho): Promise<ModelReply
   r.signal.addEventListener("abort", stopAttempt, { once: true });
   const idleMs = r.policy.idleTimeoutMs;
   // One timer, pushed back by every event (refresh), rather than a new one per streamed delta.
-  const idle = setTimeout(() => attempt.abort(new StreamIdleError(r.backend.name, idleMs)), idleMs);
+  const idle = setTimeout(() => attempt.abort(new StreamIdleError(r.backend, idleMs)), idleMs);
   try {
     let usage: Usage | undefined;
     for await (const event of r.backend.chatStream(r.messages, r.tools, r.params, attempt.signal)) {
@@ -123,7 +132,7 @@ async function attemptOnce(r: ModelRequest, echo: RetryEcho): Promise<ModelReply
       }
     }
     throw new TransientError({
-      provider: r.backend.name,
+      ...sourceOf(r.backend),
       providerMessage: "the stream ended without a reply",
     });
   } catch (error) {

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { echoTool, only, tools, WAIT } from "../__fixtures__/agents.js";
 import { Agent } from "../agent/agent.js";
 import type { AgentOptions } from "../agent/agent-options.js";
-import type { AgentEvent } from "./events.js";
+import type { AgentEvent } from "../events/agent-events.js";
 
 let server: MockLlmServer;
 beforeAll(async () => {
@@ -22,6 +22,7 @@ afterAll(async () => server.close());
 
 async function httpAgent(options: Partial<AgentOptions> = {}) {
   const backend = new OpenAiBackend({
+    name: "lab",
     baseUrl: server.baseUrl("openai"),
     model: "gpt-5-mini",
     apiKey: "sk-test",
@@ -87,12 +88,13 @@ describe("model requests over HTTP", () => {
     expect(outcome).toMatchObject({ status: "done", reply: { content: "Quick now." } });
     expect(only(events, "retry")).toEqual([
       expect.objectContaining({
-        message: "openai: the stream delivered nothing for 0.3 s",
+        message: "lab: the stream delivered nothing for 0.3 s",
+        error: expect.objectContaining({ name: "StreamIdleError", provider: "openai", profile: "lab" }),
       }),
     ]);
   });
 
-  it("give up after the policy's attempts, keeping the last error's provider and status", async () => {
+  it("give up after the policy's attempts, keeping the last error's provider, profile and status", async () => {
     server.enqueue(
       { fault: { type: "server_error", status: 503 } },
       { fault: { type: "server_error", status: 502 } },
@@ -101,7 +103,13 @@ describe("model requests over HTTP", () => {
     const { agent, events } = await httpAgent({ retry: { baseDelayMs: 5, maxAttempts: 3 } });
     const outcome = await agent.submit("Hello");
     expect(outcome.status).toBe("error");
-    expect(outcome.error).toMatchObject({ name: "TransientError", provider: "openai", status: 500 });
+    expect(outcome.error).toMatchObject({
+      name: "TransientError",
+      provider: "openai",
+      profile: "lab",
+      status: 500,
+      message: expect.stringMatching(/^lab 500: /),
+    });
     expect(only(events, "retry").map((e) => [e.attempt, e.maxAttempts])).toEqual([
       [1, 3],
       [2, 3],
@@ -195,6 +203,7 @@ describe("model requests over HTTP", () => {
         error_type: "RateLimitError",
         status: 429,
         provider: "openai",
+        backend: "lab",
         retry_after_ms: 30_000,
         model: "gpt-5-mini",
       }),

@@ -1,0 +1,47 @@
+import { type Authenticator, type Fsys, NinepClient } from "@ollie/ninep";
+
+/** Where toolsrv is, and who attaches to it (proving its uname when there is an authenticator). */
+export interface ToolsrvLinkOptions {
+  /** toolsrv's address, e.g. `unix!/run/user/1000/ns/toolsrv`. */
+  address: string;
+  uname: string;
+  authenticator?: Authenticator;
+}
+
+/** A 9P connection to toolsrv, attached as one uname: what ToolsrvConn and BypassConn each hold. */
+export class ToolsrvLink {
+  private constructor(
+    private readonly client: NinepClient,
+    /** toolsrv's namespace as the attached uname sees it. */
+    readonly fsys: Fsys,
+  ) {}
+
+  /**
+   * Dials toolsrv, attaches, and runs `setup` on the attached namespace (e.g. loading tools); when any of it
+   * fails, the connection is closed and the error thrown.
+   */
+  static async dial(
+    options: ToolsrvLinkOptions,
+    signal?: AbortSignal,
+    setup?: (fsys: Fsys) => Promise<void>,
+  ): Promise<ToolsrvLink> {
+    const client = await NinepClient.dial(options.address, signal ? { signal } : {});
+    try {
+      const fsys = await client.attach({
+        uname: options.uname,
+        ...(options.authenticator && { authenticator: options.authenticator }),
+      });
+      await setup?.(fsys);
+      return new ToolsrvLink(client, fsys);
+    } catch (error) {
+      client.close();
+      throw error;
+    }
+  }
+
+  /** Clunks the root and closes the connection; never rejects. */
+  async close(): Promise<void> {
+    await this.fsys.close().catch(() => {});
+    this.client.close();
+  }
+}
