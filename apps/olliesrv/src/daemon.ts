@@ -1,5 +1,5 @@
 import { readFile, rm } from "node:fs/promises";
-import { tmpdir, userInfo } from "node:os";
+import { homedir, tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { writeFileAtomic } from "@ollie/agent-core";
 import { type Logger, openDaemonLog } from "@ollie/log";
@@ -22,6 +22,8 @@ import { ModelCache } from "./config/model-cache.js";
 import { loadSkills } from "./config/skills.js";
 import { ollieTree } from "./namespace/tree.js";
 import { ensureDirs, olliePaths, trustedConfig } from "./paths.js";
+import { hostSettings } from "./remote/remote-config.js";
+import { RemoteHosts } from "./remote/remote-hosts.js";
 import type { AgentEnvironment } from "./session/agent-slot.js";
 import { Sessions } from "./session/sessions.js";
 import { startToolsrv, type ToolsrvProcess } from "./toolsrv-process.js";
@@ -121,6 +123,14 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
 
   // Every profile's model list, fetched in the background from the start and again when backends.conf changes.
   const models = new ModelCache(() => config.backends, log);
+  // The hosts remote sessions run tools on: their toolsrvs prove the same key as the local one.
+  const remotes = new RemoteHosts({
+    runtimeDir: join(paths.namespace, "ollie-remote"),
+    cacheDir: join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "ollie", "remote"),
+    key: principals.toolsrvKey,
+    settings: (destination) => hostSettings(paths.config, destination),
+    log,
+  });
   const environment: AgentEnvironment = {
     get backends() {
       return config.backends;
@@ -129,6 +139,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     profiles: config.profiles,
     skills: () => skills,
     toolsrvAddress,
+    remotes,
     prompt: { ollieDir: paths.config, env: { ...env, OLLIE_DEFAULTS: paths.defaults } },
     snapshotDir: paths.sessions,
     backendsConf: join(paths.config, "backends.conf"),
@@ -243,6 +254,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     unsaved = await sessions.close();
     await server.close();
     await bypass.desk.close();
+    await remotes.close();
     await toolsrv?.stop();
   }
   // What could not be saved was logged, session by session; the exit status says that something was lost.

@@ -2,8 +2,8 @@ import { parseArgs } from "node:util";
 import { daemonLogSettings, type LogSettings } from "@ollie/log";
 
 export const USAGE = `usage: toolsrv [-a ADDR] [--tools-path DIRS] [--sandbox NAME] [--bypass FILE] [--owner UNAME]
-                [--owner-key FILE] [--protect PATH]... [--default-tools NAMES] [--log-level LEVEL] [-D]
-                [--version]
+                [--owner-key FILE] [--protect PATH]... [--default-tools NAMES] [--key-stdin]
+                [--log-level LEVEL] [-D] [--version]
   -a ADDR            where to listen (default: $NAMESPACE/toolsrv)
   --tools-path DIRS  ':'-separated tool directories, earlier first
                      (default: $OLLIE_TOOLS_PATH, else $XDG_CONFIG_HOME/ollie/tools then the bundled tools)
@@ -15,13 +15,16 @@ export const USAGE = `usage: toolsrv [-a ADDR] [--tools-path DIRS] [--sandbox NA
   --default-tools N  the tools an agent starts with, comma-separated (default: client_9p)
   --exit-with-stdin  stop when standard input closes (a parent that starts toolsrv, and may die, passes this)
   --print-address    print the address on stdout once serving (for a parent that waits for that)
+  --key-stdin        read the key every attach must prove from the first line of standard input instead
+                     of OLLIE_TOOLSRV_KEY, and stop when standard input closes (a parent that starts
+                     toolsrv over ssh, which passes no environment, passes this)
   --log-level LEVEL  what to log: error, warn, info, debug, trace or silent, then CATEGORY=LEVEL settings
                      for audit, 9p, tools, e.g. warn,audit=info, and last a FILE (anything with a '/') to
                      append to instead of stderr (default: $OLLIE_LOG, else info on stderr)
   -D                 trace 9P messages (short for the setting 9p=trace)
   --version          print the version
   -h, --help         print this
-With OLLIE_TOOLSRV_KEY set, every attach must prove that key (hmac-sha256 through Tauth); without it,
+With OLLIE_TOOLSRV_KEY set (or --key-stdin), every attach must prove that key (hmac-sha256 through Tauth); without it,
 anyone who can reach the socket can run tools.
 `;
 
@@ -37,6 +40,8 @@ export interface ToolsrvOptions {
   protect: string[];
   defaultTools: string[] | undefined;
   exitWithStdin: boolean;
+  /** `--key-stdin`: the service key is standard input's first line. */
+  keyStdin: boolean;
   printAddress: boolean;
   log: LogSettings;
 }
@@ -45,7 +50,8 @@ export type CommandLine = { kind: "help" } | { kind: "version" } | { kind: "serv
 
 /**
  * Reads toolsrv's command line (and `$OLLIE_LOG`). Whatever it throws is a usage mistake, its message naming
- * the flag and the value at fault. `keyed`: whether OLLIE_TOOLSRV_KEY was set, which `--owner-key` needs.
+ * the flag and the value at fault. `keyed`: whether OLLIE_TOOLSRV_KEY was set; `--owner-key` needs it or
+ * `--key-stdin`, and `--key-stdin` refuses it (one key, from one place).
  */
 export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv, keyed: boolean): CommandLine {
   const { values } = parseArgs({
@@ -61,6 +67,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv, keyed: 
       "default-tools": { type: "string" },
       "exit-with-stdin": { type: "boolean" },
       "print-address": { type: "boolean" },
+      "key-stdin": { type: "boolean" },
       "log-level": { type: "string" },
       D: { type: "boolean" },
       version: { type: "boolean" },
@@ -69,8 +76,12 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv, keyed: 
   });
   if (values.help) return { kind: "help" };
   if (values.version) return { kind: "version" };
-  if (values["owner-key"] !== undefined && !keyed)
-    throw new Error("--owner-key needs OLLIE_TOOLSRV_KEY: without it no attach is authenticated");
+  const keyStdin = values["key-stdin"] ?? false;
+  if (keyStdin && keyed) throw new Error("--key-stdin and OLLIE_TOOLSRV_KEY both give the key: use one");
+  if (values["owner-key"] !== undefined && !keyed && !keyStdin)
+    throw new Error(
+      "--owner-key needs OLLIE_TOOLSRV_KEY or --key-stdin: without a key no attach is authenticated",
+    );
   const log = daemonLogSettings({ logLevel: values["log-level"], trace9p: values.D }, env);
   return {
     kind: "serve",
@@ -83,7 +94,8 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv, keyed: 
       ownerKey: values["owner-key"],
       protect: values.protect ?? [],
       defaultTools: values["default-tools"] ? values["default-tools"].split(",").filter(Boolean) : undefined,
-      exitWithStdin: values["exit-with-stdin"] ?? false,
+      exitWithStdin: (values["exit-with-stdin"] ?? false) || keyStdin,
+      keyStdin,
       printAddress: values["print-address"] ?? false,
       log,
     },

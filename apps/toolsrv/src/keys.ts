@@ -30,3 +30,28 @@ export async function loadKeys(service: string, owner: string, ownerKeyFile?: st
   if (text === "") throw new Error(`--owner-key: ${ownerKeyFile} is empty`);
   return { ...keys, owner: { uname: owner, key: Buffer.from(text, "utf8") } };
 }
+
+/**
+ * The first line of `stream` (a key its writer sends before anything else), without its line end. The
+ * stream keeps flowing afterwards, so its end can still be noticed.
+ */
+export function firstLine(stream: NodeJS.ReadableStream, maxBytes = 4096): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let text = "";
+    const done = (settle: () => void) => {
+      stream.off("data", onData);
+      stream.off("end", onEnd);
+      settle();
+    };
+    const onData = (chunk: Buffer | string) => {
+      text += chunk.toString();
+      const end = text.indexOf("\n");
+      if (end >= 0) done(() => resolve(text.slice(0, end).replace(/\r$/, "")));
+      else if (text.length > maxBytes)
+        done(() => reject(new Error(`no line end in the first ${maxBytes} bytes`)));
+    };
+    const onEnd = () => done(() => reject(new Error("standard input ended before a whole line")));
+    stream.on("data", onData);
+    stream.once("end", onEnd);
+  });
+}

@@ -15,7 +15,7 @@ import { resolvePolicy } from "@ollie/sandbox";
 import { createToolServer, loadBypassPolicy } from "@ollie/toolsrv";
 import { keyedAuth } from "./auth.js";
 import { type CommandLine, parseCommandLine, type ToolsrvOptions, USAGE } from "./command-line.js";
-import { loadKeys } from "./keys.js";
+import { firstLine, loadKeys } from "./keys.js";
 
 /** The bundled default tools, built next to this file's dist/. */
 export const BUNDLED_TOOLS = fileURLToPath(new URL("../tools", import.meta.url));
@@ -23,7 +23,7 @@ export const BUNDLED_TOOLS = fileURLToPath(new URL("../tools", import.meta.url))
 /** `toolsrv`: serves the tool namespace until SIGINT or SIGTERM, then kills its tools and removes its socket. */
 export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env): Promise<number> {
   // Taken before anything else, so no tool and no process toolsrv starts can inherit it.
-  const serviceKey = env.OLLIE_TOOLSRV_KEY;
+  let serviceKey = env.OLLIE_TOOLSRV_KEY;
   delete env.OLLIE_TOOLSRV_KEY;
   delete process.env.OLLIE_TOOLSRV_KEY;
   let command: CommandLine;
@@ -40,6 +40,14 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   if (command.kind === "version") {
     process.stdout.write(`${__PACKAGE_VERSION__}\n`);
     return 0;
+  }
+  if (command.options.keyStdin) {
+    try {
+      serviceKey = await firstLine(process.stdin);
+    } catch (error) {
+      process.stderr.write(`toolsrv: --key-stdin: ${(error as Error).message}\n`);
+      return 1;
+    }
   }
   // A log file named by --log-level or $OLLIE_LOG is opened here (and again on SIGHUP, for logrotate).
   const log = openDaemonLog({

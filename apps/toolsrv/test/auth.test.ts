@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hmacAuthenticator } from "@ollie/ninep";
+import { ToolsrvConn } from "@ollie/toolsrv/client";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { BIN, type Daemon, homes, scratch, shTool, startDaemon, WAIT } from "./daemon.js";
@@ -133,7 +134,7 @@ describe("toolsrv's keys at start", () => {
   it("refuses --owner-key without OLLIE_TOOLSRV_KEY, rather than serve unauthenticated", async () => {
     const r = await start(["--owner-key", ownerKeyFile]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toContain("--owner-key needs OLLIE_TOOLSRV_KEY");
+    expect(r.stderr).toContain("--owner-key needs OLLIE_TOOLSRV_KEY or --key-stdin");
   });
 
   it("refuses an empty key", async () => {
@@ -144,5 +145,44 @@ describe("toolsrv's keys at start", () => {
     writeFileSync(empty, "\n");
     const file = await start(["--owner-key", empty], { OLLIE_TOOLSRV_KEY: serviceKey });
     expect(file.stderr).toContain(`--owner-key: ${empty} is empty`);
+  });
+});
+
+describe("--key-stdin", () => {
+  it("takes the key from standard input's first line, never from the environment, and stops when it closes", async () => {
+    const address = `unix!${join(s.root, "stdin-keyed.sock")}`;
+    const child = execa(process.execPath, [BIN, "-a", address, "--key-stdin", "--print-address"], {
+      env: { ...homes(s), PATH: process.env.PATH },
+      extendEnv: false,
+      reject: false,
+      stdin: "pipe",
+    });
+    child.stdin!.write(`${serviceKey}\n`);
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.once("data", () => resolve());
+      void child.then((r) => reject(new Error(`toolsrv exited: ${r.stderr}`)));
+    });
+    const dial = (key: string) =>
+      ToolsrvConn.dial({ address, uname: "agent1", cwd: s.work, authenticator: hmacAuthenticator(key) });
+    await (await dial(serviceKey)).close();
+    await expect(dial("not the key")).rejects.toThrow(/auth/i);
+    child.stdin!.end();
+    expect((await child).exitCode).toBe(0);
+  });
+
+  it("refuses a key from both places, and standard input that ends before a line", async () => {
+    const start = (extra: Record<string, string>, input: string) =>
+      execa(process.execPath, [BIN, "-a", `unix!${join(s.root, "never.sock")}`, "--key-stdin"], {
+        env: { ...homes(s), PATH: process.env.PATH, ...extra },
+        extendEnv: false,
+        reject: false,
+        input,
+      });
+    const both = await start({ OLLIE_TOOLSRV_KEY: serviceKey }, `${serviceKey}\n`);
+    expect(both.exitCode).toBe(2);
+    expect(both.stderr).toContain("--key-stdin and OLLIE_TOOLSRV_KEY both give the key");
+    const cut = await start({}, serviceKey);
+    expect(cut.exitCode).toBe(1);
+    expect(cut.stderr).toContain("toolsrv: --key-stdin: standard input ended before a whole line");
   });
 });

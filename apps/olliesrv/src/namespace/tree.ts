@@ -12,6 +12,7 @@ import {
   type VirtualTree,
 } from "@ollie/virtfs";
 import { BackendChecks, checkLine } from "../config/backend-check.js";
+import { parseRemoteTarget } from "../remote/remote-target.js";
 import type { AgentSlot } from "../session/agent-slot.js";
 import { checkProfileName } from "../session/names.js";
 import type { Session, SessionSpec } from "../session/session.js";
@@ -40,11 +41,20 @@ export function parseSpec(spec: string): SessionSpec {
       );
   const out: SessionSpec = {};
   for (const [key, value] of Object.entries(raw)) {
-    if (!["agent", "profile", "cwd", "backend", "model", "name"].includes(key)) {
-      throw new NinepError(`unknown key '${key}' in the session spec (agent, cwd, backend, model, name)`);
+    if (!["agent", "profile", "cwd", "remote", "backend", "model", "name"].includes(key)) {
+      throw new NinepError(
+        `unknown key '${key}' in the session spec (agent, cwd, remote, backend, model, name)`,
+      );
     }
     if (typeof value !== "string" || value === "")
       throw new NinepError(`'${key}' in the session spec needs a value`);
+    if (key === "remote") {
+      try {
+        parseRemoteTarget(value);
+      } catch (error) {
+        throw new NinepError((error as Error).message);
+      }
+    }
     if (key === "agent" || key === "profile") {
       try {
         checkProfileName(value);

@@ -1,4 +1,5 @@
 import { mkdir } from "node:fs/promises";
+import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { Agent, type AgentEvent, type AgentOptions, type PersistedSession } from "@ollie/agent-core";
 import { profileLoader } from "@ollie/agent-core/config";
@@ -10,6 +11,8 @@ import { checkModel } from "../config/backends.js";
 import type { ModelCache } from "../config/model-cache.js";
 import type { ProfileBook } from "../config/profile-book.js";
 import type { Skill } from "../config/skills.js";
+import type { RemoteHosts } from "../remote/remote-hosts.js";
+import type { RemoteTarget } from "../remote/remote-target.js";
 import { Activity } from "./activity.js";
 import { PendingReload, unreachableNote } from "./backend-reload.js";
 import { artifactOf, callbackText, stampSender } from "./callback.js";
@@ -32,6 +35,8 @@ export interface AgentEnvironment {
   profiles: ProfileBook;
   skills(): ReadonlyMap<string, Skill>;
   toolsrvAddress: string;
+  /** The hosts remote sessions run their tools on. */
+  remotes: Pick<RemoteHosts, "address" | "state" | "authenticator">;
   /** $OLLIE and the environment prompt commands and hooks run with. */
   prompt: { ollieDir: string; env: NodeJS.ProcessEnv };
   /** Where compaction snapshots go. */
@@ -70,6 +75,8 @@ export interface SlotSession {
   readonly id: string;
   readonly cwd: string;
   readonly env: Record<string, string>;
+  /** The host its tools run on, when not this one. */
+  readonly remote: RemoteTarget | undefined;
   /** The agent that spawned the session, which hears how the turns it asked for ended. */
   readonly parent: string | undefined;
   save(): Promise<void>;
@@ -375,17 +382,26 @@ export class AgentSlot {
       // Summaries go to the backend profile's compaction_model unless the agent profile names its own.
       compactionModel: (name) => this.env.backends.profile(this.backend ?? name).compactionModel,
       tools: async (config) => {
+        const remote = this.session.remote;
         toolsrv = await ToolsrvConn.dial({
-          address: this.env.toolsrvAddress,
+          address: remote ? await this.env.remotes.address(remote.destination) : this.env.toolsrvAddress,
           uname: this.uname,
           autoLoad: config.autoLoad ?? ["client_9p"],
           cwd: this.session.cwd,
-          env: { TMPDIR: this.tmpDir, ...this.session.env, OLLIE_KEY: this.env.agentKey(this.uname) },
-          ...(this.env.toolsrvAuthenticator && { authenticator: this.env.toolsrvAuthenticator }),
+          // A remote host's tools get neither a TMPDIR of this machine nor the key that reaches olliesrv,
+          // which they cannot reach.
+          env: remote
+            ? this.session.env
+            : { TMPDIR: this.tmpDir, ...this.session.env, OLLIE_KEY: this.env.agentKey(this.uname) },
+          ...(remote
+            ? { authenticator: this.env.remotes.authenticator }
+            : this.env.toolsrvAuthenticator && { authenticator: this.env.toolsrvAuthenticator }),
         });
         return toolsrv;
       },
       prompt: this.env.prompt,
+      // A remote session's directory is on its host; its prompt commands and hooks run here, at home.
+      ...(this.session.remote && { commandsCwd: homedir() }),
     });
     const spec = await load(this.profile, { cwd: this.session.cwd });
     if (this.model) spec.backend.setModel(this.model);

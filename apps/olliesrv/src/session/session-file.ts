@@ -3,6 +3,7 @@ import { basename, join } from "node:path";
 import { type PersistedSession, persistedSessionSchema, writeFileAtomic } from "@ollie/agent-core";
 import { ConfigError, checkDocument, parseConfigText } from "@ollie/config-file";
 import { z } from "zod";
+import { parseRemoteTarget } from "../remote/remote-target.js";
 import { AGENT_NAME, PROFILE_NAME, SESSION_ID } from "./names.js";
 
 /** One agent of a session as it is saved. */
@@ -35,6 +36,8 @@ export interface SessionFile {
   depth?: number;
   /** Principals outside the session allowed to write its files (ctl grant). */
   grants?: string[];
+  /** The ssh destination its tools run on (its directory there is `cwd`). */
+  remote?: string;
   agents: SavedAgent[];
 }
 
@@ -54,6 +57,16 @@ const schema = z.object({
   parent: z.string().optional(),
   depth: z.number().int().nonnegative().optional(),
   grants: z.array(z.string()).optional(),
+  remote: z
+    .string()
+    .refine((text) => {
+      try {
+        return parseRemoteTarget(text).dir === undefined;
+      } catch {
+        return false;
+      }
+    }, "not an ssh destination ([user@]host)")
+    .optional(),
   agents: z.array(
     z.object({
       name: z.string().regex(AGENT_NAME, "not an agent name"),

@@ -1,6 +1,7 @@
 import { rm, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { newSessionId } from "@ollie/agent-core";
+import { parseRemoteTarget, type RemoteTarget } from "../remote/remote-target.js";
 import { type AgentEnvironment, AgentSlot, type Peers, splitUname } from "./agent-slot.js";
 import { EventBus } from "./event-bus.js";
 import { removeSessionFile, type SessionFile, writeSessionFile } from "./session-file.js";
@@ -10,6 +11,8 @@ export interface SessionSpec {
   /** The agent profile (default: default). */
   agent?: string;
   cwd?: string;
+  /** `[user@]host[:dir]`: the host its tools run on (over ssh), and the directory there. */
+  remote?: string;
   /** The backends.conf profile (default: the profile's, else backends.conf's default). */
   backend?: string;
   model?: string;
@@ -36,6 +39,8 @@ export class Session {
   readonly depth: number;
   /** Principals outside the session that may write its files, as its own agents may. */
   readonly grants: Set<string>;
+  /** The host its tools run on; the loop, prompts, history and model calls stay here. */
+  readonly remote: RemoteTarget | undefined;
   private saving: Promise<void> = Promise.resolve();
   private killed = false;
 
@@ -48,7 +53,9 @@ export class Session {
     spec: SessionSpec = {},
   ) {
     this.name = file?.name ?? spec.name ?? id;
-    this.cwd = file?.cwd ?? spec.cwd ?? process.cwd();
+    const remote = file?.remote ?? spec.remote;
+    this.remote = remote === undefined ? undefined : parseRemoteTarget(remote);
+    this.cwd = file?.cwd ?? this.remote?.dir ?? spec.cwd ?? process.cwd();
     this.env = file?.env ?? {};
     this.plan = file?.plan ?? "";
     this.created = file?.created ?? new Date().toISOString();
@@ -112,8 +119,9 @@ export class Session {
   /** Moves the session to another directory; its agents' tools run there from their next call. */
   async changeDirectory(dir: string): Promise<void> {
     const target = resolve(this.cwd, dir);
-    const info = await stat(target).catch(() => undefined);
-    if (!info?.isDirectory()) throw new Error(`${target} is not a directory`);
+    // A remote session's directory is on its host: its tools find out whether it is there.
+    const info = this.remote ? undefined : await stat(target).catch(() => undefined);
+    if (!this.remote && !info?.isDirectory()) throw new Error(`${target} is not a directory`);
     for (const slot of this.agents.values()) {
       if (slot.agent && slot.agent.state !== "idle")
         throw new Error("cannot change directory while a turn runs");
@@ -136,6 +144,7 @@ export class Session {
       ...(this.parent !== undefined && { parent: this.parent }),
       ...(this.depth > 0 && { depth: this.depth }),
       ...(this.grants.size > 0 && { grants: [...this.grants] }),
+      ...(this.remote && { remote: this.remote.destination }),
       agents: [...this.agents.values()].map((a) => a.toSaved()),
     };
   }

@@ -139,6 +139,21 @@ describe("switching profile", () => {
     expect(spec.backend.model).toBe("kept-model");
   });
 
+  it("runs prompt commands in commandsCwd while the agent's directory is elsewhere (on another machine)", async () => {
+    const elsewhere = "/no/such/dir/on/this/machine";
+    const load = profileLoader({
+      agentsDir,
+      config: async () => ({ prompt: ["pwd"] }),
+      backend: async () => new ScriptedBackend(),
+      tools: async () => new ToolSet([]),
+      prompt: { ollieDir: root, env: { PATH: process.env.PATH } },
+      commandsCwd: root,
+    });
+    const spec = await load("remote", { cwd: elsewhere });
+    expect(spec.prompt).toBe(`${root}\n`);
+    expect(spec.environment).toEqual({ cwd: elsewhere });
+  });
+
   it("is refused while a turn runs", async () => {
     const { agent } = await scriptedAgent([{ text: "slow", delayMs: 30 }], {
       profiles: async () => ({ backend: new ScriptedBackend() }),

@@ -27,6 +27,11 @@ export interface ProfileSources {
   tools(config: AgentConfig, name: string): Promise<ToolExecutor>;
   /** Where prompt commands run; the agent's cwd is used when it has one. */
   prompt: Omit<PromptEnvironment, "cwd"> & { cwd?: string };
+  /**
+   * Where prompt commands and hooks run when not in the agent's directory: an agent whose tools run on
+   * another machine has its directory there, while its commands and hooks run here.
+   */
+  commandsCwd?: string;
   /** How long one hook command may run (default 60 s). */
   hookTimeoutMs?: number;
 }
@@ -42,7 +47,7 @@ export function profileLoader(sources: ProfileSources): ProfileLoader {
   return async (name, context) => {
     const config = await (sources.config?.(name) ?? loadAgentConfig(sources.agentsDir, name));
     const cwd = context.cwd ?? sources.prompt.cwd ?? process.cwd();
-    const where = { ...sources.prompt, cwd };
+    const where = { ...sources.prompt, cwd: sources.commandsCwd ?? cwd };
     const compactionModel = config.compactionModel ?? (await sources.compactionModel?.(config.backend));
     const [prompt, systemPrompt, backend, compactionBackend] = await Promise.all([
       resolvePrompt(config.prompt, where),
@@ -70,7 +75,7 @@ export function profileLoader(sources: ProfileSources): ProfileLoader {
       }),
       ...(config.hooks && {
         hooks: shellHooks(config.hooks, {
-          cwd,
+          cwd: where.cwd,
           env: { ...(sources.prompt.env ?? process.env), OLLIE: sources.prompt.ollieDir },
           ...(sources.hookTimeoutMs !== undefined && { timeoutMs: sources.hookTimeoutMs }),
         }),

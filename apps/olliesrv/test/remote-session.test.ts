@@ -1,0 +1,68 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Ollie, prompt, startOllie } from "./harness.js";
+import { SSHD, startSshd, type TestSshd } from "./sshd.js";
+
+/**
+ * A session whose tools run on another host over ssh: a real sshd on a loopback port stands for the host,
+ * with its own host key and a key for this account, and another directory of this machine for its disk.
+ */
+let sshd: TestSshd;
+let o: Ollie;
+let remoteData: string;
+let remoteWork: string;
+
+beforeAll(async () => {
+  if (!SSHD) return;
+  sshd = await startSshd();
+  o = await startOllie("olliesrv-remote-", {
+    setup: (configDir) =>
+      writeFileSync(
+        join(configDir, "remote.yaml"),
+        `hosts:\n  "*":\n    ssh_options: ["-F", "${sshd.configFile}"]\n    data_dir: ${join(sshd.dir, "data")}\n`,
+      ),
+  });
+  remoteData = join(sshd.dir, "data");
+  remoteWork = join(sshd.dir, "work");
+  mkdirSync(remoteWork);
+});
+
+afterAll(async () => {
+  await o?.stop();
+  await o?.remove();
+  await sshd?.stop();
+});
+
+describe.skipIf(!SSHD)("a remote session", () => {
+  it("runs its shell on the host, in the host's directory, while the loop stays here; and comes back after a restart", async () => {
+    const id = await o.create(`agent=coding remote=${sshd.destination}:${remoteWork}`);
+    const agent = `session/${id}/agent/main`;
+    o.mock.enqueue(
+      { toolCalls: [{ name: "shell", arguments: { command: "pwd > where.txt; cat where.txt" } }] },
+      { text: "Done there." },
+    );
+    await prompt(o, agent, "Where are you?");
+    expect(await o.read(`${agent}/outcome`)).toBe("done\n");
+    expect(readFileSync(join(remoteWork, "where.txt"), "utf8")).toBe(`${remoteWork}\n`);
+    expect(await o.read(`${agent}/chat`)).toContain(remoteWork);
+    // toolsrv went there as a bundle named by its content.
+    expect(readdirSync(remoteData).filter((n) => /^[0-9a-f]{32}$/.test(n))).toHaveLength(1);
+    expect(o.log()).toMatch(new RegExp(`toolsrv on ${sshd.destination} at .*, forwarded to `));
+
+    const saved = JSON.parse(readFileSync(join(o.root, "data", "ollie", "sessions", `${id}.json`), "utf8"));
+    expect(saved).toMatchObject({ remote: sshd.destination, cwd: remoteWork });
+    await o.stop();
+    await o.restart();
+    o.mock.enqueue(
+      { toolCalls: [{ name: "shell", arguments: { command: "echo again > again.txt" } }] },
+      { text: "Again." },
+    );
+    await prompt(o, agent, "Once more");
+    expect(existsSync(join(remoteWork, "again.txt"))).toBe(true);
+  });
+
+  it("refuses a remote that is not an ssh destination", async () => {
+    await expect(o.create("remote=-oProxyCommand=evil")).rejects.toThrow("is not an ssh destination");
+  });
+});
