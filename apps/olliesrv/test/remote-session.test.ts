@@ -1,7 +1,9 @@
+import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Ollie, prompt, startOllie } from "./harness.js";
+import { processesMarked, processGone } from "@ollie/sandbox/testing";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type Ollie, prompt, startOllie, WAIT, watchStates } from "./harness.js";
 import { SSHD, startSshd, type TestSshd } from "./sshd.js";
 
 /**
@@ -62,7 +64,67 @@ describe.skipIf(!SSHD)("a remote session", () => {
     expect(existsSync(join(remoteWork, "again.txt"))).toBe(true);
   });
 
+  it("shares the host's toolsrv with a second session, and leaves no process of a stopped call there", async () => {
+    const logBefore = o.log().length;
+    const id = await o.create(`agent=coding remote=${sshd.destination}:${remoteWork}`);
+    const agent = `session/${id}/agent/main`;
+    const marker = `OLLIE_TEST_MARK=${randomUUID()}`;
+    o.mock.enqueue({
+      toolCalls: [{ name: "shell", arguments: { command: `export ${marker}; sleep 1000 & sleep 1000` } }],
+    });
+    const states = await watchStates(o, agent);
+    await o.fsys.writeFile(`${agent}/prompt`, "Wait there");
+    await vi.waitFor(() => expect(processesMarked(marker).length).toBeGreaterThanOrEqual(2), WAIT);
+    await o.fsys.writeFile(`${agent}/ctl`, "stop\n");
+    await states.until("idle");
+    await vi.waitFor(() => expect(processesMarked(marker)).toEqual([]), WAIT);
+    expect(readdirSync(remoteData).filter((n) => /^[0-9a-f]{32}$/.test(n))).toHaveLength(1);
+    expect(o.log().slice(logBefore)).not.toContain("toolsrv on ");
+  });
+
+  it("fails a call the lost connection cut off, says why, and reconnects at the next call", async () => {
+    const id = await o.create(`agent=coding remote=${sshd.destination}:${remoteWork}`);
+    const agent = `session/${id}/agent/main`;
+    o.mock.enqueue(
+      { toolCalls: [{ name: "shell", arguments: { command: "echo $$ > cut.pid; sleep 1000" } }] },
+      { text: "The host went away." },
+    );
+    const states = await watchStates(o, agent);
+    await o.fsys.writeFile(`${agent}/prompt`, "Run it there");
+    const pidFile = join(remoteWork, "cut.pid");
+    await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), WAIT);
+    const [master] = processesMatching(/ControlPath=\S*ollie-remote\/ssh-\S* .*-M /);
+    expect(master, "the ssh master connection").toBeDefined();
+    process.kill(master!, "SIGKILL");
+    await states.until("idle");
+    expect(await o.read(`${agent}/chat`)).toMatch(
+      /connection to \S+ lost \(.*\); the call did not finish there/,
+    );
+    await vi.waitFor(() => expect(processGone(Number(readFileSync(pidFile, "utf8")))).toBe(true), WAIT);
+
+    o.mock.enqueue(
+      { toolCalls: [{ name: "shell", arguments: { command: "echo back > back.txt" } }] },
+      { text: "Back." },
+    );
+    await prompt(o, agent, "Try again");
+    expect(readFileSync(join(remoteWork, "back.txt"), "utf8")).toBe("back\n");
+  });
+
   it("refuses a remote that is not an ssh destination", async () => {
     await expect(o.create("remote=-oProxyCommand=evil")).rejects.toThrow("is not an ssh destination");
   });
 });
+
+/** The pids of this machine's processes whose command line matches `pattern`. */
+function processesMatching(pattern: RegExp): number[] {
+  return readdirSync("/proc")
+    .filter((n) => /^\d+$/.test(n))
+    .filter((pid) => {
+      try {
+        return pattern.test(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" "));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}

@@ -54,6 +54,11 @@ export class RemoteHosts {
       this.adding.set(destination, adding);
       host = await adding.finally(() => this.adding.delete(destination));
     }
+    // A master that has just ended may not have said so yet: its toolsrv is gone all the same.
+    if (host.state === "connected" && !(await host.master.check())) {
+      host.state = "disconnected";
+      host.started = undefined;
+    }
     if (!host.started) {
       host.state = "connecting";
       host.started = host.toolsrv.start().then(

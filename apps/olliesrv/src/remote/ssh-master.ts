@@ -1,7 +1,10 @@
 import { createHash } from "node:crypto";
-import { mkdir } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { execa, type Options, type ResultPromise } from "execa";
+
+/** How long a master connection may take to come up (ssh's own ConnectTimeout may be shorter). */
+const CONNECT_MS = 60_000;
 
 /** ssh failed to reach a host, or lost it: the reason is ssh's own words. */
 export class SshError extends Error {
@@ -81,6 +84,8 @@ export class SshMaster {
   async connect(): Promise<void> {
     if (this.connected) return;
     await mkdir(join(this.controlPath, ".."), { recursive: true, mode: 0o700 });
+    // A master killed outright leaves its socket; ssh would take it for a live one and not multiplex.
+    await rm(this.controlPath, { force: true });
     // The master's own session waits for the end of its standard input, a pipe from this process: if the
     // daemon dies, even by SIGKILL, the session ends, and the master with it once its other sessions (each
     // held the same way) have ended.
@@ -91,15 +96,14 @@ export class SshMaster {
     );
     this.master = master;
     const ready = (async () => {
-      for (;;) {
+      // ssh says nothing when the connection is up: the master is asked until it answers (or ends).
+      for (const until = Date.now() + CONNECT_MS; Date.now() < until; ) {
         if (master.exitCode !== null) return false;
-        const check = await execa(this.ssh, [...this.options, "-O", "check", "--", this.destination], {
-          reject: false,
-          stdin: "ignore",
-        });
-        if (check.exitCode === 0) return true;
+        if (await this.check()) return true;
         await new Promise((r) => setTimeout(r, 50));
       }
+      master.kill("SIGTERM");
+      return false;
     })();
     const ended = master.then((r) => r);
     const first = await Promise.race([ready, ended.then(() => false)]);
@@ -111,9 +115,23 @@ export class SshMaster {
     void ended.then((result) => {
       if (this.master !== master) return;
       this.master = undefined;
-      const reason = reasonOf(String(result.stderr ?? "")) || "the connection closed";
+      const said = String(result.stderr ?? "").trim();
+      const reason = said
+        ? reasonOf(said)
+        : result.signal
+          ? `ssh was ended by ${result.signal}`
+          : `ssh exited with status ${result.exitCode}`;
       for (const listener of this.lost) listener(reason);
     });
+  }
+
+  /** Whether the master connection answers on its control socket. */
+  async check(): Promise<boolean> {
+    const r = await execa(this.ssh, [...this.options, "-O", "check", "--", this.destination], {
+      reject: false,
+      stdin: "ignore",
+    });
+    return r.exitCode === 0;
   }
 
   /** Runs `command` (one string, for the remote user's shell) through the master connection. */

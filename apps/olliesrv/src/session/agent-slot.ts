@@ -11,6 +11,7 @@ import { checkModel } from "../config/backends.js";
 import type { ModelCache } from "../config/model-cache.js";
 import type { ProfileBook } from "../config/profile-book.js";
 import type { Skill } from "../config/skills.js";
+import { RedialingTools } from "../remote/redialing-tools.js";
 import type { RemoteHosts } from "../remote/remote-hosts.js";
 import type { RemoteTarget } from "../remote/remote-target.js";
 import { Activity } from "./activity.js";
@@ -109,8 +110,8 @@ export class AgentSlot {
   /** The hops of prompts submitted and not yet begun, in order. */
   private readonly queuedHops: number[] = [];
   agent: Agent | undefined;
-  /** The live agent's toolsrv connection: its tool executor, as this slot dialled it. */
-  #toolsrv: ToolsrvConn | undefined;
+  /** The live agent's toolsrv connection as it is now (a remote one is dialled again after a loss). */
+  #toolsrv: (() => ToolsrvConn | undefined) | undefined;
   lastPrompt: string;
   #skills: string[];
   #profile: string;
@@ -268,7 +269,7 @@ export class AgentSlot {
 
   /** The toolsrv connection of the live agent, if it has one. */
   get toolsrv(): ToolsrvConn | undefined {
-    return this.#toolsrv;
+    return this.#toolsrv?.();
   }
 
   /** Closes the live agent (its toolsrv connection); the slot keeps what it needs to come back. */
@@ -374,7 +375,7 @@ export class AgentSlot {
     const { dir, config } = await this.env.profiles.get(this.profile);
     await mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
     this.reload.madeFrom(config);
-    let toolsrv: ToolsrvConn | undefined;
+    let toolsrv: (() => ToolsrvConn | undefined) | undefined;
     const load = profileLoader({
       agentsDir: dir,
       config: async () => config,
@@ -382,22 +383,21 @@ export class AgentSlot {
       // Summaries go to the backend profile's compaction_model unless the agent profile names its own.
       compactionModel: (name) => this.env.backends.profile(this.backend ?? name).compactionModel,
       tools: async (config) => {
+        const autoLoad = config.autoLoad ?? ["client_9p"];
         const remote = this.session.remote;
-        toolsrv = await ToolsrvConn.dial({
-          address: remote ? await this.env.remotes.address(remote.destination) : this.env.toolsrvAddress,
-          uname: this.uname,
-          autoLoad: config.autoLoad ?? ["client_9p"],
-          cwd: this.session.cwd,
-          // A remote host's tools get neither a TMPDIR of this machine nor the key that reaches olliesrv,
-          // which they cannot reach.
-          env: remote
-            ? this.session.env
-            : { TMPDIR: this.tmpDir, ...this.session.env, OLLIE_KEY: this.env.agentKey(this.uname) },
-          ...(remote
-            ? { authenticator: this.env.remotes.authenticator }
-            : this.env.toolsrvAuthenticator && { authenticator: this.env.toolsrvAuthenticator }),
-        });
-        return toolsrv;
+        if (!remote) {
+          const conn = await this.dialToolsrv(this.env.toolsrvAddress, autoLoad);
+          toolsrv = () => conn;
+          return conn;
+        }
+        const { destination } = remote;
+        const tools = await RedialingTools.open(
+          destination,
+          async (loaded) => this.dialToolsrv(await this.env.remotes.address(destination), loaded ?? autoLoad),
+          () => this.env.remotes.state(destination).lost,
+        );
+        toolsrv = () => tools.current;
+        return tools;
       },
       prompt: this.env.prompt,
       // A remote session's directory is on its host; its prompt commands and hooks run here, at home.
@@ -433,6 +433,25 @@ export class AgentSlot {
     this.agent = agent;
     this.#toolsrv = toolsrv;
     return agent;
+  }
+
+  /**
+   * Dials toolsrv at `address` as this agent with `autoLoad` loaded. A remote host's tools get neither a
+   * TMPDIR of this machine nor the key that reaches olliesrv, which they cannot reach from there.
+   */
+  private dialToolsrv(address: string, autoLoad: readonly string[]): Promise<ToolsrvConn> {
+    const remote = this.session.remote !== undefined;
+    const authenticator = remote ? this.env.remotes.authenticator : this.env.toolsrvAuthenticator;
+    return ToolsrvConn.dial({
+      address,
+      uname: this.uname,
+      autoLoad,
+      cwd: this.session.cwd,
+      env: remote
+        ? this.session.env
+        : { TMPDIR: this.tmpDir, ...this.session.env, OLLIE_KEY: this.env.agentKey(this.uname) },
+      ...(authenticator && { authenticator }),
+    });
   }
 
   private onEvent(e: AgentEvent): void {

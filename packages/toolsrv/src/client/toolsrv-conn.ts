@@ -58,6 +58,11 @@ export class ToolsrvConn implements ToolExecutor {
     return new ToolsrvConn(link, options);
   }
 
+  /** Resolves when the connection to toolsrv ends, from either side. */
+  get closed(): Promise<void> {
+    return this.link.closed;
+  }
+
   async list(signal?: AbortSignal): Promise<ToolInfo[]> {
     const metas = JSON.parse((await this.fsys.readFile("loaded", signal)).toString("utf8")) as ToolMeta[];
     return metas.map(describe);

@@ -39,6 +39,11 @@ export class ToolsrvLink {
     }
   }
 
+  /** Resolves when the connection ends, from either side (toolsrv stopped, or the way to it broke). */
+  get closed(): Promise<void> {
+    return this.client.closed;
+  }
+
   /** Clunks the root and closes the connection; never rejects. */
   async close(): Promise<void> {
     await this.fsys.close().catch(() => {});
