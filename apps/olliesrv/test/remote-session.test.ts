@@ -47,6 +47,9 @@ describe.skipIf(!SSHD)("a remote session", () => {
     await prompt(o, agent, "Where are you?");
     expect(await o.read(`${agent}/outcome`)).toBe("done\n");
     expect(readFileSync(join(remoteWork, "where.txt"), "utf8")).toBe(`${remoteWork}\n`);
+    expect(await o.read(`${agent}/cfg`)).toContain(
+      `cwd=${remoteWork}\nskills=\nstate=idle\nremote=${sshd.destination}\nremote_state=connected\n`,
+    );
     expect(await o.read(`${agent}/chat`)).toContain(remoteWork);
     // toolsrv went there as a bundle named by its content.
     expect(readdirSync(remoteData).filter((n) => /^[0-9a-f]{32}$/.test(n))).toHaveLength(1);
@@ -97,9 +100,13 @@ describe.skipIf(!SSHD)("a remote session", () => {
     expect(master, "the ssh master connection").toBeDefined();
     process.kill(master!, "SIGKILL");
     await states.until("idle");
-    expect(await o.read(`${agent}/chat`)).toMatch(
-      /connection to \S+ lost \(.*\); the call did not finish there/,
-    );
+    const chat = await o.read(`${agent}/chat`);
+    expect(chat).toMatch(/connection to \S+ lost \(.*\); the call did not finish there/);
+    // The next round's tool list came through a new connection, not the dead forward.
+    expect(chat).not.toContain("could not be refreshed");
+    // The turn went on: its next round's tool list came through a new connection.
+    expect(o.log()).toContain(`connection to ${sshd.destination} lost: ssh was ended by SIGKILL`);
+    expect(await o.read(`${agent}/cfg`)).toMatch(/remote_state=connected\n$/);
     await vi.waitFor(() => expect(processGone(Number(readFileSync(pidFile, "utf8")))).toBe(true), WAIT);
 
     o.mock.enqueue(

@@ -28,6 +28,7 @@ export class UsageError extends Error {
 const NEW_OPTIONS = {
   agent: { type: "string" },
   cwd: { type: "string" },
+  remote: { type: "string" },
   backend: { type: "string" },
   model: { type: "string" },
   name: { type: "string" },

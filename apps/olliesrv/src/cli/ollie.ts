@@ -9,7 +9,8 @@ import { top } from "./top.js";
 
 export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] [-k KEYFILE] COMMAND ...
        ollie --help | --version
-  new [--agent P] [--cwd D] [--backend B] [--model M] [--name N]   create a session; prints its id
+  new [--agent P] [--cwd D] [--remote [USER@]HOST[:DIR]] [--backend B] [--model M] [--name N]
+                            create a session (its tools on HOST over ssh with --remote); prints its id
   ask [SESSION] TEXT...     prompt (a new session in this directory when none is given) and stream the turn;
                             Ctrl-C stops the turn, a second Ctrl-C leaves it running
   sh [SESSION]              talk interactively; /help lists the commands; Ctrl-C stops a turn

@@ -4,7 +4,8 @@ import type { SessionClient } from "./session-client.js";
 
 /**
  * `ollie status [SESSION]`: a line for the session (every session when none is given), tab-separated: its
- * id, its main agent's state and model, the session's tokens and cost.
+ * id, its main agent's state and model, the session's tokens and cost, and for a remote session the host its
+ * tools run on and whether olliesrv is connected to it.
  */
 export async function statusCommand(client: SessionClient, session: string | undefined): Promise<number> {
   const ids = session
@@ -18,8 +19,9 @@ export async function statusCommand(client: SessionClient, session: string | und
     const cfg = keyValues(await client.read(`${agent}/cfg`));
     const usage = (await readUsage(client, agent)).session;
     const tokens = `${usage?.inputTokens ?? 0} in / ${usage?.outputTokens ?? 0} out`;
+    const remote = cfg.remote ? `\ttools on ${cfg.remote} (${cfg.remote_state})` : "";
     process.stdout.write(
-      `${id}\t${cfg.state}\t${cfg.model || "(profile default)"}\t${tokens}\t${dollars(usage?.costUsd ?? 0)} session\n`,
+      `${id}\t${cfg.state}\t${cfg.model || "(profile default)"}\t${tokens}\t${dollars(usage?.costUsd ?? 0)} session${remote}\n`,
     );
   }
   return 0;

@@ -1,5 +1,6 @@
 import { NinepError } from "@ollie/ninep";
 import { dir, file, log, type NodeSpec, text, wait } from "@ollie/virtfs";
+import { oneLine } from "../one-line.js";
 import type { AgentSlot } from "../session/agent-slot.js";
 import { dollars } from "../session/dollars.js";
 import type { Session } from "../session/session.js";
@@ -11,6 +12,17 @@ import { procDir } from "./proc-dir.js";
 import { promptFile, promptsDir } from "./prompt-file.js";
 
 const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
+
+/** A remote agent's host, its connection's state, and why it was lost when it was. */
+function remoteLines(slot: AgentSlot): string[] {
+  const remote = slot.remote;
+  if (!remote) return [];
+  return [
+    `remote=${remote.destination}`,
+    `remote_state=${remote.state}`,
+    ...(remote.lost ? [`remote_lost=${oneLine(remote.lost)}`] : []),
+  ];
+}
 
 /** `session/{id}/agent/{name}/`: one agent's files. See NAMESPACE.md. */
 export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot, group: string) {
@@ -29,6 +41,7 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
             `cwd=${session.cwd}`,
             `skills=${slot.skills.join(",")}`,
             `state=${slot.state.get()}`,
+            ...remoteLines(slot),
           ].join("\n")}\n`,
         {
           write: async (body) => {

@@ -64,6 +64,7 @@ export class RemoteHosts {
       host.started = host.toolsrv.start().then(
         (started) => {
           host.state = "connected";
+          host.lost = undefined;
           return started.address;
         },
         (error: unknown) => {

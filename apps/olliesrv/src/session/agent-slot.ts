@@ -267,6 +267,13 @@ export class AgentSlot {
     return hops;
   }
 
+  /** For a remote session: its host and whether olliesrv is connected to it (`connected`, `connecting`, …). */
+  get remote(): { destination: string; state: string; lost?: string } | undefined {
+    const remote = this.session.remote;
+    if (!remote) return undefined;
+    return { destination: remote.destination, ...this.env.remotes.state(remote.destination) };
+  }
+
   /** The toolsrv connection of the live agent, if it has one. */
   get toolsrv(): ToolsrvConn | undefined {
     return this.#toolsrv?.();
