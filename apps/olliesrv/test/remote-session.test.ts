@@ -117,6 +117,25 @@ describe.skipIf(!SSHD)("a remote session", () => {
     expect(readFileSync(join(remoteWork, "back.txt"), "utf8")).toBe("back\n");
   });
 
+  it("refuses a host whose key is not the one known: the prompt fails with ssh's reason", async () => {
+    const forged = await startSshd();
+    try {
+      forged.forgeHostKey();
+      writeFileSync(
+        join(o.root, "config", "ollie", "remote.yaml"),
+        `hosts:\n  "*":\n    ssh_options: ["-F", "${sshd.configFile}"]\n    data_dir: ${remoteData}\n` +
+          `  forged@127.0.0.1:\n    ssh_options: ["-F", "${forged.configFile}"]\n`,
+      );
+      const id = await o.create(`agent=coding remote=forged@127.0.0.1:${remoteWork}`);
+      const agent = `session/${id}/agent/main`;
+      await expect(o.fsys.writeFile(`${agent}/prompt`, "Hello there")).rejects.toThrow(
+        /ssh to forged@127\.0\.0\.1: .*(Host key verification failed|HOST IDENTIFICATION HAS CHANGED)/,
+      );
+    } finally {
+      await forged.stop();
+    }
+  });
+
   it("refuses a remote that is not an ssh destination", async () => {
     await expect(o.create("remote=-oProxyCommand=evil")).rejects.toThrow("is not an ssh destination");
   });
