@@ -3,7 +3,6 @@ import { createConnection, createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { execa, type ResultPromise } from "execa";
-import { vi } from "vitest";
 
 /** The distribution's OpenSSH server, when it is installed (.ci/run installs it). */
 export const SSHD = ["/usr/sbin/sshd", "/usr/bin/sshd"].find((p) => existsSync(p));
@@ -99,14 +98,13 @@ export async function startSshd(): Promise<TestSshd> {
     stdout: "ignore",
     stderr: { file: join(dir, "sshd.log") },
   });
-  await vi.waitFor(
-    async () => {
-      if (child.exitCode !== null)
-        throw new Error(`sshd exited: ${readFileSync(join(dir, "sshd.log"), "utf8")}`);
-      if (!(await speaksSsh(port))) throw new Error("sshd is not serving yet");
-    },
-    { timeout: 10_000, interval: 50 },
-  );
+  // Ready when it answers with the SSH banner (bounded: a server that never comes up fails the start).
+  for (const until = Date.now() + 10_000; !(await speaksSsh(port)); ) {
+    if (child.exitCode !== null)
+      throw new Error(`sshd exited: ${readFileSync(join(dir, "sshd.log"), "utf8")}`);
+    if (Date.now() > until) throw new Error(`sshd did not serve on port ${port}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
   return {
     destination: `${userInfo().username}@127.0.0.1`,
     port,
