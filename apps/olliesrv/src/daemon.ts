@@ -128,6 +128,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     runtimeDir: join(paths.namespace, "ollie-remote"),
     cacheDir: join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "ollie", "remote"),
     key: principals.toolsrvKey,
+    configDir: paths.config,
     settings: (destination) => hostSettings(paths.config, destination),
     log,
   });

@@ -19,11 +19,19 @@ beforeAll(async () => {
   if (!SSHD) return;
   sshd = await startSshd();
   o = await startOllie("olliesrv-remote-", {
-    setup: (configDir) =>
+    setup: (configDir) => {
+      // The user's own tool, which the host's toolsrv must have too.
+      mkdirSync(join(configDir, "tools"), { recursive: true });
+      writeFileSync(
+        join(configDir, "tools", "where_am_i"),
+        '#!/bin/sh\n# ollie:tool where_am_i\n# ollie:description Says where it runs.\necho "mine, in $(pwd)"\n',
+        { mode: 0o755 },
+      );
       writeFileSync(
         join(configDir, "remote.yaml"),
         `hosts:\n  "*":\n    ssh_options: ["-F", "${sshd.configFile}"]\n    data_dir: ${join(sshd.dir, "data")}\n`,
-      ),
+      );
+    },
   });
   remoteData = join(sshd.dir, "data");
   remoteWork = join(sshd.dir, "work");
@@ -42,6 +50,8 @@ describe.skipIf(!SSHD)("a remote session", () => {
     const agent = `session/${id}/agent/main`;
     o.mock.enqueue(
       { toolCalls: [{ name: "shell", arguments: { command: "pwd > where.txt; cat where.txt" } }] },
+      { toolCalls: [{ name: "tool_load", arguments: { names: ["where_am_i"] } }] },
+      { toolCalls: [{ name: "where_am_i", arguments: {} }] },
       { text: "Done there." },
     );
     await prompt(o, agent, "Where are you?");
@@ -50,9 +60,10 @@ describe.skipIf(!SSHD)("a remote session", () => {
     expect(await o.read(`${agent}/cfg`)).toContain(
       `cwd=${remoteWork}\nskills=\nstate=idle\nremote=${sshd.destination}\nremote_state=connected\n`,
     );
-    expect(await o.read(`${agent}/chat`)).toContain(remoteWork);
+    expect(await o.read(`${agent}/chat`)).toContain(`mine, in ${remoteWork}`);
     // toolsrv went there as a bundle named by its content.
-    expect(readdirSync(remoteData).filter((n) => /^[0-9a-f]{32}$/.test(n))).toHaveLength(1);
+    // toolsrv, and the user's tools and policies.
+    expect(readdirSync(remoteData).filter((n) => /^[0-9a-f]{32}$/.test(n))).toHaveLength(2);
     expect(o.log()).toMatch(new RegExp(`toolsrv on ${sshd.destination} at .*, forwarded to `));
 
     const saved = JSON.parse(readFileSync(join(o.root, "data", "ollie", "sessions", `${id}.json`), "utf8"));
@@ -81,7 +92,7 @@ describe.skipIf(!SSHD)("a remote session", () => {
     await o.fsys.writeFile(`${agent}/ctl`, "stop\n");
     await states.until("idle");
     await vi.waitFor(() => expect(processesMarked(marker)).toEqual([]), WAIT);
-    expect(readdirSync(remoteData).filter((n) => /^[0-9a-f]{32}$/.test(n))).toHaveLength(1);
+    expect(readdirSync(remoteData).filter((n) => /^[0-9a-f]{32}$/.test(n))).toHaveLength(2);
     expect(o.log().slice(logBefore)).not.toContain("toolsrv on ");
   });
 

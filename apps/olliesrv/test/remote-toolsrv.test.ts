@@ -54,7 +54,7 @@ describe.skipIf(!SSHD)("toolsrv over ssh", () => {
     const started = await first.start().catch((error: unknown) => {
       throw new Error(`${(error as Error).message}\n${logLines.join("")}`);
     });
-    expect(started.sent).toBe(true);
+    expect(started.sent).toBe(1);
     expect(readdirSync(join(root, "remote")).filter((n) => /^[0-9a-f]{32}$/.test(n))).toHaveLength(1);
     const conn = await ToolsrvConn.dial({
       address: first.address,
@@ -81,7 +81,7 @@ describe.skipIf(!SSHD)("toolsrv over ssh", () => {
 
     // A second toolsrv on the same host finds the bundle there.
     const second = remoteToolsrv("second", master);
-    expect((await second.start()).sent).toBe(false);
+    expect((await second.start()).sent).toBe(0);
     await second.stop();
     await first.stop();
     await master.stop();

@@ -11,6 +11,8 @@ export interface RemoteHostsOptions {
   runtimeDir: string;
   /** Where the toolsrv bundle is staged. */
   cacheDir: string;
+  /** The configuration directory whose tools and sandbox policies remote toolsrvs run with. */
+  configDir: string;
   /** The key remote toolsrvs make every attach prove (the local toolsrv's). */
   key: string;
   settings(destination: string): Promise<HostSettings>;
@@ -98,6 +100,7 @@ export class RemoteHosts {
       localSocket: join(this.options.runtimeDir, `toolsrv-${id}.sock`),
       key: this.options.key,
       cacheDir: this.options.cacheDir,
+      configDir: this.options.configDir,
       log,
       ...(settings.node !== undefined && { node: settings.node }),
       ...(settings.dataDir !== undefined && { dataDir: settings.dataDir }),

@@ -1,8 +1,8 @@
-import { existsSync } from "node:fs";
 import type { Logger } from "@ollie/log";
-import { execa } from "execa";
+import { configBundle } from "./config-bundle.js";
+import { provision, remoteDir } from "./provision.js";
 import { shellQuote } from "./remote-target.js";
-import { type RuntimeBundle, runtimeBundle, stageBundle } from "./runtime-bundle.js";
+import { type RuntimeBundle, runtimeBundle } from "./runtime-bundle.js";
 import { SshError, type SshMaster } from "./ssh-master.js";
 
 /** How a host runs toolsrv: settings the olliesrv configuration may give per host. */
@@ -19,25 +19,33 @@ export interface RemoteToolsrvOptions extends RemoteHostSettings {
   localSocket: string;
   /** The key every attach must prove; sent on toolsrv's standard input, never on a command line. */
   key: string;
-  /** Where the bundle is staged and packed here. */
+  /** Where bundles are staged and packed here. */
   cacheDir: string;
+  /** The configuration directory whose tools and sandbox policies the host's toolsrv runs with. */
+  configDir?: string;
   log: Logger;
-  /** The bundle (default: toolsrv as installed beside olliesrv). */
-  bundle?: () => Promise<RuntimeBundle>;
 }
 
-/** What a start did: whether the bundle had to be sent (false: the host had it from an earlier start). */
+/** What a start did: how many bundles it sent (none: the host had them from an earlier start). */
 export interface RemoteStart {
   address: string;
-  sent: boolean;
+  sent: number;
   /** The socket toolsrv listens on, on the host. */
   remoteSocket: string;
 }
 
 const DEFAULT_DATA_DIR = ".cache/ollie/remote";
 
-/** The data directory as an absolute path in the remote shell: `$HOME/…` unless it starts with '/'. */
-const remoteDir = (dir: string) => (dir.startsWith("/") ? shellQuote(dir) : `"$HOME"/${shellQuote(dir)}`);
+let runtime: Promise<RuntimeBundle> | undefined;
+
+/** toolsrv's bundle, hashed once per daemon: the installed packages do not change under it. */
+function runtimeBundleOnce(): Promise<RuntimeBundle> {
+  runtime ??= runtimeBundle().catch((error: unknown) => {
+    runtime = undefined;
+    throw error;
+  });
+  return runtime;
+}
 
 /**
  * toolsrv on another machine, reached through an ssh master connection: the bundle of toolsrv and what it
@@ -59,70 +67,34 @@ export class RemoteToolsrv {
   async start(): Promise<RemoteStart> {
     const { master, log } = this.options;
     await master.connect();
-    const bundle = await (this.options.bundle ?? runtimeBundle)();
+    const runtime = await runtimeBundleOnce();
+    const config =
+      this.options.configDir === undefined ? undefined : await configBundle(this.options.configDir);
     const dataDir = this.options.dataDir ?? DEFAULT_DATA_DIR;
     const node = this.options.node ?? "node";
-    const sent = await this.provision(bundle, dataDir, node);
-    const remoteSocket = await this.launch(bundle.hash, dataDir, node);
+    const bundles = config ? [runtime, config] : [runtime];
+    const sent = await provision(master, bundles, dataDir, node, this.options.cacheDir);
+    const remoteSocket = await this.launch(runtime.hash, config?.hash, dataDir, node);
     await master.forward(this.options.localSocket, remoteSocket);
     log.info(`toolsrv on ${master.destination} at ${remoteSocket}, forwarded to ${this.options.localSocket}`);
     return { address: this.address, sent, remoteSocket };
   }
 
-  /** Checks Node on the host and sends the bundle unless the host has it. Returns whether it was sent. */
-  private async provision(bundle: RuntimeBundle, dataDir: string, node: string): Promise<boolean> {
-    const { master } = this.options;
-    const dir = `${remoteDir(dataDir)}/${bundle.hash}`;
-    const probe = await master.run(
-      `${shellQuote(node)} -e 'process.stdout.write(process.versions.node)' && echo && { test -f ${dir}/bundle.json && echo present || echo absent; }`,
-      { stdin: "ignore" },
-    );
-    const [version, presence] = String(probe.stdout).trim().split("\n");
-    if (probe.exitCode !== 0 || !version) {
-      throw new SshError(
-        master.destination,
-        `no Node.js '${node}' there: ${String(probe.stderr).trim() || "it did not run"}`,
-      );
-    }
-    if (Number(version.split(".")[0]) < 20) {
-      throw new SshError(
-        master.destination,
-        `toolsrv needs Node.js 20 or later there; '${node}' is ${version}`,
-      );
-    }
-    if (presence === "present") return false;
-    const tarball = await this.pack(bundle);
-    // Unpacked beside its final place and renamed into it: a host never has half a bundle under its hash.
-    const unpack = await master.run(
-      `set -e; mkdir -p ${remoteDir(dataDir)}; t=$(mktemp -d ${remoteDir(dataDir)}/.incoming.XXXXXX); ` +
-        `tar -xzf - -C "$t"; mv "$t" ${dir} 2>/dev/null || rm -rf "$t"; test -f ${dir}/bundle.json`,
-      { inputFile: tarball },
-    );
-    if (unpack.exitCode !== 0) {
-      throw new SshError(master.destination, `sending toolsrv failed: ${String(unpack.stderr).trim()}`);
-    }
-    return true;
-  }
-
-  /** The bundle as one gzipped tar, made once per hash. */
-  private async pack(bundle: RuntimeBundle): Promise<string> {
-    const staged = await stageBundle(bundle, this.options.cacheDir);
-    const tarball = `${staged}.tar.gz`;
-    if (!existsSync(tarball)) {
-      const temp = `${tarball}.${process.pid}.tmp`;
-      await execa("tar", ["-czf", temp, "-C", staged, "."]);
-      await execa("mv", [temp, tarball]);
-    }
-    return tarball;
-  }
-
   /** Starts toolsrv on the host; resolves with the socket it serves on there. */
-  private async launch(hash: string, dataDir: string, node: string): Promise<string> {
+  private async launch(
+    runtime: string,
+    config: string | undefined,
+    dataDir: string,
+    node: string,
+  ): Promise<string> {
     const { master, log, key } = this.options;
-    const bin = `${remoteDir(dataDir)}/${hash}/node_modules/toolsrv/bin/toolsrv.js`;
-    const socket = `${remoteDir(dataDir)}/run/toolsrv-$$.sock`;
+    const data = remoteDir(dataDir);
+    const bin = `${data}/${runtime}/node_modules/toolsrv/bin/toolsrv.js`;
+    const socket = `${data}/run/toolsrv-$$.sock`;
+    // The user's tools and policies are the configuration; memory outlives any one version of it.
+    const env = config ? `XDG_CONFIG_HOME=${data}/${config} OLLIE_MEMORY_PATH=${data}/memory ` : "";
     const child = master.run(
-      `mkdir -p ${remoteDir(dataDir)}/run && exec ${shellQuote(node)} ${bin} -a "unix!"${socket} --key-stdin --print-address`,
+      `mkdir -p ${data}/run && ${env}exec ${shellQuote(node)} ${bin} -a "unix!"${socket} --key-stdin --print-address`,
       { stdin: "pipe", buffer: false },
     );
     this.child = child;

@@ -1,8 +1,8 @@
-import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { cp, mkdir, readdir, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
+import { readFile, realpath, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
+import { type Bundle, hashedBundle, walk } from "./bundle.js";
 
 /** One installed package to carry: its name, its directory here, and where it goes in the bundle. */
 export interface BundledPackage {
@@ -13,13 +13,9 @@ export interface BundledPackage {
   path: string;
 }
 
-/** What a remote host needs to run toolsrv: packages, their files, and a hash of all of it. */
-export interface RuntimeBundle {
+/** What a remote host needs to run toolsrv: its packages, as a bundle. */
+export interface RuntimeBundle extends Bundle {
   packages: BundledPackage[];
-  /** Every file, relative to the bundle's root, with where it is here. */
-  files: { path: string; source: string; executable: boolean }[];
-  /** sha256 of every path, mode and content: the name of the directory it is unpacked into. */
-  hash: string;
 }
 
 interface Manifest {
@@ -97,17 +93,6 @@ export async function toolsrvPackages(): Promise<BundledPackage[]> {
   return [...placed.values()].sort((a, b) => a.path.localeCompare(b.path));
 }
 
-async function walk(dir: string, skip: (name: string) => boolean): Promise<string[]> {
-  const out: string[] = [];
-  for (const entry of await readdir(dir, { withFileTypes: true })) {
-    if (skip(entry.name)) continue;
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...(await walk(path, () => false)));
-    else if (entry.isFile()) out.push(path);
-  }
-  return out;
-}
-
 /**
  * The files of a package as its tarball has them. One installed from a tarball (under node_modules) is
  * that already; a linked workspace package is its `files` directories, manifest, README and LICENSE.
@@ -127,46 +112,14 @@ async function packageFiles(pkg: BundledPackage): Promise<string[]> {
   return files;
 }
 
-/** Lists and hashes the bundle of `packages` (toolsrvPackages() by default). */
+/** toolsrv and its packages as a bundle (toolsrvPackages() by default). */
 export async function runtimeBundle(packages?: BundledPackage[]): Promise<RuntimeBundle> {
   const list = packages ?? (await toolsrvPackages());
-  const files: RuntimeBundle["files"] = [];
-  const hash = createHash("sha256");
+  const files: { path: string; source: string }[] = [];
   for (const pkg of list) {
-    for (const source of (await packageFiles(pkg)).sort()) {
-      const path = join(pkg.path, relative(pkg.dir, source));
-      const executable = ((await stat(source)).mode & 0o111) !== 0;
-      files.push({ path, source, executable });
-      hash.update(`${path}\0${executable ? "x" : "-"}\0`);
-      hash.update(await readFile(source));
-      hash.update("\0");
-    }
+    for (const source of await packageFiles(pkg))
+      files.push({ path: join(pkg.path, relative(pkg.dir, source)), source });
   }
-  return { packages: list, files, hash: hash.digest("hex").slice(0, 32) };
-}
-
-/**
- * The bundle as a directory under `cacheDir` named by its hash, made once (in a temporary directory renamed
- * into place, so a half-made one is never taken for whole).
- */
-export async function stageBundle(bundle: RuntimeBundle, cacheDir: string): Promise<string> {
-  const target = join(cacheDir, bundle.hash);
-  if (existsSync(target)) return target;
-  await mkdir(cacheDir, { recursive: true, mode: 0o700 });
-  const temp = join(cacheDir, `.${bundle.hash}.${process.pid}.tmp`);
-  await rm(temp, { recursive: true, force: true });
-  for (const file of bundle.files) {
-    await mkdir(dirname(join(temp, file.path)), { recursive: true });
-    await cp(file.source, join(temp, file.path), { preserveTimestamps: true });
-  }
-  await writeFile(
-    join(temp, "bundle.json"),
-    `${JSON.stringify(bundle.packages.map(({ name, version, path }) => ({ name, version, path })))}\n`,
-  );
-  await rename(temp, target).catch(async (error: NodeJS.ErrnoException) => {
-    // Another daemon staged the same bundle first: theirs is the same bytes.
-    await rm(temp, { recursive: true, force: true });
-    if (!existsSync(target)) throw error;
-  });
-  return target;
+  const manifest = list.map(({ name, version, path }) => ({ name, version, path }));
+  return { ...(await hashedBundle(files, manifest)), packages: list };
 }
