@@ -147,6 +147,28 @@ describe.skipIf(!SSHD)("a remote session", () => {
     }
   });
 
+  it("moves a session's tools to the host and back with ctl", async () => {
+    const id = await o.create(`agent=coding cwd=${o.work}`);
+    const agent = `session/${id}/agent/main`;
+    await o.fsys.writeFile(`session/${id}/ctl`, `remote ${sshd.destination}:${remoteWork}\n`);
+    expect(await o.read(`${agent}/cfg`)).toContain(`cwd=${remoteWork}\n`);
+    expect(await o.read(`${agent}/cfg`)).toContain(`remote=${sshd.destination}\n`);
+    o.mock.enqueue(
+      { toolCalls: [{ name: "shell", arguments: { command: "echo moved > moved.txt" } }] },
+      { text: "Moved." },
+    );
+    await prompt(o, agent, "Write it there");
+    expect(readFileSync(join(remoteWork, "moved.txt"), "utf8")).toBe("moved\n");
+
+    await o.fsys.writeFile(`session/${id}/ctl`, `local ${o.work}\n`);
+    const cfg = await o.read(`${agent}/cfg`);
+    expect(cfg).toContain(`cwd=${o.work}\n`);
+    expect(cfg).not.toContain("remote=");
+    await expect(o.fsys.writeFile(`session/${id}/ctl`, "remote -oProxyCommand=x\n")).rejects.toThrow(
+      "is not an ssh destination",
+    );
+  });
+
   it("refuses a remote that is not an ssh destination", async () => {
     await expect(o.create("remote=-oProxyCommand=evil")).rejects.toThrow("is not an ssh destination");
   });

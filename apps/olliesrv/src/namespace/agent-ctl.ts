@@ -1,4 +1,5 @@
 import { ctl } from "@ollie/virtfs";
+import { parseRemoteTarget, type RemoteTarget } from "../remote/remote-target.js";
 import type { AgentEnvironment, AgentSlot } from "../session/agent-slot.js";
 import { stampSender } from "../session/callback.js";
 import { forkAgent, parseForkSpec } from "../session/fork.js";
@@ -109,12 +110,36 @@ export function agentCtl(sessions: Sessions, session: Session, slot: AgentSlot) 
 
 /** `cd DIR` from either ctl. Only the owner moves a session, since its directory is what its tools may write. */
 export async function moveSession(session: Session, dir: string, by: string, env: AgentEnvironment) {
-  if (by !== env.owner) {
-    const why = `only ${env.owner} may move a session: its directory is what its tools may write`;
-    env.audit(`refused cd by ${by}: ${why}`, by);
-    fail(why);
-  }
+  ownerMoves("cd", by, env);
   await session.changeDirectory(dir || fail("cd needs a directory"));
+}
+
+/** `remote [USER@]HOST[:DIR]` moves a session's tools to a host, `local DIR` back here; the owner only. */
+export async function moveSessionHost(
+  session: Session,
+  command: "remote" | "local",
+  operand: string,
+  by: string,
+  env: AgentEnvironment,
+) {
+  ownerMoves(command, by, env);
+  if (command === "local") return session.changeHost(undefined, operand || fail("local needs a directory"));
+  const target = ((): RemoteTarget => {
+    try {
+      return parseRemoteTarget(operand || fail("remote needs [user@]host[:dir]"));
+    } catch (error) {
+      return fail((error as Error).message);
+    }
+  })();
+  await session.changeHost(target);
+}
+
+/** Only the owner moves a session: where it is decides what its tools may write. */
+function ownerMoves(command: string, by: string, env: AgentEnvironment): void {
+  if (by === env.owner) return;
+  const why = `only ${env.owner} may move a session: its directory is what its tools may write`;
+  env.audit(`refused ${command} by ${by}: ${why}`, by);
+  fail(why);
 }
 
 /** Refuses an agent a prompt to itself, by any path: no agent may drive itself in a loop. */

@@ -17,7 +17,7 @@ import type { AgentSlot } from "../session/agent-slot.js";
 import { checkProfileName } from "../session/names.js";
 import type { Session, SessionSpec } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
-import { moveSession } from "./agent-ctl.js";
+import { moveSession, moveSessionHost } from "./agent-ctl.js";
 import { agentTree } from "./agent-tree.js";
 import { eventsFile } from "./events-file.js";
 import { fail } from "./fail.js";
@@ -246,6 +246,8 @@ function sessionTree(sessions: Sessions, session: Session) {
           await session.save();
         },
         cd: (_a, c) => moveSession(session, c.rest.trim(), c.uname, sessions.environment),
+        remote: (_a, c) => moveSessionHost(session, "remote", c.rest.trim(), c.uname, sessions.environment),
+        local: (_a, c) => moveSessionHost(session, "local", c.rest.trim(), c.uname, sessions.environment),
         kill: () => sessions.kill(session.id),
         grant: async (_a, c) => {
           session.grants.add(c.rest.trim() || fail("grant needs a uname"));

@@ -40,7 +40,7 @@ export class Session {
   /** Principals outside the session that may write its files, as its own agents may. */
   readonly grants: Set<string>;
   /** The host its tools run on; the loop, prompts, history and model calls stay here. */
-  readonly remote: RemoteTarget | undefined;
+  #remote: RemoteTarget | undefined;
   private saving: Promise<void> = Promise.resolve();
   private killed = false;
 
@@ -54,7 +54,7 @@ export class Session {
   ) {
     this.name = file?.name ?? spec.name ?? id;
     const remote = file?.remote ?? spec.remote;
-    this.remote = remote === undefined ? undefined : parseRemoteTarget(remote);
+    this.#remote = remote === undefined ? undefined : parseRemoteTarget(remote);
     this.cwd = file?.cwd ?? this.remote?.dir ?? spec.cwd ?? process.cwd();
     this.env = file?.env ?? {};
     this.plan = file?.plan ?? "";
@@ -72,6 +72,10 @@ export class Session {
         new AgentSlot(this, environment, "main", spec.agent ?? "default", spec.backend, spec.model),
       );
     }
+  }
+
+  get remote(): RemoteTarget | undefined {
+    return this.#remote;
   }
 
   get name(): string {
@@ -118,13 +122,29 @@ export class Session {
 
   /** Moves the session to another directory; its agents' tools run there from their next call. */
   async changeDirectory(dir: string): Promise<void> {
-    const target = resolve(this.cwd, dir);
+    await this.move(this.#remote, resolve(this.cwd, dir));
+  }
+
+  /**
+   * Moves the session's tools to another host (`[user@]host[:dir]`, in `dir` there, else the same directory),
+   * or back to this machine (undefined) in `dir`; from their next call on.
+   */
+  async changeHost(remote: RemoteTarget | undefined, dir?: string): Promise<void> {
+    await this.move(remote, resolve(this.cwd, remote?.dir ?? dir ?? this.cwd));
+  }
+
+  private async move(remote: RemoteTarget | undefined, target: string): Promise<void> {
     // A remote session's directory is on its host: its tools find out whether it is there.
-    const info = this.remote ? undefined : await stat(target).catch(() => undefined);
-    if (!this.remote && !info?.isDirectory()) throw new Error(`${target} is not a directory`);
+    const info = remote ? undefined : await stat(target).catch(() => undefined);
+    if (!remote && !info?.isDirectory()) throw new Error(`${target} is not a directory`);
     for (const slot of this.agents.values()) {
       if (slot.agent && slot.agent.state !== "idle")
-        throw new Error("cannot change directory while a turn runs");
+        throw new Error("cannot move the session while a turn runs");
+    }
+    const host = remote && { destination: remote.destination };
+    if (host?.destination !== this.#remote?.destination) {
+      this.#remote = host;
+      this.events.publish("session.remote", { remote: host?.destination ?? "" });
     }
     this.cwd = target;
     for (const slot of this.agents.values()) await slot.moveTo(target);
