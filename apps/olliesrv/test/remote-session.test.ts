@@ -44,7 +44,9 @@ afterAll(async () => {
   await sshd?.stop();
 });
 
-describe.skipIf(!SSHD)("a remote session", () => {
+// Each start on the host is several ssh sessions, and each runs the remote user's shell start-up files: on a
+// loaded machine that takes its time.
+describe.skipIf(!SSHD)("a remote session", { timeout: 90_000 }, () => {
   it("runs its shell on the host, in the host's directory, while the loop stays here; and comes back after a restart", async () => {
     const id = await o.create(`agent=coding remote=${sshd.destination}:${remoteWork}`);
     const agent = `session/${id}/agent/main`;

@@ -46,7 +46,7 @@ function remoteToolsrv(name: string, master: SshMaster) {
 const masterFor = (s: TestSshd) =>
   new SshMaster({ destination: s.destination, controlDir: join(root, "ctl"), sshOptions: s.sshOptions });
 
-describe.skipIf(!SSHD)("toolsrv over ssh", () => {
+describe.skipIf(!SSHD)("toolsrv over ssh", { timeout: 90_000 }, () => {
   it("sends toolsrv once, runs tools there through the forwarded socket, and proves the key", async () => {
     const master = masterFor(sshd);
     masters.push(master);

@@ -3,7 +3,7 @@ import { daemonLogSettings, type LogSettings } from "@ollie/log";
 
 export const USAGE = `usage: toolsrv [-a ADDR] [--tools-path DIRS] [--sandbox NAME] [--bypass FILE] [--owner UNAME]
                 [--owner-key FILE] [--protect PATH]... [--default-tools NAMES] [--key-stdin]
-                [--log-level LEVEL] [-D] [--version]
+                [--require-sandbox] [--log-level LEVEL] [-D] [--version]
   -a ADDR            where to listen (default: $NAMESPACE/toolsrv)
   --tools-path DIRS  ':'-separated tool directories, earlier first
                      (default: $OLLIE_TOOLS_PATH, else $XDG_CONFIG_HOME/ollie/tools then the bundled tools)
@@ -15,6 +15,9 @@ export const USAGE = `usage: toolsrv [-a ADDR] [--tools-path DIRS] [--sandbox NA
   --default-tools N  the tools an agent starts with, comma-separated (default: client_9p)
   --exit-with-stdin  stop when standard input closes (a parent that starts toolsrv, and may die, passes this)
   --print-address    print the address on stdout once serving (for a parent that waits for that)
+  --require-sandbox  refuse to start, saying why, when sandboxed commands cannot run here (no Landlock, no
+                     launcher), rather than serve calls that will all fail (a parent that starts toolsrv on
+                     another host passes this)
   --key-stdin        read the key every attach must prove from the first line of standard input instead
                      of OLLIE_TOOLSRV_KEY, and stop when standard input closes (a parent that starts
                      toolsrv over ssh, which passes no environment, passes this)
@@ -42,6 +45,8 @@ export interface ToolsrvOptions {
   exitWithStdin: boolean;
   /** `--key-stdin`: the service key is standard input's first line. */
   keyStdin: boolean;
+  /** `--require-sandbox`: no start where sandboxed commands cannot run. */
+  requireSandbox: boolean;
   printAddress: boolean;
   log: LogSettings;
 }
@@ -68,6 +73,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv, keyed: 
       "exit-with-stdin": { type: "boolean" },
       "print-address": { type: "boolean" },
       "key-stdin": { type: "boolean" },
+      "require-sandbox": { type: "boolean" },
       "log-level": { type: "string" },
       D: { type: "boolean" },
       version: { type: "boolean" },
@@ -96,6 +102,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv, keyed: 
       defaultTools: values["default-tools"] ? values["default-tools"].split(",").filter(Boolean) : undefined,
       exitWithStdin: (values["exit-with-stdin"] ?? false) || keyStdin,
       keyStdin,
+      requireSandbox: values["require-sandbox"] ?? false,
       printAddress: values["print-address"] ?? false,
       log,
     },

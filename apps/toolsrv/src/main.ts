@@ -11,7 +11,7 @@ import {
   serveUntilSignal,
   serviceAddress,
 } from "@ollie/ninep";
-import { resolvePolicy } from "@ollie/sandbox";
+import { resolvePolicy, sandboxCommand } from "@ollie/sandbox";
 import { createToolServer, loadBypassPolicy } from "@ollie/toolsrv";
 import { keyedAuth } from "./auth.js";
 import { type CommandLine, parseCommandLine, type ToolsrvOptions, USAGE } from "./command-line.js";
@@ -60,6 +60,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   } catch (error) {
     log.error((error as Error).message);
     return 1;
+  } finally {
+    // Standard input held open (to notice its end, or after the key was read) must not keep a toolsrv
+    // that failed to start alive.
+    if (command.options.exitWithStdin) process.stdin.destroy();
   }
 }
 
@@ -83,6 +87,10 @@ async function serve(
     ...(options.sandbox !== undefined && { name: options.sandbox }),
     layers: [{ layer: { filesystem: { rw: [memory] } }, source: "toolsrv (the memory directory)" }],
   });
+  // The checks a call's sandbox makes, short of running anything: Landlock, the launcher, the policy. In the
+  // memory directory, which the policy grants, rather than toolsrv's own directory (a home holding the
+  // launcher's, say, which no call may be granted).
+  if (options.requireSandbox) await sandboxCommand("true", [], { policy, cwd: memory });
   const bypass = await loadBypassPolicy(options.bypass ?? join(config, "bypass.yaml"));
   // The owner's key file is a credential like any other: no tool may read it.
   const protect = [...options.protect, ...(options.ownerKey !== undefined ? [options.ownerKey] : [])].map(

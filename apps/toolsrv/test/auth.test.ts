@@ -186,3 +186,39 @@ describe("--key-stdin", () => {
     expect(cut.stderr).toContain("toolsrv: --key-stdin: standard input ended before a whole line");
   });
 });
+
+describe("--require-sandbox", () => {
+  it("starts where sandboxed commands can run, and refuses to where they cannot, saying why", async () => {
+    const start = (args: string[]) =>
+      execa(
+        process.execPath,
+        [BIN, "-a", `unix!${join(s.root, "required.sock")}`, "--require-sandbox", "--print-address", ...args],
+        {
+          env: { ...homes(s), PATH: process.env.PATH, OLLIE_TOOLSRV_KEY: serviceKey },
+          extendEnv: false,
+          reject: false,
+          stdin: "pipe",
+        },
+      );
+    const serving = start(["--exit-with-stdin"]);
+    await new Promise<void>((resolve, reject) => {
+      serving.stdout!.once("data", () => resolve());
+      void serving.then((r) => reject(new Error(`toolsrv exited: ${r.stderr}`)));
+    });
+    serving.stdin!.end();
+    expect((await serving).exitCode).toBe(0);
+
+    // An overlay naming a variable toolsrv's environment lacks: no call could be sandboxed.
+    mkdirSync(join(s.config, "ollie", "sandbox"), { recursive: true });
+    writeFileSync(
+      join(s.config, "ollie", "sandbox", "needs-var.yaml"),
+      "filesystem:\n  ro: ['{OLLIE_NOT_SET}/data']\n",
+    );
+    // Its standard input stays open: a toolsrv that cannot start must not be kept alive by it.
+    const refused = await start(["--sandbox", "needs-var", "--exit-with-stdin"]);
+    expect(refused.exitCode).toBe(1);
+    expect(refused.stderr).toMatch(
+      /ERROR toolsrv: .*needs-var\.yaml:2:8: filesystem\.ro\[0\]: \{OLLIE_NOT_SET\} is used but not set/,
+    );
+  });
+});

@@ -94,18 +94,20 @@ export class RemoteToolsrv {
     // The user's tools and policies are the configuration; memory outlives any one version of it.
     const env = config ? `XDG_CONFIG_HOME=${data}/${config} OLLIE_MEMORY_PATH=${data}/memory ` : "";
     const child = master.run(
-      `mkdir -p ${data}/run && ${env}exec ${shellQuote(node)} ${bin} -a "unix!"${socket} --key-stdin --print-address`,
+      `mkdir -p ${data}/run && ${env}exec ${shellQuote(node)} ${bin} -a "unix!"${socket} --key-stdin --require-sandbox --print-address`,
       { stdin: "pipe", buffer: false },
     );
     this.child = child;
     child.stdin!.write(`${key}\n`);
     let stderr = "";
+    let lastLine = "";
     child.stderr!.setEncoding("utf8");
     child.stderr!.on("data", (chunk: string) => {
       stderr += chunk;
       const lines = stderr.split("\n");
       stderr = lines.pop()!;
       for (const line of lines) log.relay(line);
+      lastLine = lines.filter(Boolean).pop() ?? lastLine;
     });
     return new Promise((resolve, reject) => {
       child.stdout!.setEncoding("utf8");
@@ -119,7 +121,7 @@ export class RemoteToolsrv {
         reject(
           new SshError(
             master.destination,
-            `toolsrv exited (status ${r.exitCode}) before it served${stderr ? `: ${stderr}` : ""}`,
+            `toolsrv exited (status ${r.exitCode}) before it served${lastLine || stderr ? `: ${(stderr || lastLine).replace(/^\S+Z (ERROR|WARN) +/, "")}` : ""}`,
           ),
         ),
       );

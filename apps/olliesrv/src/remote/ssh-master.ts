@@ -82,7 +82,14 @@ export class SshMaster {
 
   /** Connects (once; again after a loss). Fails with ssh's reason: a refused host key, a refused login. */
   async connect(): Promise<void> {
-    if (this.connected) return;
+    // Asked, not assumed: a master killed a moment ago may not have been reaped yet.
+    if (this.connected && (await this.check())) return;
+    const old = this.master;
+    this.master = undefined;
+    if (old) {
+      old.kill("SIGKILL");
+      await old;
+    }
     await mkdir(join(this.controlPath, ".."), { recursive: true, mode: 0o700 });
     // A master killed outright leaves its socket; ssh would take it for a live one and not multiplex.
     await rm(this.controlPath, { force: true });
