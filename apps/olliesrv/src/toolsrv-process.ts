@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { type Logger, levelsOnly } from "@ollie/log";
 import { execa } from "execa";
+import { eachLine } from "./each-line.js";
 
 /** A toolsrv this daemon started, and how to stop it. */
 export interface ToolsrvProcess {
@@ -52,18 +53,5 @@ export function startToolsrv(
       if (!ready)
         reject(new Error(`toolsrv exited (status ${result.exitCode}) before it served; see the lines above`));
     });
-  });
-}
-
-/** Calls `onLine` with each whole line `stream` gives. */
-function eachLine(stream: NodeJS.ReadableStream | null, onLine: (line: string) => void): void {
-  let pending = "";
-  // Decoded as a whole, so a character split between two chunks comes out whole.
-  stream?.setEncoding("utf8");
-  stream?.on("data", (chunk: string) => {
-    pending += chunk;
-    const lines = pending.split("\n");
-    pending = lines.pop()!;
-    for (const line of lines) onLine(line);
   });
 }

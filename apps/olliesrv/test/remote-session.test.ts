@@ -52,6 +52,8 @@ describe.skipIf(!SSHD)("a remote session", { timeout: 90_000 }, () => {
     const agent = `session/${id}/agent/main`;
     o.mock.enqueue(
       { toolCalls: [{ name: "shell", arguments: { command: "pwd > where.txt; cat where.txt" } }] },
+      { toolCalls: [{ name: "file_write", arguments: { path: "notes.txt", content: "written there\n" } }] },
+      { toolCalls: [{ name: "file_read", arguments: { path: "notes.txt" } }] },
       { toolCalls: [{ name: "tool_load", arguments: { names: ["where_am_i"] } }] },
       { toolCalls: [{ name: "where_am_i", arguments: {} }] },
       { text: "Done there." },
@@ -59,6 +61,8 @@ describe.skipIf(!SSHD)("a remote session", { timeout: 90_000 }, () => {
     await prompt(o, agent, "Where are you?");
     expect(await o.read(`${agent}/outcome`)).toBe("done\n");
     expect(readFileSync(join(remoteWork, "where.txt"), "utf8")).toBe(`${remoteWork}\n`);
+    expect(readFileSync(join(remoteWork, "notes.txt"), "utf8")).toBe("written there\n");
+    expect(await o.read(`${agent}/chat`)).toMatch(/← file_read[\s\S]*written there/);
     expect(await o.read(`${agent}/cfg`)).toContain(
       `cwd=${remoteWork}\nskills=\nstate=idle\nremote=${sshd.destination}\nremote_state=connected\n`,
     );
@@ -128,6 +132,23 @@ describe.skipIf(!SSHD)("a remote session", { timeout: 90_000 }, () => {
     );
     await prompt(o, agent, "Try again");
     expect(readFileSync(join(remoteWork, "back.txt"), "utf8")).toBe("back\n");
+  });
+
+  it("starts toolsrv there again when it ended on its own", async () => {
+    const id = await o.create(`agent=coding remote=${sshd.destination}:${remoteWork}`);
+    const agent = `session/${id}/agent/main`;
+    o.mock.enqueue({ toolCalls: [{ name: "shell", arguments: { command: "true" } }] }, { text: "Up." });
+    await prompt(o, agent, "Are you there?");
+    const [toolsrv] = processesMatching(/toolsrv\.js -a unix!\S*\/data\/run\/toolsrv-/);
+    expect(toolsrv, "toolsrv on the host").toBeDefined();
+    process.kill(toolsrv!, "SIGKILL");
+    await vi.waitFor(() => expect(o.log()).toMatch(/toolsrv on \S+ ended: toolsrv exited/), WAIT);
+    o.mock.enqueue(
+      { toolCalls: [{ name: "shell", arguments: { command: "echo again > restarted.txt" } }] },
+      { text: "Again." },
+    );
+    await prompt(o, agent, "And now?");
+    expect(readFileSync(join(remoteWork, "restarted.txt"), "utf8")).toBe("again\n");
   });
 
   it("refuses a host whose key is not the one known: the prompt fails with ssh's reason", async () => {

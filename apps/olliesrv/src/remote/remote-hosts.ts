@@ -4,7 +4,7 @@ import type { Logger } from "@ollie/log";
 import { type Authenticator, hmacAuthenticator } from "@ollie/ninep";
 import type { HostSettings } from "./remote-config.js";
 import { RemoteToolsrv } from "./remote-toolsrv.js";
-import { SshMaster } from "./ssh-master.js";
+import { SshError, SshMaster } from "./ssh-master.js";
 
 export interface RemoteHostsOptions {
   /** The daemon's runtime directory: control sockets and the local ends of forwards go here. */
@@ -17,7 +17,12 @@ export interface RemoteHostsOptions {
   key: string;
   settings(destination: string): Promise<HostSettings>;
   log: Logger;
+  /** The clock the reconnection backoff reads (milliseconds). */
+  now?: () => number;
 }
+
+/** The first wait after a failed start, doubled at each failure up to the last. */
+const BACKOFF_MS = { first: 2000, most: 60_000 };
 
 /** What `ollie status` says of a host. */
 export type HostState = "connecting" | "connected" | "disconnected";
@@ -30,6 +35,9 @@ interface Host {
   state: HostState;
   /** Why the connection was lost, when it was. */
   lost?: string;
+  /** Starts that failed in a row, and when the next may be tried. */
+  failures: number;
+  retryAt: number;
 }
 
 /**
@@ -61,22 +69,41 @@ export class RemoteHosts {
       host.state = "disconnected";
       host.started = undefined;
     }
-    if (!host.started) {
-      host.state = "connecting";
-      host.started = host.toolsrv.start().then(
-        (started) => {
-          host.state = "connected";
-          host.lost = undefined;
-          return started.address;
-        },
-        (error: unknown) => {
-          host.state = "disconnected";
-          host.started = undefined;
-          throw error;
-        },
+    if (!host.started) host.started = this.start(destination, host);
+    return host.started;
+  }
+
+  /**
+   * Starts toolsrv on the host, unless a start failed a moment ago: after a failure a new one waits 2 s,
+   * then twice as long after each further failure, a minute at most, and a use within the wait fails at
+   * once, saying why and for how long.
+   */
+  private start(destination: string, host: Host): Promise<string> {
+    const now = this.options.now?.() ?? Date.now();
+    if (now < host.retryAt) {
+      const wait = Math.ceil((host.retryAt - now) / 1000);
+      return Promise.reject(
+        new SshError(
+          destination,
+          `not connecting again for ${wait} s: the last attempt failed: ${host.lost}`,
+        ),
       );
     }
-    return host.started;
+    host.state = "connecting";
+    return host.toolsrv.start().then(
+      (started) => {
+        Object.assign(host, { state: "connected", lost: undefined, failures: 0, retryAt: 0 });
+        return started.address;
+      },
+      (error: unknown) => {
+        const wait = Math.min(BACKOFF_MS.first * 2 ** host.failures, BACKOFF_MS.most);
+        host.failures++;
+        host.retryAt = (this.options.now?.() ?? Date.now()) + wait;
+        const lost = error instanceof SshError ? error.reason : (error as Error).message;
+        Object.assign(host, { state: "disconnected", started: undefined, lost });
+        throw error;
+      },
+    );
   }
 
   /** Whether `destination` is connected, and why not when it was lost. */
@@ -104,13 +131,29 @@ export class RemoteHosts {
       log,
       ...(settings.node !== undefined && { node: settings.node }),
       ...(settings.dataDir !== undefined && { dataDir: settings.dataDir }),
+      // toolsrv ended there with the connection still up: the next use starts it again.
+      onExit: (reason) => {
+        if (!master.connected) return;
+        log.warn(`toolsrv on ${destination} ended: ${reason}`);
+        lost(reason);
+      },
     });
-    const host: Host = { master, toolsrv, started: undefined, state: "disconnected" };
-    master.onLost((reason) => {
-      log.warn(`connection to ${destination} lost: ${reason}`);
+    const host: Host = {
+      master,
+      toolsrv,
+      started: undefined,
+      state: "disconnected",
+      failures: 0,
+      retryAt: 0,
+    };
+    function lost(reason: string) {
       host.state = "disconnected";
       host.lost = reason;
       host.started = undefined;
+    }
+    master.onLost((reason) => {
+      log.warn(`connection to ${destination} lost: ${reason}`);
+      lost(reason);
     });
     this.hosts.set(destination, host);
     return host;

@@ -1,4 +1,5 @@
 import type { Logger } from "@ollie/log";
+import { eachLine } from "../each-line.js";
 import { configBundle } from "./config-bundle.js";
 import { provision, remoteDir } from "./provision.js";
 import { shellQuote } from "./remote-target.js";
@@ -24,6 +25,8 @@ export interface RemoteToolsrvOptions extends RemoteHostSettings {
   /** The configuration directory whose tools and sandbox policies the host's toolsrv runs with. */
   configDir?: string;
   log: Logger;
+  /** Called when toolsrv there ends after it served, unless stop() ended it. */
+  onExit?: (reason: string) => void;
 }
 
 /** What a start did: how many bundles it sent (none: the host had them from an earlier start). */
@@ -99,32 +102,26 @@ export class RemoteToolsrv {
     );
     this.child = child;
     child.stdin!.write(`${key}\n`);
-    let stderr = "";
     let lastLine = "";
-    child.stderr!.setEncoding("utf8");
-    child.stderr!.on("data", (chunk: string) => {
-      stderr += chunk;
-      const lines = stderr.split("\n");
-      stderr = lines.pop()!;
-      for (const line of lines) log.relay(line);
-      lastLine = lines.filter(Boolean).pop() ?? lastLine;
+    eachLine(child.stderr, (line) => {
+      log.relay(line);
+      if (line) lastLine = line.replace(/^\S+Z (ERROR|WARN|INFO) +/, "");
     });
     return new Promise((resolve, reject) => {
-      child.stdout!.setEncoding("utf8");
-      let out = "";
-      child.stdout!.on("data", (chunk: string) => {
-        out += chunk;
-        const end = out.indexOf("\n");
-        if (end >= 0) resolve(out.slice(0, end).replace(/^unix!/, ""));
+      let serving = false;
+      eachLine(child.stdout, (line) => {
+        if (serving) return;
+        serving = true;
+        resolve(line.replace(/^unix!/, ""));
       });
-      void child.then((r) =>
-        reject(
-          new SshError(
-            master.destination,
-            `toolsrv exited (status ${r.exitCode}) before it served${lastLine || stderr ? `: ${(stderr || lastLine).replace(/^\S+Z (ERROR|WARN) +/, "")}` : ""}`,
-          ),
-        ),
-      );
+      void child.then((r) => {
+        const ended = `toolsrv exited (status ${r.exitCode})${lastLine ? `: ${lastLine}` : ""}`;
+        if (!serving) reject(new SshError(master.destination, ended.replace(")", ") before it served")));
+        else if (this.child === child) {
+          this.child = undefined;
+          this.options.onExit?.(ended);
+        }
+      });
     });
   }
 
