@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { processesMarked, processGone } from "@ollie/sandbox/testing";
+import { processesMarked, processesWhere, processGone } from "@ollie/sandbox/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Ollie, prompt, startOllie, WAIT, watchStates } from "./harness.js";
 import { SSHD, startSshd, type TestSshd } from "./sshd.js";
@@ -11,6 +11,20 @@ import { SSHD, startSshd, type TestSshd } from "./sshd.js";
  * with its own host key and a key for this account, and another directory of this machine for its disk.
  */
 let sshd: TestSshd;
+/** A new session of the coding agent whose tools run in `remoteWork` on the test host. */
+async function remoteSession() {
+  const id = await o.create(`agent=coding remote=${sshd.destination}:${remoteWork}`);
+  return { id, agent: `session/${id}/agent/main` };
+}
+
+/** Has `agent` run `command` in a shell, in one turn prompted with `text`. */
+async function shellThere(agent: string, command: string, text: string): Promise<void> {
+  o.mock.enqueue({ toolCalls: [{ name: "shell", arguments: { command } }] }, { text: "Done." });
+  await prompt(o, agent, text);
+}
+
+/** This machine's processes whose command line matches `pattern`. */
+const running = (pattern: RegExp) => processesWhere("cmdline", (words) => pattern.test(words.join(" ")));
 let o: Ollie;
 let remoteData: string;
 let remoteWork: string;
@@ -48,8 +62,7 @@ afterAll(async () => {
 // loaded machine that takes its time.
 describe.skipIf(!SSHD)("a remote session", { timeout: 90_000 }, () => {
   it("runs its shell on the host, in the host's directory, while the loop stays here; and comes back after a restart", async () => {
-    const id = await o.create(`agent=coding remote=${sshd.destination}:${remoteWork}`);
-    const agent = `session/${id}/agent/main`;
+    const { id, agent } = await remoteSession();
     o.mock.enqueue(
       { toolCalls: [{ name: "shell", arguments: { command: "pwd > where.txt; cat where.txt" } }] },
       { toolCalls: [{ name: "file_write", arguments: { path: "notes.txt", content: "written there\n" } }] },
@@ -76,18 +89,13 @@ describe.skipIf(!SSHD)("a remote session", { timeout: 90_000 }, () => {
     expect(saved).toMatchObject({ remote: sshd.destination, cwd: remoteWork });
     await o.stop();
     await o.restart();
-    o.mock.enqueue(
-      { toolCalls: [{ name: "shell", arguments: { command: "echo again > again.txt" } }] },
-      { text: "Again." },
-    );
-    await prompt(o, agent, "Once more");
+    await shellThere(agent, "echo again > again.txt", "Once more");
     expect(existsSync(join(remoteWork, "again.txt"))).toBe(true);
   });
 
   it("shares the host's toolsrv with a second session, and leaves no process of a stopped call there", async () => {
     const logBefore = o.log().length;
-    const id = await o.create(`agent=coding remote=${sshd.destination}:${remoteWork}`);
-    const agent = `session/${id}/agent/main`;
+    const { agent } = await remoteSession();
     const marker = `OLLIE_TEST_MARK=${randomUUID()}`;
     o.mock.enqueue({
       toolCalls: [{ name: "shell", arguments: { command: `export ${marker}; sleep 1000 & sleep 1000` } }],
@@ -103,8 +111,7 @@ describe.skipIf(!SSHD)("a remote session", { timeout: 90_000 }, () => {
   });
 
   it("fails a call the lost connection cut off, says why, and reconnects at the next call", async () => {
-    const id = await o.create(`agent=coding remote=${sshd.destination}:${remoteWork}`);
-    const agent = `session/${id}/agent/main`;
+    const { agent } = await remoteSession();
     o.mock.enqueue(
       { toolCalls: [{ name: "shell", arguments: { command: "echo $$ > cut.pid; sleep 1000" } }] },
       { text: "The host went away." },
@@ -113,7 +120,7 @@ describe.skipIf(!SSHD)("a remote session", { timeout: 90_000 }, () => {
     await o.fsys.writeFile(`${agent}/prompt`, "Run it there");
     const pidFile = join(remoteWork, "cut.pid");
     await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), WAIT);
-    const [master] = processesMatching(/ControlPath=\S*ollie-remote\/ssh-\S* .*-M /);
+    const [master] = running(/ControlPath=\S*ollie-remote\/ssh-\S* .*-M /);
     expect(master, "the ssh master connection").toBeDefined();
     process.kill(master!, "SIGKILL");
     await states.until("idle");
@@ -121,33 +128,23 @@ describe.skipIf(!SSHD)("a remote session", { timeout: 90_000 }, () => {
     expect(chat).toMatch(/connection to \S+ lost \(.*\); the call did not finish there/);
     // The next round's tool list came through a new connection, not the dead forward.
     expect(chat).not.toContain("could not be refreshed");
-    // The turn went on: its next round's tool list came through a new connection.
+    // The loss is logged with ssh's reason, and the host is connected again.
     expect(o.log()).toContain(`connection to ${sshd.destination} lost: ssh was ended by SIGKILL`);
     expect(await o.read(`${agent}/cfg`)).toMatch(/remote_state=connected\n$/);
     await vi.waitFor(() => expect(processGone(Number(readFileSync(pidFile, "utf8")))).toBe(true), WAIT);
 
-    o.mock.enqueue(
-      { toolCalls: [{ name: "shell", arguments: { command: "echo back > back.txt" } }] },
-      { text: "Back." },
-    );
-    await prompt(o, agent, "Try again");
+    await shellThere(agent, "echo back > back.txt", "Try again");
     expect(readFileSync(join(remoteWork, "back.txt"), "utf8")).toBe("back\n");
   });
 
   it("starts toolsrv there again when it ended on its own", async () => {
-    const id = await o.create(`agent=coding remote=${sshd.destination}:${remoteWork}`);
-    const agent = `session/${id}/agent/main`;
-    o.mock.enqueue({ toolCalls: [{ name: "shell", arguments: { command: "true" } }] }, { text: "Up." });
-    await prompt(o, agent, "Are you there?");
-    const [toolsrv] = processesMatching(/toolsrv\.js -a unix!\S*\/data\/run\/toolsrv-/);
+    const { agent } = await remoteSession();
+    await shellThere(agent, "true", "Are you there?");
+    const [toolsrv] = running(/toolsrv\.js -a unix!\S*\/data\/run\/toolsrv-/);
     expect(toolsrv, "toolsrv on the host").toBeDefined();
     process.kill(toolsrv!, "SIGKILL");
     await vi.waitFor(() => expect(o.log()).toMatch(/toolsrv on \S+ ended: toolsrv exited/), WAIT);
-    o.mock.enqueue(
-      { toolCalls: [{ name: "shell", arguments: { command: "echo again > restarted.txt" } }] },
-      { text: "Again." },
-    );
-    await prompt(o, agent, "And now?");
+    await shellThere(agent, "echo again > restarted.txt", "And now?");
     expect(readFileSync(join(remoteWork, "restarted.txt"), "utf8")).toBe("again\n");
   });
 
@@ -176,11 +173,7 @@ describe.skipIf(!SSHD)("a remote session", { timeout: 90_000 }, () => {
     await o.fsys.writeFile(`session/${id}/ctl`, `remote ${sshd.destination}:${remoteWork}\n`);
     expect(await o.read(`${agent}/cfg`)).toContain(`cwd=${remoteWork}\n`);
     expect(await o.read(`${agent}/cfg`)).toContain(`remote=${sshd.destination}\n`);
-    o.mock.enqueue(
-      { toolCalls: [{ name: "shell", arguments: { command: "echo moved > moved.txt" } }] },
-      { text: "Moved." },
-    );
-    await prompt(o, agent, "Write it there");
+    await shellThere(agent, "echo moved > moved.txt", "Write it there");
     expect(readFileSync(join(remoteWork, "moved.txt"), "utf8")).toBe("moved\n");
 
     await o.fsys.writeFile(`session/${id}/ctl`, `local ${o.work}\n`);
@@ -196,17 +189,3 @@ describe.skipIf(!SSHD)("a remote session", { timeout: 90_000 }, () => {
     await expect(o.create("remote=-oProxyCommand=evil")).rejects.toThrow("is not an ssh destination");
   });
 });
-
-/** The pids of this machine's processes whose command line matches `pattern`. */
-function processesMatching(pattern: RegExp): number[] {
-  return readdirSync("/proc")
-    .filter((n) => /^\d+$/.test(n))
-    .filter((pid) => {
-      try {
-        return pattern.test(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" "));
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}

@@ -2,5 +2,5 @@
 // processes carry a tree's mark.
 // Linux only (it reads /proc).
 
-export { processesMarked } from "./process/process-tree.js";
+export { processesMarked, processesWhere } from "./process/process-tree.js";
 export { parentOf, processGone, processState } from "./testing/process-state.js";

@@ -76,25 +76,31 @@ export class RedialingTools implements ToolExecutor {
   }
 
   async call(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
-    const conn = await this.connection();
-    try {
-      return await conn.call(name, args, signal);
-    } catch (error) {
-      if (!(error instanceof ConnectionClosedError)) throw error;
-      if (this.#conn === conn) this.#conn = undefined;
-      throw new ToolsrvLostError(this.destination, this.lostReason() ?? error.message);
-    }
+    return this.onLoss(
+      (conn) => conn.call(name, args, signal),
+      (error) => {
+        throw new ToolsrvLostError(this.destination, this.lostReason() ?? error.message);
+      },
+    );
   }
 
-  private async again<T>(ask: (conn: ToolsrvConn) => Promise<T>): Promise<T> {
+  /** Asks `ask` on the connection; when the connection turns out closed, forgets it and asks `lost`. */
+  private async onLoss<T>(
+    ask: (conn: ToolsrvConn) => Promise<T>,
+    lost: (error: ConnectionClosedError) => Promise<T>,
+  ): Promise<T> {
     const conn = await this.connection();
     try {
       return await ask(conn);
     } catch (error) {
       if (!(error instanceof ConnectionClosedError)) throw error;
       if (this.#conn === conn) this.#conn = undefined;
-      return ask(await this.connection());
+      return lost(error);
     }
+  }
+
+  private again<T>(ask: (conn: ToolsrvConn) => Promise<T>): Promise<T> {
+    return this.onLoss(ask, async () => ask(await this.connection()));
   }
 
   async close(): Promise<void> {

@@ -112,14 +112,13 @@ export class SshMaster {
       master.kill("SIGTERM");
       return false;
     })();
-    const ended = master.then((r) => r);
-    const first = await Promise.race([ready, ended.then(() => false)]);
+    const first = await Promise.race([ready, master.then(() => false)]);
     if (!first) {
-      const result = await ended;
+      const result = await master;
       this.master = undefined;
       throw new SshError(this.destination, reasonOf(String(result.stderr ?? "")));
     }
-    void ended.then((result) => {
+    void master.then((result) => {
       if (this.master !== master) return;
       this.master = undefined;
       const said = String(result.stderr ?? "").trim();

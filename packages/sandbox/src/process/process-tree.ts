@@ -61,18 +61,29 @@ export class ProcessTreeMark {
   }
 }
 
-/** The live processes whose environment holds `marker` (NAME=VALUE), among those `among` accepts. */
-export function processesMarked(marker: string, among: (pid: number) => boolean = () => true): number[] {
+/**
+ * The live processes whose `/proc/PID/FILE` — their environment or their command line, as NUL-separated
+ * words — `test` accepts, among those `among` accepts. A zombie's read empty: it runs nothing.
+ */
+export function processesWhere(
+  file: "environ" | "cmdline",
+  test: (words: string[]) => boolean,
+  among: (pid: number) => boolean = () => true,
+): number[] {
   const found: number[] = [];
   for (const name of readdirSync("/proc")) {
     const pid = Number(name);
     if (!Number.isInteger(pid) || !among(pid)) continue;
     try {
-      // A zombie's environment reads empty: it runs nothing, and is not counted.
-      if (readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(marker)) found.push(pid);
+      if (test(readFileSync(`/proc/${pid}/${file}`, "latin1").split("\0"))) found.push(pid);
     } catch {
       // gone meanwhile, or another user's
     }
   }
   return found;
+}
+
+/** The live processes whose environment holds `marker` (NAME=VALUE), among those `among` accepts. */
+export function processesMarked(marker: string, among: (pid: number) => boolean = () => true): number[] {
+  return processesWhere("environ", (words) => words.includes(marker), among);
 }
