@@ -35,7 +35,7 @@ export { DEFAULT_DISPATCH, type DispatchOptions, ToolTimeoutError } from "./loop
 export { DEFAULT_SAFETY_LIMITS, type SafetyLimits, SafetyStopError } from "./loop/safety.js";
 export { StreamIdleError } from "./model/model-request.js";
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./model/retry-policy.js";
-export { writeFileAtomic } from "./persist/atomic-write.js";
+export { writeFileAtomic } from "@ollie/config-file";
 export { type PersistedSession, persistedSessionSchema } from "./persist/persisted-session.js";
 export { loadSession, SessionFileError, saveSession } from "./persist/session-file.js";
 export { newSessionId } from "./persist/session-id.js";

@@ -6,9 +6,11 @@ import { AnthropicDecoder } from "../src/providers/anthropic/decoder.js";
 import { GeminiDecoder } from "../src/providers/gemini/decoder.js";
 import { OllamaDecoder } from "../src/providers/ollama/decoder.js";
 import { OpenAiDecoder } from "../src/providers/openai/decoder.js";
+import { readAwsEventStream } from "../src/stream/aws-event-stream.js";
 import { EventStream, type WireDecoder } from "../src/stream/event-stream.js";
 import { ReplyBuilder } from "../src/stream/reply-builder.js";
-import type { MockReply, Rendered } from "../src/testing/mock-reply.js";
+import { encodeEventStreamMessage } from "../src/testing/kiro/event-stream-encoder.js";
+import { frameBytes, type MockReply, type Rendered } from "../src/testing/mock-reply.js";
 import { renderAnthropic } from "../src/testing/wire/anthropic.js";
 import { renderGemini } from "../src/testing/wire/gemini.js";
 import { renderOllama } from "../src/testing/wire/ollama.js";
@@ -26,7 +28,7 @@ const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
 const TOKENS = 100_000;
 
 function chunked(rendered: Rendered): Buffer[] {
-  const bytes = Buffer.from(rendered.frames.join(""), "utf8");
+  const bytes = Buffer.concat(rendered.frames.map(frameBytes));
   const out: Buffer[] = [];
   for (let i = 0; i < bytes.length; i += 16 * 1024) out.push(bytes.subarray(i, i + 16 * 1024));
   return out;
@@ -151,12 +153,11 @@ for (const [name, rendered, make, isSse] of providers) {
     end(): void {}
   }
   const r = await best(async () => {
-    const stream = new EventStream(
-      { provider: "bench" },
-      async () => Readable.from([Buffer.from("x\n")]),
-      readLines,
-      new Burst(),
-    );
+    const stream = new EventStream({ provider: "bench" }, async () => ({
+      body: Readable.from([Buffer.from("x\n")]),
+      read: readLines,
+      decoder: new Burst(),
+    }));
     let drained = 0;
     for await (const _ of stream) drained++;
     return drained;
@@ -180,3 +181,28 @@ for (const [name, rendered, make, isSse] of providers) {
     `3. ${r.count.toLocaleString("en")} queued events made and drained by a for-await consumer: ${r.ms.toFixed(1)} ms (an async generator over a ready array: ${floor.ms.toFixed(1)} ms)`,
   );
 }
+
+/** 4. Kiro's AWS event-stream: 100,000 text frames in 16 KiB chunks, framed and both CRCs checked. */
+async function awsEventStream(): Promise<void> {
+  const FRAMES = 100_000;
+  const headers = {
+    ":event-type": "assistantResponseEvent",
+    ":content-type": "application/json",
+    ":message-type": "event",
+  };
+  const bytes = Buffer.concat(
+    Array.from({ length: FRAMES }, (_, i) => encodeEventStreamMessage(headers, `{"content":"tok ${i} "}`)),
+  );
+  const chunks: Buffer[] = [];
+  for (let i = 0; i < bytes.length; i += 16 * 1024) chunks.push(bytes.subarray(i, i + 16 * 1024));
+  const r = await best(async () => {
+    let frames = 0;
+    for await (const batch of readAwsEventStream(source(chunks))) frames += batch.length;
+    return frames;
+  });
+  const perSecond = Math.round((r.count / r.ms) * 1000);
+  console.log(
+    `4. an AWS event-stream of ${r.count.toLocaleString("en")} assistantResponseEvent frames (${(bytes.length / 1e6).toFixed(1)} MB, 16 KiB chunks): ${perSecond.toLocaleString("en")} frames/s, ${(bytes.length / r.ms / 1e3).toFixed(0)} MB/s`,
+  );
+}
+await awsEventStream();

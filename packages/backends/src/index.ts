@@ -11,11 +11,12 @@ export {
   type ProviderType,
   parseBackendsConf,
 } from "./config/backends-conf.js";
+export { CredentialStoreError, credentialStoreFile } from "./config/credential-store.js";
 export { CredentialError, resolveCredential } from "./config/credentials.js";
 export { BackendPool, type CreateOptions, createBackend, UnknownProfileError } from "./config/pool.js";
 export { Secret } from "./config/secret.js";
 export { costOf } from "./cost/cost.js";
-export { type ModelPrice, PRICES, priceOf } from "./cost/price-table.js";
+export { COPILOT_PREMIUM_MULTIPLIERS, type ModelPrice, PRICES, priceOf } from "./cost/price-table.js";
 export {
   AuthError,
   BackendError,
@@ -30,7 +31,18 @@ export {
 } from "./errors.js";
 export { isOverflowMessage } from "./http/overflow.js";
 export { AnthropicBackend, type AnthropicOptions } from "./providers/anthropic/anthropic-backend.js";
+export { CopilotBackend, type CopilotOptions } from "./providers/copilot/copilot-backend.js";
+export {
+  type CopilotLoginOptions,
+  type DeviceCode,
+  importCopilotLogin,
+  LoginError,
+  loginCopilot,
+  type StoredLogin,
+} from "./providers/copilot/copilot-login.js";
 export { GeminiBackend, type GeminiOptions } from "./providers/gemini/gemini-backend.js";
+export { KiroBackend, type KiroOptions } from "./providers/kiro/kiro-backend.js";
+export { type KiroLogin, type KiroLoginOptions, loginKiro } from "./providers/kiro/kiro-login.js";
 export {
   OLLAMA_DEFAULT_NUM_CTX,
   OllamaBackend,

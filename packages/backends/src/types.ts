@@ -79,8 +79,10 @@ export interface Usage {
   reasoningTokens?: number;
   /** Set when the provider did not count the prompt (Ollama with a KV-cached prompt) and `inputTokens` is an estimate. */
   inputEstimated?: boolean;
-  /** Cost in USD as the provider reported it (OpenRouter); otherwise see `costOf`. */
+  /** Cost in USD as the provider reported it (OpenRouter; 0 under a subscription); otherwise see `costOf`. */
   costUsd?: number;
+  /** Kiro: the credits the request used, as its metering reports them. */
+  credits?: number;
 }
 
 /**
@@ -132,8 +134,16 @@ export interface GenerationParams {
   extra?: Record<string, unknown>;
 }
 
-/** A model a provider offers. */
+/** A model a provider offers, with what its provider says of it (fields absent when it says nothing). */
 export interface ModelInfo {
   id: string;
   contextLength?: number;
+  /** The most tokens one reply may have. */
+  maxOutputTokens?: number;
+  /** Whether the model takes tool definitions. */
+  tools?: boolean;
+  /** Whether the model takes images. */
+  vision?: boolean;
+  /** Copilot: how many premium requests one request counts as (0 for included models). */
+  premiumMultiplier?: number;
 }

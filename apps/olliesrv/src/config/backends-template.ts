@@ -4,7 +4,14 @@ import type { ProviderType } from "@ollie/backends";
  * The provider types of @ollie/backends (its PROVIDER_TYPES, which a test holds this to): written out so
  * that the `ollie` command reads its arguments without loading the providers.
  */
-export const TEMPLATE_TYPES: readonly ProviderType[] = ["openai", "anthropic", "ollama", "gemini"];
+export const TEMPLATE_TYPES: readonly ProviderType[] = [
+  "openai",
+  "anthropic",
+  "ollama",
+  "gemini",
+  "copilot",
+  "kiro",
+];
 
 /** A profile of the shipped backends.conf, on or commented out: what `ollie init PROVIDER` can turn on. */
 export interface TemplateProfile {

@@ -1,6 +1,5 @@
-import { ConfigError, checkDocument, readConfigDocument } from "@ollie/config-file";
+import { ConfigError, checkDocument, readConfigDocument, writeFileAtomic } from "@ollie/config-file";
 import { answerUnanswered } from "../history/history.js";
-import { writeFileAtomic } from "./atomic-write.js";
 import { type PersistedSession, persistedSessionSchema } from "./persisted-session.js";
 
 /** A session file that could not be read back: which file, and what is wrong with it. */

@@ -41,6 +41,8 @@ export async function collect(stream: AsyncIterable<StreamEvent>) {
 
 export interface SuiteOptions {
   provider: MockProvider;
+  /** What the test names say, when one provider runs the suite more than once (one per API it speaks). */
+  label?: string;
   make: (server: MockLlmServer) => Backend;
   /** Whether the provider streams SSE (else NDJSON). */
   sse: boolean;
@@ -48,6 +50,11 @@ export interface SuiteOptions {
   sendsIds?: boolean;
   /** The Retry-After, in seconds, its rate-limit fault is rendered with. */
   retryAfter: number;
+  /**
+   * Whether the provider renews its credential and tries once more when a request is refused (Copilot,
+   * Kiro): the suite's refusal then comes twice, and the second one is final.
+   */
+  renewsCredential?: boolean;
   /** Faults this provider has no form of (Anthropic has no "tools unsupported" error). */
   without?: Array<MockFault["type"]>;
 }

@@ -58,7 +58,7 @@ export function providerSuite(o: SuiteOptions): { server: () => MockLlmServer } 
     };
   };
 
-  describe(`${o.provider}: streams`, () => {
+  describe(`${o.label ?? o.provider}: streams`, () => {
     it("plain text, in many small pieces: one event per piece as they arrive apart, joined when they arrive together", async () => {
       const apart = await run({ text: "Hello there!", chunkSize: 3, delayMs: 40 });
       const deltas = apart.events.filter((e) => e.type === "text").map((e) => (e as { delta: string }).delta);
@@ -146,7 +146,7 @@ export function providerSuite(o: SuiteOptions): { server: () => MockLlmServer } 
     });
   });
 
-  describe(`${o.provider}: errors`, () => {
+  describe(`${o.label ?? o.provider}: errors`, () => {
     it("a stream cut in the middle is transient", async () => {
       const err = await fails({ text: "this will be cut short", chunkSize: 2, cutAfter: 3 });
       expect(err).toBeInstanceOf(TransientError);
@@ -155,7 +155,14 @@ export function providerSuite(o: SuiteOptions): { server: () => MockLlmServer } 
     for (const fault of faultsOf(o)) {
       const label = `${fault.type}${"status" in fault ? ` ${fault.status}` : ""}`;
       it(`${label} is typed`, async () => {
+        const renews = fault.type === "auth" && o.renewsCredential;
+        // Chat requests name a model; a renewal's request to a token service does not.
+        const chatPosts = () => server.requests.filter((r) => r.method === "POST" && r.model !== "").length;
+        const before = chatPosts();
+        if (renews) server.enqueue({ fault });
         const err = await fails({ fault });
+        // Refused, renewed, sent once more, refused again: and then no more.
+        if (renews) expect(chatPosts() - before).toBe(2);
         expect(err.provider).toBe(o.provider);
         switch (fault.type) {
           case "rate_limit":

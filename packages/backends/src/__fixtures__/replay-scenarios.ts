@@ -10,6 +10,8 @@ const STOP_REASONS: Record<SuiteOptions["provider"], StopReason[]> = {
   anthropic: ["length", "refusal"],
   gemini: ["length", "content_filter", "blocked", "malformed_call"],
   ollama: ["length"],
+  copilot: ["length"],
+  kiro: ["length"],
 };
 
 /**
@@ -24,7 +26,7 @@ export function replayScenarios(o: SuiteOptions, server: () => MockLlmServer): v
     return r;
   };
 
-  describe(`${o.provider}: histories the API accepts`, () => {
+  describe(`${o.label ?? o.provider}: histories the API accepts`, () => {
     it("an empty reply, then another prompt", async () => {
       const first = await reply({ text: "" }, conversation.slice(0, 2));
       expect(first.done.message).toMatchObject({ content: "" });

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { Secret } from "./secret.js";
 
-export const PROVIDER_TYPES = ["openai", "anthropic", "ollama", "gemini"] as const;
+export const PROVIDER_TYPES = ["openai", "anthropic", "ollama", "gemini", "copilot", "kiro"] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
 
 /** Where a profile's credential comes from. A literal is held as a Secret. */
@@ -26,6 +26,12 @@ export interface Profile {
   systemRole?: "system" | "developer";
   /** ollama: the context window to allocate. */
   numCtx?: number;
+  /** copilot: the GitHub site signed in to (https://github.com, or a GitHub Enterprise Cloud URL). */
+  githubUrl?: string;
+  /** kiro: the AWS region of the token service and API (us-east-1 by default). */
+  region?: string;
+  /** kiro: the token file to use instead of looking in Ollie's credentials and Kiro's own. */
+  tokenFile?: string;
   /** The line of its `[section]` header. */
   line: number;
 }
@@ -61,6 +67,9 @@ const PROFILE_KEYS = new Set([
   "max_tokens_field",
   "system_role",
   "num_ctx",
+  "github_url",
+  "region",
+  "token_file",
 ]);
 
 interface Draft {
@@ -76,12 +85,18 @@ interface Draft {
  *
  *     default = claude          # before any section: which profile to use when none is named
  *     [claude]
- *     type = anthropic          # openai, anthropic, ollama or gemini
+ *     type = anthropic          # openai, anthropic, ollama, gemini, copilot or kiro
  *     url = https://api.anthropic.com
  *     model = claude-sonnet-4-6
  *     compaction_model = claude-haiku-4-5
  *     key_env = ANTHROPIC_API_KEY   # or key = LITERAL, or key_cmd = SHELL COMMAND
  *     header = anthropic-beta: some-beta   # repeatable
+ *     [copilot]
+ *     type = copilot            # signed in with `ollie login copilot`; github_url for GitHub Enterprise
+ *     model = claude-sonnet-4.5
+ *     [kiro]
+ *     type = kiro               # Kiro's or `ollie login kiro`'s token; region, token_file
+ *     model = claude-sonnet-4.5
  *
  * Blank lines and lines starting with # or ; are ignored. Errors name the line.
  */
@@ -192,6 +207,20 @@ function finishProfile(d: Draft, fail: (line: number, problem: string) => never)
       fail(d.values.get("system_role")!.line, `system_role in [${d.name}] is system or developer`);
     profile.systemRole = role as Profile["systemRole"] & string;
   }
+  const githubUrl = get("github_url");
+  if (githubUrl !== undefined) {
+    if (!/^https?:\/\/[^\s]+$/.test(githubUrl))
+      fail(d.values.get("github_url")!.line, `github_url in [${d.name}] is not an http(s) URL`);
+    profile.githubUrl = githubUrl;
+  }
+  const region = get("region");
+  if (region !== undefined) {
+    if (!/^[a-z]{2}(?:-[a-z]+)+-\d$/.test(region))
+      fail(d.values.get("region")!.line, `region in [${d.name}] is not an AWS region (e.g. us-east-1)`);
+    profile.region = region;
+  }
+  const tokenFile = get("token_file");
+  if (tokenFile !== undefined) profile.tokenFile = tokenFile;
   const numCtx = get("num_ctx");
   if (numCtx !== undefined) {
     if (!/^\d+$/.test(numCtx))

@@ -120,6 +120,18 @@ describe("backends.conf", () => {
       "num_ctx in [a] is not a whole number",
     ],
     [
+      "a github_url that is not a URL",
+      "[a]\ntype = copilot\nmodel = m\ngithub_url = github.example.com\n",
+      4,
+      "github_url in [a] is not an http(s) URL",
+    ],
+    [
+      "a region that is not an AWS region",
+      "[a]\ntype = kiro\nmodel = m\nregion = mars\n",
+      4,
+      "region in [a] is not an AWS region (e.g. us-east-1)",
+    ],
+    [
       "a default that names no profile",
       "default = nope\n[a]\ntype = ollama\nmodel = m\n",
       1,
@@ -232,5 +244,20 @@ describe("the backend pool", () => {
     } finally {
       await server.close();
     }
+  });
+
+  it("makes Copilot and Kiro backends, signed in without a key, from their own keys", async () => {
+    const conf = parseBackendsConf(
+      "[gh]\ntype = copilot\nmodel = gpt-4.1\ngithub_url = https://octo.ghe.com\n" +
+        "[q]\ntype = kiro\nmodel = claude-sonnet-4.5\nregion = eu-central-1\ntoken_file = ~/kiro.json\n",
+    );
+    expect(conf.profiles.get("gh")).toMatchObject({ type: "copilot", githubUrl: "https://octo.ghe.com" });
+    expect(conf.profiles.get("q")).toMatchObject({ type: "kiro", region: "eu-central-1", tokenFile: "~/kiro.json" });
+    const pool = new BackendPool(conf, { HOME: "/home/glenda" });
+    expect(await pool.get("gh")).toMatchObject({ provider: "copilot", model: "gpt-4.1" });
+    const kiro = await pool.get("q");
+    expect(kiro).toMatchObject({ provider: "kiro", model: "claude-sonnet-4.5" });
+    const err = await kiro.models().catch((e: unknown) => e);
+    expect((err as Error).message).toContain("/home/glenda/kiro.json");
   });
 });

@@ -1,6 +1,9 @@
+import { homedir } from "node:os";
 import type { Backend } from "../backend.js";
 import { AnthropicBackend } from "../providers/anthropic/anthropic-backend.js";
+import { CopilotBackend } from "../providers/copilot/copilot-backend.js";
 import { GeminiBackend } from "../providers/gemini/gemini-backend.js";
+import { KiroBackend } from "../providers/kiro/kiro-backend.js";
 import { OllamaBackend } from "../providers/ollama/ollama-backend.js";
 import { OpenAiBackend } from "../providers/openai/openai-backend.js";
 import type { BackendsConf, Profile } from "./backends-conf.js";
@@ -47,6 +50,22 @@ export async function createBackend(
       });
     case "gemini":
       return new GeminiBackend(common);
+    case "copilot":
+      return new CopilotBackend({
+        ...common,
+        ...(profile.githubUrl !== undefined && { githubUrl: profile.githubUrl }),
+        env,
+      });
+    case "kiro":
+      return new KiroBackend({
+        ...common,
+        ...(profile.region !== undefined && { region: profile.region }),
+        // `~/` in backends.conf means the home of whoever runs olliesrv.
+        ...(profile.tokenFile !== undefined && {
+          tokenFile: profile.tokenFile.replace(/^~(?=\/)/, env.HOME || homedir()),
+        }),
+        env,
+      });
   }
 }
 

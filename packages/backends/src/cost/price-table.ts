@@ -46,3 +46,28 @@ export function priceOf(
   }
   return best === undefined ? undefined : table[best];
 }
+
+/**
+ * Copilot and Kiro are paid for by subscription, so their replies cost 0 USD here. What they count
+ * instead, as notes: Copilot deducts premium requests per user prompt, times the model's multiplier
+ * (paid plans, from GitHub's published model-multiplier table; the live model list's
+ * `billing.multiplier`, shown as `ModelInfo.premiumMultiplier`, is what counts); Kiro reports the
+ * credits of each request (`Usage.credits`).
+ */
+export const COPILOT_PREMIUM_MULTIPLIERS: Readonly<Record<string, number>> = {
+  "gpt-4.1": 0,
+  "gpt-4o": 0,
+  "gpt-5-mini": 0,
+  "claude-haiku-4.5": 0.33,
+  "claude-sonnet-4": 1,
+  "claude-sonnet-4.5": 1,
+  "claude-sonnet-4.6": 1,
+  "claude-opus-4.5": 3,
+  "claude-opus-4.6": 3,
+  "gemini-2.5-pro": 1,
+  "gemini-3-flash": 0.33,
+  "gemini-3.1-pro": 1,
+  "gpt-5.2": 1,
+  "gpt-5.4": 1,
+  "gpt-5.4-mini": 0.33,
+};

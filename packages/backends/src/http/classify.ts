@@ -30,14 +30,21 @@ function str(v: unknown): string | undefined {
 /**
  * Reads the error dialects in use: OpenAI and OpenRouter `{error:{message,type,code}}`, old vLLM's top-level
  * `{message,type,code}`, Anthropic `{type:"error",error:{type,message,details}}`, Ollama `{error:"…"}`,
- * Gemini `{error:{code,message,status,details}}`, llama.cpp `{error:{code,message,type}}`.
+ * Gemini `{error:{code,message,status,details}}`, llama.cpp `{error:{code,message,type}}`, Kiro
+ * `{message,reason}`.
  */
 export function errorFacts(body: unknown, fallback: string): ErrorFacts {
   if (typeof body !== "object" || body === null) return { message: fallback, kinds: [] };
   const b = body as Record<string, unknown>;
   const e = typeof b.error === "object" && b.error !== null ? (b.error as Record<string, unknown>) : b;
   const message = str(e.message) ?? str(b.error) ?? fallback;
-  const kinds = [e.type, e.code, e.status, (e.details as Record<string, unknown> | undefined)?.error_code]
+  const kinds = [
+    e.type,
+    e.code,
+    e.status,
+    e.reason,
+    (e.details as Record<string, unknown> | undefined)?.error_code,
+  ]
     .map(str)
     .filter((k): k is string => k !== undefined);
   const code = typeof e.code === "number" ? e.code : undefined;
@@ -105,17 +112,23 @@ export function classifyError(
       "invalid_api_key",
       "UNAUTHENTICATED",
       "PERMISSION_DENIED",
+      "MONTHLY_REQUEST_COUNT",
     )
   )
     return new AuthError(base);
   if (geminiDetail(facts.details, (d) => d.reason === "API_KEY_INVALID")) return new AuthError(base);
 
   if (isToolUnsupportedMessage(facts.message)) return new ToolUnsupportedError(base);
-  if (has(facts, "context_length_exceeded", "exceed_context_size_error") || isOverflowMessage(facts.message))
+  if (
+    has(facts, "context_length_exceeded", "exceed_context_size_error", "CONTENT_LENGTH_EXCEEDS_THRESHOLD") ||
+    isOverflowMessage(facts.message)
+  )
     return new ContextOverflowError(base);
   // Cerebras answers an overflow with a bare 400 or 413.
   if ((effective === 400 || effective === 413) && facts.message === "") return new ContextOverflowError(base);
 
+  // Kiro's model is overloaded: not the account's rate, so no reason to wait as for one.
+  if (has(facts, "INSUFFICIENT_MODEL_CAPACITY")) return new TransientError({ ...base, ...retryAfter });
   if (effective === 429 || has(facts, "rate_limit_error", "rate_limit_exceeded", "RESOURCE_EXHAUSTED")) {
     if (
       has(facts, "insufficient_quota", "enforced_spend_limit_reached") ||
@@ -135,6 +148,9 @@ export function classifyError(
     return new TransientError({ ...base, ...retryAfter });
   }
   if (shouldRetry === "false" || (effective !== undefined && effective >= 400))
+    return new BadRequestError(base);
+  // A request the model refused inside a stream (Responses' response.failed): sending it again will not help.
+  if (has(facts, "invalid_request_error", "model_not_supported", "invalid_prompt"))
     return new BadRequestError(base);
   // An error inside a stream with no status or known type: the stream failed, try again.
   return new TransientError({ ...base, ...retryAfter });

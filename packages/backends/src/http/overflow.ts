@@ -34,6 +34,7 @@ const TOOL_UNSUPPORTED_PATTERNS: readonly RegExp[] = [
   /tools param requires --jinja/i,
   /unsupported param: tools/i,
   /function calling is not enabled/i,
+  /tools is not supported in this model/i,
 ];
 
 export function isToolUnsupportedMessage(message: string): boolean {

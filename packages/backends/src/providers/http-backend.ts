@@ -1,7 +1,7 @@
 import type { Backend } from "../backend.js";
 import { Secret } from "../config/secret.js";
-import type { ErrorSource } from "../errors.js";
-import { sendOk } from "../http/http-request.js";
+import { AuthError, type ErrorSource } from "../errors.js";
+import { type HttpResponse, sendOk } from "../http/http-request.js";
 import { EventStream, type FrameReader, type WireDecoder } from "../stream/event-stream.js";
 import type { GenerationParams, Message, ModelInfo, StreamEvent, Tool } from "../types.js";
 
@@ -29,12 +29,17 @@ export interface ChatRequest<I> {
   body: Record<string, unknown> | ((signal?: AbortSignal) => Promise<Record<string, unknown>>);
   read: FrameReader<I>;
   decoder: WireDecoder<I>;
+  /** Headers of this request only, over the backend's own (who started the turn, say). */
+  headers?: Record<string, string>;
+  /** Paid for by a subscription: its usage reports a cost of 0 USD. */
+  subscription?: boolean;
 }
 
 /**
  * What the providers share: the model an agent may switch, the credential kept as a Secret, the request
- * that opens a stream (any status outside 2xx becomes a typed error, whatever its content type), and
- * context windows looked up once per model — a failed lookup is forgotten, so the next call tries again.
+ * that opens a stream (any status outside 2xx becomes a typed error, whatever its content type; a refusal
+ * of the credential is retried once when the provider could renew it), and context windows looked up once
+ * per model — a failed lookup is forgotten, so the next call tries again.
  */
 export abstract class HttpBackend<O extends HttpBackendOptions, I> implements Backend {
   abstract readonly provider: string;
@@ -73,7 +78,63 @@ export abstract class HttpBackend<O extends HttpBackendOptions, I> implements Ba
     return this.#apiKey?.reveal();
   }
 
-  protected abstract headers(): Record<string, string>;
+  /** The headers of every request; a provider whose credential expires may fetch a fresh one first. */
+  protected abstract headers(signal?: AbortSignal): Record<string, string> | Promise<Record<string, string>>;
+
+  /**
+   * Called once when a request is refused with `error`: resolves true when the credential was renewed and
+   * the request is worth sending again. By default credentials cannot be renewed.
+   */
+  protected async renewCredential(_error: AuthError, _signal?: AbortSignal): Promise<boolean> {
+    return false;
+  }
+
+  /**
+   * Says a refusal of the credential in words that tell the user what to do (sign in again, wait for the
+   * quota); undefined keeps the provider's own words.
+   */
+  protected explainRefusal(_error: AuthError): string | undefined {
+    return undefined;
+  }
+
+  private explained(error: unknown): unknown {
+    if (!(error instanceof AuthError)) return error;
+    const message = this.explainRefusal(error);
+    if (message === undefined) return error;
+    return new AuthError({
+      provider: error.provider,
+      ...(error.profile !== undefined && { profile: error.profile }),
+      ...(error.status !== undefined && { status: error.status }),
+      providerMessage: message,
+      ...(error.requestId !== undefined && { requestId: error.requestId }),
+      responseHeaders: error.responseHeaders,
+    });
+  }
+
+  /** Sends a request with the current headers, renewing the credential and trying again once if refused. */
+  protected async sendAuthorized(
+    url: string,
+    body: unknown,
+    signal?: AbortSignal,
+    extraHeaders?: Record<string, string>,
+  ): Promise<HttpResponse> {
+    const attempt = async () =>
+      sendOk(this.source, url, {
+        ...(body !== undefined && { body }),
+        headers: { ...(await this.headers(signal)), ...extraHeaders },
+        signal,
+      });
+    try {
+      try {
+        return await attempt();
+      } catch (err) {
+        if (err instanceof AuthError && (await this.renewCredential(err, signal))) return await attempt();
+        throw err;
+      }
+    } catch (err) {
+      throw this.explained(err);
+    }
+  }
 
   /** Reports a setting a request had to change, once per distinct message. */
   protected readonly warn = (message: string): void => {
@@ -84,12 +145,14 @@ export abstract class HttpBackend<O extends HttpBackendOptions, I> implements Ba
     else process.emitWarning(text, { code: "OLLIE_BACKEND_REQUEST" });
   };
 
+  /** The request for one reply; a provider that must ask something first (a model's endpoint) may. */
   protected abstract chatRequest(
     model: string,
     messages: readonly Message[],
     tools: readonly Tool[],
     params: GenerationParams,
-  ): ChatRequest<I>;
+    signal?: AbortSignal,
+  ): ChatRequest<I> | Promise<ChatRequest<I>>;
 
   /** The context window of `model`, asked of the provider: by default, what its model list says. */
   protected async lookUpContextLength(model: string, signal?: AbortSignal): Promise<number | undefined> {
@@ -105,18 +168,15 @@ export abstract class HttpBackend<O extends HttpBackendOptions, I> implements Ba
     signal?: AbortSignal,
   ): AsyncIterableIterator<StreamEvent> {
     const model = this.currentModel;
-    const request = this.chatRequest(model, messages, tools, params);
-    request.decoder.builder.stamp({ provider: this.provider, model });
     const open = async () => {
+      const request = await this.chatRequest(model, messages, tools, params, signal);
+      request.decoder.builder.stamp({ provider: this.provider, model });
+      if (request.subscription) request.decoder.builder.billBySubscription();
       const body = typeof request.body === "function" ? await request.body(signal) : request.body;
-      const res = await sendOk(this.source, request.url, {
-        body,
-        headers: this.headers(),
-        signal,
-      });
-      return res.body;
+      const res = await this.sendAuthorized(request.url, body, signal, request.headers);
+      return { body: res.body, read: request.read, decoder: request.decoder };
     };
-    return new EventStream(this.source, open, request.read, request.decoder, signal);
+    return new EventStream(this.source, open, signal);
   }
 
   contextLength(signal?: AbortSignal): Promise<number | undefined> {

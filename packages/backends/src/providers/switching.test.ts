@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collect, weatherTool } from "../__fixtures__/conversation.js";
 import type { Backend } from "../backend.js";
-import { MockLlmServer, type MockProvider } from "../testing/mock-server.js";
+import type { ApiDialect } from "../testing/mock-provider.js";
+import { MockLlmServer } from "../testing/mock-server.js";
 import type { GenerationParams, Message } from "../types.js";
 import { AnthropicBackend } from "./anthropic/anthropic-backend.js";
 import { GeminiBackend } from "./gemini/gemini-backend.js";
@@ -16,19 +17,19 @@ afterAll(async () => server.close());
 
 interface Side {
   label: string;
-  provider: MockProvider;
+  provider: ApiDialect;
   model: string;
   params: GenerationParams;
 }
 
-const THINKING: Record<MockProvider, GenerationParams> = {
+const THINKING: Record<ApiDialect, GenerationParams> = {
   anthropic: { reasoningBudget: 2048 },
   gemini: { reasoningBudget: 2048 },
   openai: { reasoningEffort: "high" },
   ollama: { reasoningEffort: "high" },
 };
 
-const side = (provider: MockProvider, model: string): Side => ({
+const side = (provider: ApiDialect, model: string): Side => ({
   label: `${provider} ${model}`,
   provider,
   model,

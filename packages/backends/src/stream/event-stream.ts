@@ -14,6 +14,13 @@ export interface WireDecoder<I> {
 
 export type FrameReader<I> = (body: AsyncIterable<Uint8Array>) => AsyncGenerator<I[]>;
 
+/** An opened response: its body, how the body is framed, and what decodes the frames. */
+export interface OpenedStream<I> {
+  body: Readable;
+  read: FrameReader<I>;
+  decoder: WireDecoder<I>;
+}
+
 /**
  * The events of one streaming response. The request is made on the first `next()`; after that, each
  * network chunk is framed (SSE or NDJSON), decoded, and its events handed out from a buffer — a plain
@@ -24,15 +31,14 @@ export class EventStream<I> implements AsyncIterableIterator<StreamEvent> {
   private buffer: StreamEvent[] = [];
   private head = 0;
   private body: Readable | undefined;
+  private decoder: WireDecoder<I> | undefined;
   private reader: AsyncIterator<I[]> | undefined;
   private finished = false;
   private readonly onAbort = () => this.body?.destroy();
 
   constructor(
     private readonly source: ErrorSource,
-    private readonly open: () => Promise<Readable>,
-    private readonly read: FrameReader<I>,
-    private readonly decoder: WireDecoder<I>,
+    private readonly open: () => Promise<OpenedStream<I>>,
     private readonly signal?: AbortSignal,
   ) {}
 
@@ -56,19 +62,22 @@ export class EventStream<I> implements AsyncIterableIterator<StreamEvent> {
     try {
       if (!this.reader) {
         this.signal?.throwIfAborted();
-        this.body = await this.open();
+        const opened = await this.open();
+        this.body = opened.body;
+        this.decoder = opened.decoder;
         this.signal?.addEventListener("abort", this.onAbort, { once: true });
-        this.reader = this.read(this.body)[Symbol.asyncIterator]();
+        this.reader = opened.read(this.body)[Symbol.asyncIterator]();
       }
+      const decoder = this.decoder!;
       while (!this.refill()) {
         const chunk = await this.reader.next();
         if (chunk.done) {
-          this.decoder.end();
+          decoder.end();
           this.refill();
           this.close();
           break;
         }
-        for (const item of chunk.value) this.decoder.accept(item);
+        for (const item of chunk.value) decoder.accept(item);
       }
     } catch (err) {
       this.close();
@@ -84,11 +93,12 @@ export class EventStream<I> implements AsyncIterableIterator<StreamEvent> {
 
   /** Moves decoded events into the buffer; false when there were none. */
   private refill(): boolean {
-    const events = this.decoder.builder.drain();
+    const builder = this.decoder!.builder;
+    const events = builder.drain();
     if (events.length === 0) return false;
     this.buffer = events;
     this.head = 0;
-    if (this.decoder.builder.isDone) this.close();
+    if (builder.isDone) this.close();
     return true;
   }
 

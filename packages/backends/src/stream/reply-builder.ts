@@ -37,6 +37,7 @@ export class ReplyBuilder {
   private readonly argumentParts = new Map<number, string[]>();
   private finished = false;
   private origin: Origin | undefined;
+  private subscription = false;
 
   /** Marks signed parts of the reply (reasoning, signed calls) as made by `origin`. */
   stamp(origin: Origin): void {
@@ -140,7 +141,16 @@ export class ReplyBuilder {
     this.push({ type: "tool_call", index, call });
   }
 
+  /**
+   * Marks the reply as paid for by a subscription (Copilot, Kiro): its usage costs no dollars, whatever
+   * the model's list price.
+   */
+  billBySubscription(): void {
+    this.subscription = true;
+  }
+
   setUsage(usage: Usage): void {
+    if (this.subscription && usage.costUsd === undefined) usage.costUsd = 0;
     this.push({ type: "usage", usage });
   }
 

@@ -54,13 +54,28 @@ export interface MockReply {
   ping?: boolean;
   /** Write the body so that a multi-byte UTF-8 character is split between two TCP writes. */
   splitUtf8?: boolean;
+  /**
+   * Write the body in slices of this many bytes, whatever its frames: a frame split anywhere (inside a
+   * header, inside a character) and, with a large size, several frames in one write.
+   */
+  writeSize?: number;
 }
 
-/** A response, rendered: status, headers, and the frames of the body written one after another. */
+/** A response, rendered: status, headers, and the frames of the body (text or binary) written one after another. */
 export interface Rendered {
   status: number;
   headers: Record<string, string>;
-  frames: string[];
+  frames: Array<string | Uint8Array>;
+}
+
+/** A frame as the bytes written. */
+export function frameBytes(frame: string | Uint8Array): Buffer {
+  return typeof frame === "string" ? Buffer.from(frame, "utf8") : Buffer.from(frame);
+}
+
+/** The whole body of a rendered response, as text. */
+export function bodyText(rendered: Rendered): string {
+  return Buffer.concat(rendered.frames.map(frameBytes)).toString("utf8");
 }
 
 /** Splits text into pieces of `size` characters (code points kept whole). */

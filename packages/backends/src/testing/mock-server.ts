@@ -1,8 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { MockProvider } from "./mock-provider.js";
-import type { MockReply, Rendered } from "./mock-reply.js";
+import { CopilotMock, type CopilotMockOptions } from "./copilot/copilot-mock.js";
+import { KiroMock, type KiroMockOptions } from "./kiro/kiro-mock.js";
+import type { ApiDialect, MockProvider, RecordedRequest } from "./mock-provider.js";
+import { frameBytes, type MockReply, type Rendered } from "./mock-reply.js";
+import type { MockExchange, MockResponder, ProviderMock } from "./provider-mock.js";
 import { checkRequest } from "./rules/check-request.js";
 import { SignatureRegistry } from "./signature-registry.js";
 import { renderAnthropic } from "./wire/anthropic.js";
@@ -10,23 +13,9 @@ import { renderGemini } from "./wire/gemini.js";
 import { renderOllama } from "./wire/ollama.js";
 import { renderOpenAi } from "./wire/openai.js";
 
-export type { MockProvider } from "./mock-provider.js";
+export type { MockProvider, RecordedRequest } from "./mock-provider.js";
 
 type Renderer = (reply: MockReply, model: string, signatures: SignatureRegistry) => Rendered;
-
-/** A request the mock server received. */
-export interface RecordedRequest {
-  provider: MockProvider;
-  method: string;
-  path: string;
-  headers: Record<string, string | string[] | undefined>;
-  /** The parsed JSON body (undefined for GET). */
-  body: unknown;
-  /** The model named in the request (body or URL). */
-  model: string;
-  /** Set when the request broke its provider's rules: the message of the 400 it was answered with. */
-  rejected?: string;
-}
 
 export interface MockServerOptions {
   /** Replies given in order, one per chat request; or a function choosing one per request. */
@@ -39,13 +28,27 @@ export interface MockServerOptions {
    * `rejected` set, and uses up no scripted reply.
    */
   checkRequests?: boolean;
+  /** The Copilot mock's settings (device flow, token lifetime, model catalogue, quirks). */
+  copilot?: CopilotMockOptions;
+  /** The Kiro mock's settings (token lifetime, request limits, stream quirks). */
+  kiro?: KiroMockOptions;
+}
+
+/** Parses a request body: JSON, or the fields of a form (GitHub's device flow takes either). */
+function parseBody(text: string, contentType: string | undefined): unknown {
+  if (text === "") return undefined;
+  if (contentType?.startsWith("application/x-www-form-urlencoded"))
+    return Object.fromEntries(new URLSearchParams(text));
+  return JSON.parse(text) as unknown;
 }
 
 /**
  * An HTTP server that speaks each provider's exact wire format from a script: OpenAI chat completions at
  * `/v1/chat/completions`, Anthropic messages at `/v1/messages`, Ollama at `/api/chat`, Gemini at
- * `/v1beta/models/{model}:streamGenerateContent`, and their model lists. It records every request and
- * notices clients that disconnect before their reply is finished. Point a backend at `baseUrl(provider)`.
+ * `/v1beta/models/{model}:streamGenerateContent`, and their model lists; GitHub Copilot under `/copilot`
+ * (GitHub's device flow and token exchange, Copilot's three chat APIs) and Kiro under `/kiro` (its token
+ * services, and Q's event-stream API). It records every request and notices clients that disconnect
+ * before their reply is finished. Point a backend at `baseUrl(provider)`.
  *
  * Requests are checked as the real APIs check them (see docs/request-rules.md), including reasoning
  * signatures: a thinking signature or thought signature is accepted only when this server issued it, in an
@@ -65,6 +68,11 @@ export class MockLlmServer {
   private readonly models: Array<{ id: string; contextLength?: number }>;
   private readonly disconnectWaiters: Array<() => void> = [];
   private readonly checkRequests: boolean;
+  private readonly mounts = new Map<string, [MockProvider, ProviderMock]>();
+  /** GitHub's device flow and token exchange, and Copilot's API, under `/copilot`. */
+  readonly copilot: CopilotMock;
+  /** Kiro's token services and Q API, under `/kiro`. */
+  readonly kiro: KiroMock;
 
   private constructor(
     private readonly server: Server,
@@ -74,6 +82,10 @@ export class MockLlmServer {
     else this.queue = [...(options.replies ?? [])];
     this.models = options.models ?? [{ id: "mock-model", contextLength: 32_768 }];
     this.checkRequests = options.checkRequests ?? true;
+    this.copilot = new CopilotMock(options.copilot);
+    this.kiro = new KiroMock(options.kiro);
+    this.mount("/copilot", "copilot", this.copilot);
+    this.mount("/kiro", "kiro", this.kiro);
   }
 
   static async start(options: MockServerOptions = {}): Promise<MockLlmServer> {
@@ -92,9 +104,19 @@ export class MockLlmServer {
     return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
   }
 
-  /** The base URL to configure for a provider (OpenAI-compatible bases include /v1). */
+  /**
+   * The base URL to configure for a provider (OpenAI-compatible bases include /v1; a mounted mock's is its
+   * prefix).
+   */
   baseUrl(provider: MockProvider): string {
-    return provider === "openai" ? `${this.url}/v1` : this.url;
+    if (provider === "openai") return `${this.url}/v1`;
+    for (const [prefix, [mounted]] of this.mounts) if (mounted === provider) return `${this.url}${prefix}`;
+    return this.url;
+  }
+
+  /** Serves `mock` under `prefix` (e.g. "/copilot"), its requests recorded as `provider`'s. */
+  mount(prefix: string, provider: MockProvider, mock: ProviderMock): void {
+    this.mounts.set(prefix, [provider, mock]);
   }
 
   /** Adds replies to the end of the script. */
@@ -122,7 +144,7 @@ export class MockLlmServer {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const text = Buffer.concat(chunks).toString("utf8");
-    const body: unknown = text ? JSON.parse(text) : undefined;
+    const body = parseBody(text, req.headers["content-type"]);
     const url = new URL(req.url ?? "/", this.url);
     const path = url.pathname;
     const record = (provider: MockProvider, model: string): RecordedRequest => {
@@ -130,6 +152,27 @@ export class MockLlmServer {
       this.requests.push(r);
       return r;
     };
+    for (const [prefix, [provider, mock]] of this.mounts) {
+      if (path !== prefix && !path.startsWith(`${prefix}/`)) continue;
+      const exchange: MockExchange = {
+        method: req.method ?? "GET",
+        path: path.slice(prefix.length) || "/",
+        query: url.searchParams,
+        headers: req.headers,
+        text,
+        body,
+      };
+      const responder: MockResponder = {
+        record: (model) => record(provider, model),
+        nextReply: (request) => (this.chooser ? this.chooser(request) : this.queue.shift()),
+        send: (rendered, reply = {}) => this.stream(res, rendered, reply),
+        signatures: this.signatures,
+        models: this.models,
+        checkRequests: this.checkRequests,
+      };
+      if (await mock.handle(exchange, responder)) return;
+      return this.json(res, { error: { message: `no route for ${req.method} ${path}` } }, 404);
+    }
     const bodyModel = (body as { model?: string } | undefined)?.model ?? "";
     if (req.method === "GET") {
       if (path === "/v1/models" && req.headers["anthropic-version"]) {
@@ -174,7 +217,7 @@ export class MockLlmServer {
         });
       }
       const gemini = /^\/v1beta\/models\/([^/:]+):streamGenerateContent$/.exec(path);
-      const route: [MockProvider, string, Renderer] | undefined =
+      const route: [ApiDialect, string, Renderer] | undefined =
         path === "/v1/chat/completions"
           ? ["openai", bodyModel, renderOpenAi]
           : path === "/v1/messages"
@@ -197,7 +240,7 @@ export class MockLlmServer {
         if (rejection) {
           request.rejected = rejection.message;
           res.writeHead(rejection.status, rejection.headers);
-          res.end(rejection.frames.join(""));
+          res.end(Buffer.concat(rejection.frames.map(frameBytes)));
           return;
         }
         const reply = this.chooser ? this.chooser(request) : this.queue.shift();
@@ -228,12 +271,18 @@ export class MockLlmServer {
     res.writeHead(rendered.status, rendered.headers);
     const frames = reply.cutAfter === undefined ? rendered.frames : rendered.frames.slice(0, reply.cutAfter);
     if (reply.splitUtf8) {
-      const bytes = Buffer.from(frames.join(""), "utf8");
+      const bytes = Buffer.concat(frames.map(frameBytes));
       const at = bytes.findIndex((b) => b >= 0xc0);
       const split = at < 0 ? bytes.length : at + 1;
       res.write(bytes.subarray(0, split));
       await sleep(30);
       res.write(bytes.subarray(split));
+    } else if (reply.writeSize !== undefined) {
+      const bytes = Buffer.concat(frames.map(frameBytes));
+      for (let at = 0; at < bytes.length && !res.destroyed; at += reply.writeSize) {
+        res.write(bytes.subarray(at, at + reply.writeSize));
+        await sleep(reply.delayMs ?? 1);
+      }
     } else {
       for (const frame of frames) {
         if (res.destroyed) return;

@@ -31,6 +31,9 @@ interface Chunk {
   } | null;
 }
 
+/** Room for the calls of one choice before the next choice's begin, when choices are merged. */
+const CALLS_PER_CHOICE = 1_000_000;
+
 const REASONS: Record<string, StopReason> = {
   stop: "stop",
   length: "length",
@@ -65,7 +68,14 @@ export class OpenAiDecoder implements WireDecoder<SseItem> {
   private refused = false;
   private readonly fast = new OpenAiFastPath();
 
-  constructor(private readonly source: ErrorSource) {}
+  /**
+   * `mergeChoices`: read every choice as part of one reply. Copilot may stream text in one choice and the
+   * tool calls in another although one was asked for; elsewhere only the first choice is the reply.
+   */
+  constructor(
+    private readonly source: ErrorSource,
+    private readonly options: { mergeChoices?: boolean } = {},
+  ) {}
 
   accept(item: SseItem): void {
     if (item.event === RAW_LINE) {
@@ -90,7 +100,10 @@ export class OpenAiDecoder implements WireDecoder<SseItem> {
       throw classifyError(this.source, undefined, errorFacts(chunk, item.data));
     }
     for (const choice of chunk.choices ?? []) {
-      if ((choice.index ?? 0) !== 0) continue;
+      const choiceIndex = choice.index ?? 0;
+      if (choiceIndex !== 0 && !this.options.mergeChoices) continue;
+      // Each choice numbers its calls from 0: keep another choice's calls apart from the first one's.
+      const callOffset = choiceIndex * CALLS_PER_CHOICE;
       const d = choice.delta ?? {};
       const reasoning = d.reasoning_content || d.reasoning || d.reasoning_text;
       if (reasoning) this.builder.reasoningDelta(reasoning);
@@ -101,7 +114,12 @@ export class OpenAiDecoder implements WireDecoder<SseItem> {
       }
       for (const tc of d.tool_calls ?? []) {
         this.calls.accept(
-          { index: tc.index, id: tc.id, name: tc.function?.name, arguments: tc.function?.arguments },
+          {
+            index: tc.index === undefined ? undefined : tc.index + callOffset,
+            id: tc.id,
+            name: tc.function?.name,
+            arguments: tc.function?.arguments,
+          },
           this.builder,
         );
       }
@@ -113,7 +131,8 @@ export class OpenAiDecoder implements WireDecoder<SseItem> {
       }
       if (choice.finish_reason) {
         this.finishReason = choice.finish_reason;
-        this.calls.finish(this.builder);
+        // Merged choices finish one by one: another's calls may still be arriving, so they end with the reply.
+        if (!this.options.mergeChoices) this.calls.finish(this.builder);
       }
     }
     if (chunk.usage) this.builder.setUsage(usageOf(chunk.usage));

@@ -32,8 +32,30 @@ function toWire(m: Message, systemRole: string): Record<string, unknown> {
   }
 }
 
-/** OpenAI's reasoning models (o1, o3, o4-mini, gpt-5 …), which refuse sampling settings other than the defaults. */
-const REASONING_MODEL = /^(?:[\w.-]+\/)?(?:o\d|gpt-5)/;
+/** OpenAI's reasoning models (o1, o3, o4-mini, gpt-5, codex …), which refuse sampling settings other than the defaults. */
+const REASONING_MODEL = /^(?:[\w.-]+\/)?(?:o\d|gpt-5|codex)/;
+
+/**
+ * temperature and top_p as OpenAI's APIs take them: left out, with a warning, for a reasoning model unless
+ * they are its default (1), which it refuses to change.
+ */
+export function samplingSettings(
+  model: string,
+  params: GenerationParams,
+  warn: Warn,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  const fixedSampling = REASONING_MODEL.test(model);
+  for (const [name, value] of [
+    ["temperature", params.temperature],
+    ["top_p", params.topP],
+  ] as const) {
+    if (value === undefined) continue;
+    if (fixedSampling && value !== 1) warn(`${name} ${value} is not sent: ${model} accepts only the default`);
+    else out[name] = value;
+  }
+  return out;
+}
 
 /**
  * The body of a streaming chat-completions request. Replies that say nothing are left out, every call keeps
@@ -60,15 +82,7 @@ export function openAiRequestBody(
       function: { name: t.name, description: t.description, parameters: t.parameters },
     }));
   }
-  const fixedSampling = REASONING_MODEL.test(model);
-  for (const [name, value] of [
-    ["temperature", params.temperature],
-    ["top_p", params.topP],
-  ] as const) {
-    if (value === undefined) continue;
-    if (fixedSampling && value !== 1) warn(`${name} ${value} is not sent: ${model} accepts only the default`);
-    else body[name] = value;
-  }
+  Object.assign(body, samplingSettings(model, params, warn));
   if (params.maxTokens !== undefined) body[options.maxTokensField ?? "max_tokens"] = params.maxTokens;
   if (params.stop?.length) body.stop = params.stop;
   if (params.seed !== undefined) body.seed = params.seed;

@@ -1,4 +1,4 @@
-import type { MockProvider } from "../mock-provider.js";
+import type { ApiDialect } from "../mock-provider.js";
 import type { MockLlmServer } from "../mock-server.js";
 
 export interface PostOptions {
@@ -8,14 +8,14 @@ export interface PostOptions {
   headers?: Record<string, string>;
 }
 
-const DEFAULT_HEADERS: Record<MockProvider, Record<string, string>> = {
+const DEFAULT_HEADERS: Record<ApiDialect, Record<string, string>> = {
   anthropic: { "anthropic-version": "2023-06-01", "x-api-key": "sk-ant-test" },
   gemini: { "x-goog-api-key": "AIza-test" },
   ollama: {},
   openai: { authorization: "Bearer sk-test" },
 };
 
-function pathOf(provider: MockProvider, model: string): string {
+function pathOf(provider: ApiDialect, model: string): string {
   switch (provider) {
     case "anthropic":
       return "/v1/messages";
@@ -31,7 +31,7 @@ function pathOf(provider: MockProvider, model: string): string {
 /** A chat request POSTed with fetch as the provider's client sends it: the status, and the body as text and JSON. */
 export async function postChat(
   server: MockLlmServer,
-  provider: MockProvider,
+  provider: ApiDialect,
   body: unknown,
   options: PostOptions = {},
 ): Promise<{ status: number; text: string; json: unknown }> {

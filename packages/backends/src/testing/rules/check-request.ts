@@ -1,11 +1,11 @@
-import type { MockProvider } from "../mock-provider.js";
+import type { ApiDialect } from "../mock-provider.js";
 import { checkAnthropicRequest } from "./anthropic-rules.js";
 import { checkGeminiRequest } from "./gemini-rules.js";
 import { checkOllamaRequest } from "./ollama-rules.js";
 import { checkOpenAiRequest } from "./openai-rules.js";
 import type { ParsedRequest, Rejection, RequestRule } from "./request-check.js";
 
-const RULES: Record<MockProvider, RequestRule> = {
+const RULES: Record<ApiDialect, RequestRule> = {
   anthropic: checkAnthropicRequest,
   gemini: checkGeminiRequest,
   ollama: checkOllamaRequest,
@@ -13,6 +13,6 @@ const RULES: Record<MockProvider, RequestRule> = {
 };
 
 /** Checks a chat request against its provider's documented rules: undefined if valid, else the 400. */
-export function checkRequest(provider: MockProvider, request: ParsedRequest): Rejection | undefined {
+export function checkRequest(provider: ApiDialect, request: ParsedRequest): Rejection | undefined {
   return RULES[provider](request);
 }

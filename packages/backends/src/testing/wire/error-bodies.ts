@@ -20,5 +20,14 @@ export const openAiErrorBody = (
   code: string | number | null,
 ) => ({ error: { message, type, param, code } });
 
+/** OpenAI's answer to a prompt that does not fit the model's context window. */
+export const openAiOverflowBody = () =>
+  openAiErrorBody(
+    "This model's maximum context length is 128000 tokens. However, your messages resulted in 204308 tokens. Please reduce the length of the messages.",
+    "invalid_request_error",
+    "messages",
+    "context_length_exceeded",
+  );
+
 /** Ollama's error body: a bare message. */
 export const ollamaErrorBody = (message: string) => ({ error: message });

@@ -7,7 +7,7 @@ import {
   retryAfterHeader,
   sse,
 } from "../mock-reply.js";
-import { openAiErrorBody } from "./error-bodies.js";
+import { openAiErrorBody, openAiOverflowBody } from "./error-bodies.js";
 
 const FINISH: Record<string, string> = {
   stop: "stop",
@@ -36,15 +36,7 @@ export function renderOpenAi(reply: MockReply, model: string): Rendered {
       case "overloaded":
         return json(503, openAiErrorBody("The engine is currently overloaded", "server_error", null, null));
       case "context_overflow":
-        return json(
-          400,
-          openAiErrorBody(
-            "This model's maximum context length is 128000 tokens. However, your messages resulted in 204308 tokens. Please reduce the length of the messages.",
-            "invalid_request_error",
-            "messages",
-            "context_length_exceeded",
-          ),
-        );
+        return json(400, openAiOverflowBody());
       case "tool_unsupported":
         return json(
           400,

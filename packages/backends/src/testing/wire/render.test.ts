@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Rendered } from "../mock-reply.js";
+import { bodyText, type Rendered } from "../mock-reply.js";
 import { SignatureRegistry } from "../signature-registry.js";
 import { renderAnthropic } from "./anthropic.js";
 import { renderGemini } from "./gemini.js";
@@ -8,8 +8,7 @@ import { renderOpenAi } from "./openai.js";
 
 /** The JSON events of an SSE body (without OpenAI's [DONE]). */
 function events(rendered: Rendered): Array<Record<string, unknown>> {
-  return rendered.frames
-    .join("")
+  return bodyText(rendered)
     .split(/\r?\n/)
     .filter((line) => line.startsWith("data: ") && line !== "data: [DONE]")
     .map((line) => JSON.parse(line.slice(6)));
@@ -136,7 +135,9 @@ describe("gemini rendering", () => {
 
   it("pretty-prints a mid-stream error over several raw lines when asked", () => {
     const raw = (pretty: boolean) =>
-      renderGemini({ fault: { type: "stream_error", afterText: "par", pretty } }, "g").frames.at(-1) ?? "";
+      String(
+        renderGemini({ fault: { type: "stream_error", afterText: "par", pretty } }, "g").frames.at(-1) ?? "",
+      );
     const lines = raw(true)
       .split("\r\n")
       .filter((l) => l !== "");
@@ -174,7 +175,7 @@ describe("openai rendering", () => {
 });
 
 describe("ollama rendering", () => {
-  const doneLine = (r: Rendered) => JSON.parse(r.frames.at(-1) ?? "{}") as Record<string, unknown>;
+  const doneLine = (r: Rendered) => JSON.parse(String(r.frames.at(-1) ?? "{}")) as Record<string, unknown>;
 
   it("ends a cut-off reply with done_reason length", () => {
     expect(doneLine(renderOllama({ text: "and so on", stopReason: "length" }, "qwen3:8b")).done_reason).toBe(

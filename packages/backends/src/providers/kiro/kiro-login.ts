@@ -1,0 +1,189 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { credentialStoreFile, readStoredCredential, storeCredential } from "../../config/credential-store.js";
+import { TransientError } from "../../errors.js";
+import { LoginError } from "../copilot/copilot-login.js";
+import {
+  type AuthAnswer,
+  authPost,
+  isObject,
+  KIRO_STORE_KEY,
+  type KiroToken,
+  nonEmpty,
+  oidcUrlOf,
+} from "./kiro-credentials.js";
+
+export interface KiroLoginOptions {
+  /** Told what to show: the code to enter, the page to enter it on, and that page with the code filled in. */
+  onCode: (userCode: string, verificationUri: string, verificationUriComplete: string | undefined) => void;
+  signal?: AbortSignal;
+  /** The region of the SSO OIDC service (default us-east-1). */
+  region?: string;
+  /** AWS SSO OIDC, https://oidc.REGION.amazonaws.com by default. */
+  oidcUrl?: string;
+  /** AWS Builder ID's start page by default; an IAM Identity Center user gives their organisation's. */
+  startUrl?: string;
+  /** What `slow_down` adds to the polling interval, in seconds (RFC 8628: 5). */
+  slowDownSeconds?: number;
+  /** Ollie's credential file, when not the default. */
+  storeFile?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** A Builder ID / IdC login as `ollie login kiro` stores it: Kiro's token file fields plus the registration. */
+export interface KiroLogin extends KiroToken {
+  accessToken: string;
+  refreshToken: string;
+  expiresAt: string;
+  authMethod: "IdC";
+  region: string;
+  startUrl: string;
+  clientId: string;
+  clientSecret: string;
+  /** When the client registration runs out (it is used again until a day before). */
+  clientSecretExpiresAt?: string;
+}
+
+const SOURCE = { provider: "kiro" };
+const BUILDER_ID_START = "https://view.awsapps.com/start";
+const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
+const SCOPES = ["codewhisperer:completions", "codewhisperer:analysis", "codewhisperer:conversations"];
+const DAY_MS = 86_400_000;
+/** The SDK's exception names for the device flow's OAuth error codes (the JSON may carry either). */
+const EXCEPTION_CODES: Record<string, string> = {
+  AuthorizationPendingException: "authorization_pending",
+  SlowDownException: "slow_down",
+  ExpiredTokenException: "expired_token",
+  AccessDeniedException: "access_denied",
+};
+
+/** The OAuth error code of an answer: `error`, or the AWS exception name mapped to one. */
+function errorCode(res: AuthAnswer): string | undefined {
+  const type = nonEmpty(res.answer.__type)?.replace(/^.*#/, "");
+  return nonEmpty(res.answer.error) ?? (type && EXCEPTION_CODES[type]) ?? type;
+}
+
+/** An answer that is not the success expected: the service's trouble is retryable, the rest ends the login. */
+function failure(res: AuthAnswer, what: string): Error {
+  if (res.status >= 500)
+    return new TransientError({ ...SOURCE, status: res.status, providerMessage: `${what}: ${res.text}` });
+  const code = errorCode(res) ?? "unexpected";
+  const detail =
+    nonEmpty(res.answer.error_description) ?? nonEmpty(res.answer.message) ?? res.text.slice(0, 200);
+  return new LoginError(code, `${what} (${res.status} ${code}): ${detail}`);
+}
+
+/** The client registration stored by an earlier login, when it is for the same service and still good. */
+async function storedRegistration(file: string, region: string, startUrl: string) {
+  const stored = await readStoredCredential(file, KIRO_STORE_KEY).catch(() => undefined);
+  if (!isObject(stored) || stored.region !== region || stored.startUrl !== startUrl) return undefined;
+  const clientId = nonEmpty(stored.clientId);
+  const clientSecret = nonEmpty(stored.clientSecret);
+  const until = Date.parse(nonEmpty(stored.clientSecretExpiresAt) ?? "");
+  if (clientId === undefined || clientSecret === undefined || !(until - Date.now() > DAY_MS))
+    return undefined;
+  return { clientId, clientSecret, clientSecretExpiresAt: stored.clientSecretExpiresAt as string };
+}
+
+async function register(oidc: string, signal?: AbortSignal) {
+  const res = await authPost(
+    SOURCE,
+    `${oidc}/client/register`,
+    {
+      clientName: "Ollie",
+      clientType: "public",
+      scopes: SCOPES,
+      grantTypes: [DEVICE_GRANT, "refresh_token"],
+    },
+    {},
+    signal,
+  );
+  const { clientId, clientSecret, clientSecretExpiresAt } = res.answer;
+  if (res.status !== 200 || typeof clientId !== "string" || typeof clientSecret !== "string")
+    throw failure(res, "AWS SSO OIDC did not register Ollie as a client");
+  return {
+    clientId,
+    clientSecret,
+    ...(typeof clientSecretExpiresAt === "number" && {
+      clientSecretExpiresAt: new Date(clientSecretExpiresAt * 1000).toISOString(),
+    }),
+  };
+}
+
+/**
+ * Signs in to Kiro with AWS Builder ID (or IAM Identity Center) through the SSO OIDC device flow (B.3.4):
+ * registers Ollie as a client (reusing a stored registration), asks for a code, has `onCode` show it, and
+ * polls at the interval the service gives — slower after `slow_down` — until the user approves, the code
+ * expires (`expired_token`), the user refuses (`access_denied`) or `signal` aborts. The login is stored in
+ * Ollie's credential file under "kiro" (0600), where KiroBackend looks first, and returned.
+ */
+export async function loginKiro(options: KiroLoginOptions): Promise<{ file: string; login: KiroLogin }> {
+  const { signal } = options;
+  const region = options.region ?? "us-east-1";
+  const oidc = (options.oidcUrl ?? oidcUrlOf(region)).replace(/\/+$/, "");
+  const startUrl = options.startUrl ?? BUILDER_ID_START;
+  const file = options.storeFile ?? credentialStoreFile(options.env);
+  const client = (await storedRegistration(file, region, startUrl)) ?? (await register(oidc, signal));
+  const { clientId, clientSecret } = client;
+
+  const start = await authPost(
+    SOURCE,
+    `${oidc}/device_authorization`,
+    { clientId, clientSecret, startUrl },
+    {},
+    signal,
+  );
+  const { deviceCode, userCode, verificationUri, verificationUriComplete, expiresIn, interval } =
+    start.answer;
+  if (
+    start.status !== 200 ||
+    typeof deviceCode !== "string" ||
+    typeof userCode !== "string" ||
+    typeof verificationUri !== "string"
+  )
+    throw failure(start, "AWS SSO OIDC did not start the sign-in");
+  options.onCode(userCode, verificationUri, nonEmpty(verificationUriComplete));
+
+  const deadline = Date.now() + (typeof expiresIn === "number" ? expiresIn : 600) * 1000;
+  let waitMs = (typeof interval === "number" ? interval : 5) * 1000;
+  for (;;) {
+    await sleep(waitMs, undefined, { signal });
+    const poll = await authPost(
+      SOURCE,
+      `${oidc}/token`,
+      { clientId, clientSecret, deviceCode, grantType: DEVICE_GRANT },
+      {},
+      signal,
+    );
+    const { accessToken, refreshToken, expiresIn: lifetime } = poll.answer;
+    if (poll.status === 200 && typeof accessToken === "string" && typeof refreshToken === "string") {
+      const login: KiroLogin = {
+        accessToken,
+        refreshToken,
+        expiresAt: new Date(
+          Date.now() + (typeof lifetime === "number" ? lifetime : 3600) * 1000,
+        ).toISOString(),
+        authMethod: "IdC",
+        provider: startUrl === BUILDER_ID_START ? "BuilderId" : "Enterprise",
+        region,
+        startUrl,
+        ...client,
+      };
+      await storeCredential(file, KIRO_STORE_KEY, login);
+      return { file, login };
+    }
+    const code = errorCode(poll);
+    if (code === "authorization_pending" && Date.now() < deadline) continue;
+    if (code === "slow_down") {
+      waitMs += (options.slowDownSeconds ?? 5) * 1000;
+      continue;
+    }
+    if (code === "authorization_pending" || code === "expired_token")
+      throw new LoginError(
+        "expired_token",
+        "the code expired before it was entered: run `ollie login kiro` again",
+      );
+    if (code === "access_denied")
+      throw new LoginError("access_denied", "the sign-in was refused (access_denied)");
+    throw failure(poll, "AWS SSO OIDC ended the sign-in");
+  }
+}
