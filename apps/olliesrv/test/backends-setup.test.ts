@@ -67,7 +67,7 @@ describe("ollie init and ollie backends without olliesrv", () => {
       expect(r.stderr).toMatch(/^ollie: .+\nusage: ollie /);
     }
     expect((await ollie(["init", "mistral"])).stderr).toContain(
-      "ollie: unknown provider 'mistral' (ollama, openai, anthropic, gemini, openrouter)",
+      "ollie: unknown provider 'mistral' (ollama, openai, anthropic, gemini, openrouter, copilot, kiro)",
     );
     expect(existsSync(conf)).toBe(false);
   });

@@ -1,6 +1,7 @@
 // The public face of @ollie/agent-core: every name exported here is part of the API.
 
 export { estimateTokens } from "@ollie/backends";
+export { writeFileAtomic } from "@ollie/config-file";
 export { Agent } from "./agent/agent.js";
 export type { AgentOptions, ProfileLoader } from "./agent/agent-options.js";
 export {
@@ -35,7 +36,6 @@ export { DEFAULT_DISPATCH, type DispatchOptions, ToolTimeoutError } from "./loop
 export { DEFAULT_SAFETY_LIMITS, type SafetyLimits, SafetyStopError } from "./loop/safety.js";
 export { StreamIdleError } from "./model/model-request.js";
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./model/retry-policy.js";
-export { writeFileAtomic } from "@ollie/config-file";
 export { type PersistedSession, persistedSessionSchema } from "./persist/persisted-session.js";
 export { loadSession, SessionFileError, saveSession } from "./persist/session-file.js";
 export { newSessionId } from "./persist/session-id.js";

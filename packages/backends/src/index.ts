@@ -34,12 +34,12 @@ export { AnthropicBackend, type AnthropicOptions } from "./providers/anthropic/a
 export { CopilotBackend, type CopilotOptions } from "./providers/copilot/copilot-backend.js";
 export {
   type CopilotLoginOptions,
-  type DeviceCode,
   importCopilotLogin,
-  LoginError,
   loginCopilot,
   type StoredLogin,
 } from "./providers/copilot/copilot-login.js";
+export { pluginTokenFiles } from "./providers/copilot/github-token.js";
+export { type DeviceCode, LoginError } from "./providers/device-login.js";
 export { GeminiBackend, type GeminiOptions } from "./providers/gemini/gemini-backend.js";
 export { KiroBackend, type KiroOptions } from "./providers/kiro/kiro-backend.js";
 export { type KiroLogin, type KiroLoginOptions, loginKiro } from "./providers/kiro/kiro-login.js";

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import type { ProviderType } from "@ollie/backends";
 import {
   type TemplateChoices,
   type TemplateProfile,
@@ -42,6 +43,12 @@ const INIT_OPTIONS = {
   "no-check": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
+
+/** Where the providers that take no key get their credential: a sign-in. */
+export const SIGN_IN: Partial<Record<ProviderType, string>> = {
+  copilot: "'ollie login copilot' signs in to GitHub (or a Copilot editor plugin's token is used)",
+  kiro: "the Kiro IDE's sign-in is used, or 'ollie login kiro' signs in with an AWS Builder ID",
+};
 
 /** Control characters (a newline would add a line of its own to backends.conf). */
 const CONTROL = /[\p{Cc}\p{Zl}\p{Zp}]/u;
@@ -109,7 +116,11 @@ export function providerList(): string {
   const lines = profiles.map((p) => {
     const v = p.values;
     const url = v.get("url");
-    const key = v.get("key_env") ? `key in $${v.get("key_env")}` : "no key";
+    const key = v.get("key_env")
+      ? `key in $${v.get("key_env")}`
+      : SIGN_IN[p.type]
+        ? `signed in with 'ollie login ${p.type}'`
+        : "no key";
     return `  ${p.provider.padEnd(width)}  [${p.section}] ${p.type}${url ? ` at ${url}` : ""}, model ${v.get("model")}, ${key}`;
   });
   return `providers (ollie init PROVIDER):\n${lines.join("\n")}\n`;

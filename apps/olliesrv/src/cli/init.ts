@@ -6,7 +6,7 @@ import { answered, type CheckStatus, checkBackend, verdict } from "../config/bac
 import { type TemplateProfile, turnOn } from "../config/backends-template.js";
 import { olliePaths } from "../paths.js";
 import { type BackendRow, type DaemonView, daemonView, rowOf, runningDaemon } from "./backends-command.js";
-import { INIT_USAGE, type InitInvocation, providerList, template } from "./init-args.js";
+import { INIT_USAGE, type InitInvocation, providerList, SIGN_IN, template } from "./init-args.js";
 import type { SessionClient } from "./session-client.js";
 
 /**
@@ -117,7 +117,10 @@ function describe(profile: Profile): string {
 /** Where the key comes from, and whether this shell has it. */
 function keyLine(profile: Profile): string | undefined {
   const c = profile.credential;
-  if (c.kind === "none") return "no key needed";
+  if (c.kind === "none") {
+    const signIn = SIGN_IN[profile.type];
+    return signIn ? `no key: ${signIn}` : "no key needed";
+  }
   if (c.kind === "command")
     return `the key is what \`${c.command}\` prints (olliesrv runs it when it needs the key)`;
   if (c.kind === "literal") return "the key is in the file";
@@ -128,6 +131,13 @@ function keyLine(profile: Profile): string | undefined {
 /** What to do about a check that did not come out `ok`. */
 function nextStep(status: CheckStatus, profile: Profile, chosen: TemplateProfile): string {
   const again = `then 'ollie init --force ${chosen.provider} …' again, or edit the file`;
+  // Without a key of its own, the profile uses the sign-in: signing in is all it takes.
+  if (
+    (status === "no-key" || status === "key-refused") &&
+    profile.credential.kind === "none" &&
+    SIGN_IN[profile.type]
+  )
+    return `sign in with 'ollie login ${profile.type}' (olliesrv needs no restart), then 'ollie backends' checks it`;
   switch (status) {
     case "no-answer":
       return profile.type === "ollama"

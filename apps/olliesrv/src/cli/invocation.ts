@@ -3,6 +3,7 @@ import { REQUEST_ID } from "../bypass/request-id.js";
 import { SESSION_ID } from "../session/names.js";
 import type { BypassInvocation } from "./bypass-commands.js";
 import { type InitInvocation, parseInit } from "./init-args.js";
+import { type LoginInvocation, parseLogin } from "./login-args.js";
 
 /** What an `ollie` command line asks for, checked whole before any connection is made. */
 export type Invocation =
@@ -15,10 +16,11 @@ export type Invocation =
   | { command: "stop" | "kill"; session: string }
   | InitInvocation
   | BypassInvocation
-  | { command: "backends" };
+  | { command: "backends" }
+  | LoginInvocation;
 
 /** The commands that work without olliesrv (and reach it only when it runs). */
-export type LocalInvocation = Extract<Invocation, { command: "init" | "backends" }>;
+export type LocalInvocation = Extract<Invocation, { command: "init" | "backends" | "login" }>;
 
 /** A mistake in how `ollie` was called: printed with the usage, exit status 2. */
 export class UsageError extends Error {
@@ -83,6 +85,8 @@ export function parseInvocation(command: string | undefined, args: string[]): In
       return { command, session: needed(operands(1)[0]) };
     case "init":
       return parseInit(args);
+    case "login":
+      return parseLogin(args);
     case "backends":
     case "bypass":
       operands(0);

@@ -26,6 +26,13 @@ export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] [-k KEYFILE] COMMAND ...
                             restart) and check the backend answers; an existing file is kept unless --force
   backends                  the backend profiles, the default (*) and whether each answers: olliesrv's own
                             view when it runs, else the file it will read (init and backends need no olliesrv)
+  login copilot [--github-url URL] [--import]
+                            sign in to GitHub Copilot with a code you enter on GitHub (--github-url: GitHub
+                            Enterprise), or --import the token of a Copilot editor plugin
+  login kiro [--start-url URL] [--region R] [--oidc-url URL]
+                            sign in to Kiro (Amazon Q Developer): an AWS Builder ID, or IAM Identity Center
+                            (--start-url, --region). A login needs no olliesrv; it keeps the token in
+                            $XDG_DATA_HOME/ollie/credentials.json, and Ctrl-C cancels it (exit 130)
   bypass                    the requests of agents to run something outside the sandbox that wait for you:
                             number, agent, operation, command, reason
   approve ID                let bypass request ID run (outside the sandbox, as you)
@@ -63,7 +70,7 @@ export async function main(argv: string[]): Promise<number> {
     return usage((error as Error).message);
   }
   const address = values.a ?? defaultAddress();
-  if (invocation.command === "init" || invocation.command === "backends")
+  if (invocation.command === "init" || invocation.command === "backends" || invocation.command === "login")
     return await runLocal(invocation, () =>
       SessionClient.connect(address, () => identity({ uname: values.u, keyFile: values.k })),
     );
@@ -78,12 +85,14 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** init and backends: they work without olliesrv, and `reach` it when it runs. */
+/** init, backends and login: they work without olliesrv; the first two `reach` it when it runs. */
 async function runLocal(invocation: LocalInvocation, reach: () => Promise<SessionClient>): Promise<number> {
   try {
-    // Loaded only for these two: they need the providers, which the other commands do without.
+    // Loaded only for these: they need the providers, which the other commands do without.
     if (invocation.command === "init")
       return await (await import("./init.js")).initCommand(invocation, reach);
+    if (invocation.command === "login")
+      return await (await import("./login-command.js")).loginCommand(invocation);
     return await (await import("./backends-command.js")).backendsCommand(reach);
   } catch (error) {
     process.stderr.write(`ollie: ${(error as Error).message}\n`);

@@ -19,6 +19,8 @@ describe("the shipped backends.conf as a template", () => {
       ["anthropic", "claude", "anthropic"],
       ["gemini", "gemini", "gemini"],
       ["openrouter", "openrouter", "openai"],
+      ["copilot", "copilot", "copilot"],
+      ["kiro", "kiro", "kiro"],
     ]);
     expect(templateProfile(shipped, "claude")?.provider).toBe("anthropic");
     expect(templateProfile(shipped, "mistral")).toBeUndefined();
@@ -72,5 +74,23 @@ describe("the shipped backends.conf as a template", () => {
       turnOn(shipped, templateProfile(shipped, "ollama")!, { keyEnv: "OLLAMA_TOKEN" }),
     ).profiles.get("local");
     expect(ollama).toMatchObject({ credential: { kind: "env", variable: "OLLAMA_TOKEN" } });
+  });
+
+  it("turns on the providers one signs in to without a key, their notes left as comments", () => {
+    const kiroText = turnOn(shipped, templateProfile(shipped, "kiro")!);
+    const kiro = parseBackendsConf(kiroText).profiles.get("kiro");
+    expect(kiro).toMatchObject({ type: "kiro", model: "claude-sonnet-4.5", region: "us-east-1" });
+    expect(kiro?.credential).toEqual({ kind: "none" });
+    expect(kiro?.tokenFile).toBeUndefined();
+    expect(kiroText).toContain("# or `ollie login kiro` signs in with an AWS Builder ID.");
+    // A GitHub token of one's own is still possible.
+    const copilot = parseBackendsConf(
+      turnOn(shipped, templateProfile(shipped, "copilot")!, { keyEnv: "GITHUB_TOKEN" }),
+    ).profiles.get("copilot");
+    expect(copilot).toMatchObject({
+      model: "gpt-4.1",
+      credential: { kind: "env", variable: "GITHUB_TOKEN" },
+    });
+    expect(copilot?.githubUrl).toBeUndefined();
   });
 });

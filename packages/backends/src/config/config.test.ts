@@ -252,7 +252,11 @@ describe("the backend pool", () => {
         "[q]\ntype = kiro\nmodel = claude-sonnet-4.5\nregion = eu-central-1\ntoken_file = ~/kiro.json\n",
     );
     expect(conf.profiles.get("gh")).toMatchObject({ type: "copilot", githubUrl: "https://octo.ghe.com" });
-    expect(conf.profiles.get("q")).toMatchObject({ type: "kiro", region: "eu-central-1", tokenFile: "~/kiro.json" });
+    expect(conf.profiles.get("q")).toMatchObject({
+      type: "kiro",
+      region: "eu-central-1",
+      tokenFile: "~/kiro.json",
+    });
     const pool = new BackendPool(conf, { HOME: "/home/glenda" });
     expect(await pool.get("gh")).toMatchObject({ provider: "copilot", model: "gpt-4.1" });
     const kiro = await pool.get("q");

@@ -6,8 +6,9 @@ import { collect, conversation } from "../../__fixtures__/conversation.js";
 import { credentialStoreFile } from "../../config/credential-store.js";
 import { AuthError } from "../../errors.js";
 import { MockLlmServer } from "../../testing/mock-server.js";
+import { type DeviceCode, LoginError } from "../device-login.js";
 import { CopilotBackend } from "./copilot-backend.js";
-import { type DeviceCode, importCopilotLogin, LoginError, loginCopilot } from "./copilot-login.js";
+import { importCopilotLogin, loginCopilot } from "./copilot-login.js";
 import { findGithubToken } from "./github-token.js";
 
 let server: MockLlmServer;

@@ -2,29 +2,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { credentialStoreFile, readStoredCredential, storeCredential } from "../../config/credential-store.js";
 import { TransientError } from "../../errors.js";
 import { readText, send } from "../../http/http-request.js";
+import { type DeviceCode, LoginError } from "../device-login.js";
 import { COPILOT_CLIENT_ID, COPILOT_HEADERS, githubHost } from "./copilot-headers.js";
 import { COPILOT_STORE_KEY, findPluginToken, type StoredGithubLogin } from "./github-token.js";
-
-/** A login that did not complete: the code expired, the user refused, or GitHub refused the app. */
-export class LoginError extends Error {
-  override readonly name = "LoginError";
-  constructor(
-    /** The OAuth error code (expired_token, access_denied, …), or "unexpected" for an answer not understood. */
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** What the user must do to finish a device-flow login. */
-export interface DeviceCode {
-  userCode: string;
-  verificationUri: string;
-  /** The same page with the code filled in, when the provider gives one. */
-  verificationUriComplete?: string;
-  expiresInSeconds: number;
-}
 
 export interface CopilotLoginOptions {
   /** https://github.com (default) or a GitHub Enterprise Cloud URL. */

@@ -6,7 +6,7 @@ import { collect, conversation } from "../../__fixtures__/conversation.js";
 import { credentialStoreFile } from "../../config/credential-store.js";
 import type { KiroDeviceFlowOptions } from "../../testing/kiro/kiro-auth.js";
 import { MockLlmServer } from "../../testing/mock-server.js";
-import { LoginError } from "../copilot/copilot-login.js";
+import { type DeviceCode, LoginError } from "../device-login.js";
 import { KiroBackend } from "./kiro-backend.js";
 import { loginKiro } from "./kiro-login.js";
 
@@ -34,13 +34,17 @@ function freshEnv(): NodeJS.ProcessEnv {
   return { HOME: home, XDG_DATA_HOME: join(home, "data") };
 }
 
-type Code = [string, string, string | undefined];
-const login = (server: MockLlmServer, env: NodeJS.ProcessEnv, codes: Code[] = [], signal?: AbortSignal) =>
+const login = (
+  server: MockLlmServer,
+  env: NodeJS.ProcessEnv,
+  codes: DeviceCode[] = [],
+  signal?: AbortSignal,
+) =>
   loginKiro({
     oidcUrl: `${server.baseUrl("kiro")}/oidc`,
     env,
     slowDownSeconds: 0.05,
-    onCode: (...code) => codes.push(code),
+    onCode: (code) => codes.push(code),
     ...(signal && { signal }),
   });
 
@@ -48,10 +52,10 @@ describe("ollie's Kiro login (Builder ID device flow)", () => {
   it("waits out authorization_pending and slow_down at the asked pace, stores the login 0600, and it works", async () => {
     const server = await serverWith({ pendingPolls: 2, slowDown: true });
     const env = freshEnv();
-    const codes: Code[] = [];
+    const codes: DeviceCode[] = [];
     const { file, login: stored } = await login(server, env, codes);
     expect(codes).toHaveLength(1);
-    const [userCode, uri, complete] = codes[0]!;
+    const { userCode, verificationUri: uri, verificationUriComplete: complete } = codes[0]!;
     expect(userCode).not.toBe("");
     expect(uri).toMatch(/^https?:\/\//);
     expect(complete ?? uri).toMatch(/^https?:\/\//);

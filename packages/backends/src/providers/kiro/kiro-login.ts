@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { credentialStoreFile, readStoredCredential, storeCredential } from "../../config/credential-store.js";
 import { TransientError } from "../../errors.js";
-import { LoginError } from "../copilot/copilot-login.js";
+import { type DeviceCode, LoginError } from "../device-login.js";
 import {
   type AuthAnswer,
   authPost,
@@ -14,7 +14,7 @@ import {
 
 export interface KiroLoginOptions {
   /** Told what to show: the code to enter, the page to enter it on, and that page with the code filled in. */
-  onCode: (userCode: string, verificationUri: string, verificationUriComplete: string | undefined) => void;
+  onCode: (code: DeviceCode) => void;
   signal?: AbortSignal;
   /** The region of the SSO OIDC service (default us-east-1). */
   region?: string;
@@ -141,9 +141,15 @@ export async function loginKiro(options: KiroLoginOptions): Promise<{ file: stri
     typeof verificationUri !== "string"
   )
     throw failure(start, "AWS SSO OIDC did not start the sign-in");
-  options.onCode(userCode, verificationUri, nonEmpty(verificationUriComplete));
-
-  const deadline = Date.now() + (typeof expiresIn === "number" ? expiresIn : 600) * 1000;
+  const lifetime = typeof expiresIn === "number" ? expiresIn : 600;
+  const complete = nonEmpty(verificationUriComplete);
+  options.onCode({
+    userCode,
+    verificationUri,
+    ...(complete !== undefined && { verificationUriComplete: complete }),
+    expiresInSeconds: lifetime,
+  });
+  const deadline = Date.now() + lifetime * 1000;
   let waitMs = (typeof interval === "number" ? interval : 5) * 1000;
   for (;;) {
     await sleep(waitMs, undefined, { signal });
