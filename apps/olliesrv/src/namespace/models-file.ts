@@ -3,9 +3,28 @@ import { NinepError } from "@ollie/ninep";
 import { file, text } from "@ollie/virtfs";
 import type { AgentEnvironment, AgentSlot } from "../session/agent-slot.js";
 
-/** One line per model: its id, and its context window where known. */
+/** What a provider says of a model besides its window: `out=N tools vision premium=X` (Copilot says all). */
+function traitsOf(m: ModelInfo): string[] {
+  const traits: string[] = [];
+  if (m.maxOutputTokens !== undefined) traits.push(`out=${m.maxOutputTokens}`);
+  if (m.tools !== undefined) traits.push(m.tools ? "tools" : "no-tools");
+  if (m.vision) traits.push("vision");
+  if (m.premiumMultiplier !== undefined) traits.push(`premium=${m.premiumMultiplier}`);
+  return traits;
+}
+
+/**
+ * One line per model: its id, its context window where known, and — when the provider says more — a third
+ * column of traits (the window is `-` then if unknown).
+ */
 export const modelLines = (models: readonly ModelInfo[]) =>
-  models.map((m) => `${m.id}${m.contextLength ? `\t${m.contextLength}` : ""}\n`).join("");
+  models
+    .map((m) => {
+      const traits = traitsOf(m);
+      if (traits.length === 0) return `${m.id}${m.contextLength ? `\t${m.contextLength}` : ""}\n`;
+      return `${m.id}\t${m.contextLength ?? "-"}\t${traits.join(" ")}\n`;
+    })
+    .join("");
 
 /**
  * A `models` file: the cached list of the backends.conf profile `profile()` names (the default when it gives

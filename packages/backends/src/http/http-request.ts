@@ -106,16 +106,28 @@ export async function readText(body: Readable, signal?: AbortSignal): Promise<st
   return Buffer.concat(parts).toString("utf8");
 }
 
+/**
+ * Reads a whole (small) body, whatever its status, and parses it when it is JSON (`json` is undefined when
+ * it is not): token services answer their errors as JSON, and a proxy's error page is reported as text.
+ */
+export async function readJsonAnswer(
+  res: HttpResponse,
+  signal?: AbortSignal,
+): Promise<{ status: number; json: unknown; text: string }> {
+  const text = await readText(res.body, signal);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, json, text };
+}
+
 /** The typed error for a response whose status is not 2xx (its body is consumed). */
 async function errorFromResponse(source: ErrorSource, res: HttpResponse, signal?: AbortSignal) {
-  const text = await readText(res.body, signal).catch(() => "");
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return classifyError(source, res.status, errorFacts(parsed, text.trim()), res.headers);
+  const { json, text } = await readJsonAnswer(res, signal).catch(() => ({ json: undefined, text: "" }));
+  return classifyError(source, res.status, errorFacts(json, text.trim()), res.headers);
 }
 
 /** Sends a request and returns the response when its status is 2xx; any other becomes a typed error. */

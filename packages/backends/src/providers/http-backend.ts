@@ -82,10 +82,15 @@ export abstract class HttpBackend<O extends HttpBackendOptions, I> implements Ba
   protected abstract headers(signal?: AbortSignal): Record<string, string> | Promise<Record<string, string>>;
 
   /**
-   * Called once when a request is refused with `error`: resolves true when the credential was renewed and
-   * the request is worth sending again. By default credentials cannot be renewed.
+   * Called once when a request sent with headers `sent` is refused with `error`: resolves true when the
+   * credential was renewed and the request is worth sending again. By default credentials cannot be
+   * renewed. (A failure to get a credential at all, before anything was sent, is not a refusal.)
    */
-  protected async renewCredential(_error: AuthError, _signal?: AbortSignal): Promise<boolean> {
+  protected async renewCredential(
+    _error: AuthError,
+    _sent: Readonly<Record<string, string>>,
+    _signal?: AbortSignal,
+  ): Promise<boolean> {
     return false;
   }
 
@@ -118,17 +123,19 @@ export abstract class HttpBackend<O extends HttpBackendOptions, I> implements Ba
     signal?: AbortSignal,
     extraHeaders?: Record<string, string>,
   ): Promise<HttpResponse> {
-    const attempt = async () =>
-      sendOk(this.source, url, {
-        ...(body !== undefined && { body }),
-        headers: { ...(await this.headers(signal)), ...extraHeaders },
-        signal,
-      });
+    let sent: Record<string, string> | undefined;
+    const attempt = async () => {
+      sent = undefined;
+      const headers = { ...(await this.headers(signal)), ...extraHeaders };
+      sent = headers;
+      return sendOk(this.source, url, { ...(body !== undefined && { body }), headers, signal });
+    };
     try {
       try {
         return await attempt();
       } catch (err) {
-        if (err instanceof AuthError && (await this.renewCredential(err, signal))) return await attempt();
+        if (err instanceof AuthError && sent && (await this.renewCredential(err, sent, signal)))
+          return await attempt();
         throw err;
       }
     } catch (err) {

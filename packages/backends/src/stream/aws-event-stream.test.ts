@@ -1,8 +1,16 @@
-import { isDeepStrictEqual } from "node:util";
-import { crc32 } from "node:zlib";
-import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encodeEventStreamMessage } from "../testing/kiro/event-stream-encoder.js";
+import {
+  batches,
+  be32,
+  concat,
+  entry,
+  failure,
+  from,
+  rawFrame,
+  rechunk,
+  utf8,
+} from "./__fixtures__/event-stream-frames.js";
 import {
   decodeEventStreamMessage,
   EventStreamError,
@@ -13,85 +21,6 @@ import {
 
 const bytes = (hex: string) =>
   Uint8Array.from(hex.match(/[0-9a-f]{2}/gi)!.map((h) => Number.parseInt(h, 16)));
-const utf8 = (text: string) => new TextEncoder().encode(text);
-const concat = (parts: Uint8Array[]) => new Uint8Array(Buffer.concat(parts));
-const be32 = (n: number) => Uint8Array.of(n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff);
-
-/** A frame built by hand around any header section, with correct CRCs unless the lengths are overridden. */
-function rawFrame(
-  headers: Uint8Array,
-  payload: Uint8Array,
-  lie: { total?: number; headersLength?: number } = {},
-) {
-  const total = 16 + headers.length + payload.length;
-  const prelude = concat([be32(lie.total ?? total), be32(lie.headersLength ?? headers.length)]);
-  const body = concat([prelude, be32(crc32(prelude)), headers, payload]);
-  return concat([body, be32(crc32(body))]);
-}
-
-/** One header entry of any value type, written from the layout in the design document. */
-function entry(name: string, header: EventStreamHeaderValue): Uint8Array {
-  const n = utf8(name);
-  const [type, value] = valueBytes(header);
-  return concat([Uint8Array.of(n.length), n, Uint8Array.of(type), value]);
-}
-
-function valueBytes(h: EventStreamHeaderValue): [type: number, value: Uint8Array] {
-  const b = Buffer.alloc(8);
-  const withLength = (data: Uint8Array) =>
-    concat([Uint8Array.of(data.length >> 8, data.length & 0xff), data]);
-  switch (h.type) {
-    case "bool":
-      return [h.value ? 0 : 1, new Uint8Array(0)];
-    case "byte":
-      return [2, b.subarray(0, b.writeInt8(h.value))];
-    case "short":
-      return [3, b.subarray(0, b.writeInt16BE(h.value))];
-    case "int32":
-      return [4, b.subarray(0, b.writeInt32BE(h.value))];
-    case "int64":
-      return [5, b.subarray(0, b.writeBigInt64BE(h.value))];
-    case "bytes":
-      return [6, withLength(h.value)];
-    case "string":
-      return [7, withLength(utf8(h.value))];
-    case "timestamp":
-      return [8, b.subarray(0, b.writeBigInt64BE(BigInt(h.value.getTime())))];
-    case "uuid":
-      return [9, Buffer.from(h.value.replaceAll("-", ""), "hex")];
-  }
-}
-
-async function* from(chunks: Uint8Array[]): AsyncGenerator<Uint8Array> {
-  yield* chunks;
-}
-
-/** The batches the reader yields for these chunks. */
-async function batches(chunks: Uint8Array[]): Promise<EventStreamMessage[][]> {
-  const out: EventStreamMessage[][] = [];
-  for await (const batch of readAwsEventStream(from(chunks))) out.push(batch);
-  return out;
-}
-
-async function failure(chunks: Uint8Array[]): Promise<unknown> {
-  try {
-    await batches(chunks);
-  } catch (err) {
-    return err;
-  }
-  return undefined;
-}
-
-/** Splits `stream` into consecutive pieces of the given sizes, cycling through them. */
-function rechunk(stream: Uint8Array, sizes: number[]): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  for (let at = 0, i = 0; at < stream.length; i++) {
-    const size = sizes[i % sizes.length]!;
-    out.push(stream.subarray(at, at + size));
-    at += size;
-  }
-  return out;
-}
 
 const strings = (headers: Record<string, string>) =>
   Object.fromEntries(Object.entries(headers).map(([k, value]) => [k, { type: "string", value }]));
@@ -381,147 +310,5 @@ describe("readAwsEventStream", () => {
     expect(seen).toEqual([1]);
     expect(err).toBeInstanceOf(EventStreamError);
     expect((err as Error).message).toMatch(/prelude CRC mismatch in the message at byte 124/);
-  });
-});
-
-describe("fuzzing", () => {
-  // Each property has a floor on the frames it builds; together they are ≥ 100,000 frames.
-  const RUNS = 1250;
-  const PER_RUN = { minLength: 20, maxLength: 30 };
-  const FLOOR = RUNS * PER_RUN.minLength;
-
-  // Characters of 1 to 4 UTF-8 bytes: drawing from a short list is several times cheaper than graphemes.
-  const char = fc.constantFrom("a", "Z", ":", "-", "{", '"', "é", "ß", "→", "✓", "🎉", "𝄞");
-  const name = fc.string({ unit: char, minLength: 1, maxLength: 6 });
-  const stringMessage = fc.record({
-    headers: fc.array(fc.tuple(name, fc.string({ unit: char, maxLength: 12 })), { maxLength: 4 }),
-    payload: fc.oneof(fc.string({ unit: char, maxLength: 40 }), fc.uint8Array({ maxLength: 40 })),
-  });
-  const encode = (m: { headers: [string, string][]; payload: string | Uint8Array }) =>
-    encodeEventStreamMessage(Object.fromEntries(m.headers), m.payload);
-  type H = EventStreamHeaderValue;
-  const headerValue: fc.Arbitrary<H> = fc.oneof(
-    fc.boolean().map((value): H => ({ type: "bool", value })),
-    fc.integer({ min: -128, max: 127 }).map((value): H => ({ type: "byte", value })),
-    fc.integer({ min: -32768, max: 32767 }).map((value): H => ({ type: "short", value })),
-    fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }).map((value): H => ({ type: "int32", value })),
-    fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n }).map((value): H => ({ type: "int64", value })),
-    fc.uint8Array({ maxLength: 12 }).map((value): H => ({ type: "bytes", value })),
-    fc.string({ unit: char, maxLength: 12 }).map((value): H => ({ type: "string", value })),
-    fc.integer({ min: -8.64e15, max: 8.64e15 }).map((ms): H => ({ type: "timestamp", value: new Date(ms) })),
-    fc.uuid().map((value): H => ({ type: "uuid", value })),
-  );
-  const typedMessage = fc.record({
-    headers: fc.array(fc.tuple(name, headerValue), { maxLength: 4 }),
-    payload: fc.uint8Array({ maxLength: 40 }),
-  });
-  const chunkSizes = fc.array(fc.integer({ min: 1, max: 400 }), { minLength: 1, maxLength: 12 });
-
-  /** Deep equality at fuzzing speed (expect's is several times slower); expect only for the diff. */
-  function same(actual: unknown, expected: unknown): void {
-    if (isDeepStrictEqual(actual, expected)) return;
-    expect(actual).toEqual(expected);
-    throw new Error("equal, but not deep-strict-equal");
-  }
-  const nullProto = (entries: Iterable<readonly [string, EventStreamHeaderValue]>) =>
-    Object.assign(Object.create(null), Object.fromEntries(entries));
-
-  /** Decodes a stream that may be broken: only EventStreamError may escape. */
-  async function survives(chunks: Uint8Array[]): Promise<void> {
-    const err = await failure(chunks);
-    if (err !== undefined && !(err instanceof EventStreamError)) throw err;
-  }
-
-  it(`round-trips ≥ ${FLOOR} frames from the mock's encoder, re-chunked at random`, async () => {
-    let count = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.array(stringMessage, PER_RUN), chunkSizes, async (messages, sizes) => {
-        count += messages.length;
-        const stream = concat(messages.map(encode));
-        const got = (await batches(rechunk(stream, sizes))).flat();
-        same(
-          got,
-          messages.map((m) => ({
-            headers: nullProto(m.headers.map(([n, value]) => [n, { type: "string", value }])),
-            payload: typeof m.payload === "string" ? utf8(m.payload) : m.payload,
-          })),
-        );
-      }),
-      { numRuns: RUNS },
-    );
-    expect(count).toBeGreaterThanOrEqual(FLOOR);
-  });
-
-  it(`round-trips ≥ ${FLOOR} frames carrying every header type, re-chunked at random`, async () => {
-    let count = 0;
-    await fc.assert(
-      fc.asyncProperty(fc.array(typedMessage, PER_RUN), chunkSizes, async (messages, sizes) => {
-        count += messages.length;
-        const stream = concat(
-          messages.map((m) => rawFrame(concat(m.headers.map(([n, v]) => entry(n, v))), m.payload)),
-        );
-        const got = (await batches(rechunk(stream, sizes))).flat();
-        same(
-          got,
-          messages.map((m) => ({ headers: nullProto(m.headers), payload: m.payload })),
-        );
-      }),
-      { numRuns: RUNS },
-    );
-    expect(count).toBeGreaterThanOrEqual(FLOOR);
-  });
-
-  it(`≥ ${FLOOR} frames with bytes flipped, dropped or inserted: decoded or EventStreamError`, async () => {
-    let count = 0;
-    const edit = fc.record({
-      at: fc.nat(),
-      kind: fc.constantFrom("flip", "drop", "insert"),
-      byte: fc.nat(255),
-    });
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(stringMessage, PER_RUN),
-        fc.array(edit, { minLength: 1, maxLength: 4 }),
-        chunkSizes,
-        async (messages, edits, sizes) => {
-          count += messages.length;
-          const bytes = [...concat(messages.map(encode))];
-          for (const { at, kind, byte } of edits) {
-            const i = at % bytes.length;
-            if (kind === "flip") bytes[i]! ^= byte || 1;
-            else if (kind === "drop") bytes.splice(i, 1);
-            else bytes.splice(i, 0, byte);
-          }
-          await survives(rechunk(Uint8Array.from(bytes), sizes));
-        },
-      ),
-      { numRuns: RUNS },
-    );
-    expect(count).toBeGreaterThanOrEqual(FLOOR);
-  });
-
-  it(`≥ ${FLOOR} frames with random header sections under valid CRCs: decoded or EventStreamError`, async () => {
-    let count = 0;
-    const junk = fc.record({
-      headers: fc.uint8Array({ maxLength: 40 }),
-      payload: fc.uint8Array({ maxLength: 8 }),
-    });
-    await fc.assert(
-      fc.asyncProperty(fc.array(junk, PER_RUN), async (messages) => {
-        count += messages.length;
-        for (const m of messages) await survives([rawFrame(m.headers, m.payload)]);
-      }),
-      { numRuns: RUNS },
-    );
-    expect(count).toBeGreaterThanOrEqual(FLOOR);
-  });
-
-  it("random bytes: decoded or EventStreamError", async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.uint8Array({ maxLength: 200 }), chunkSizes, (garbage, sizes) =>
-        survives(rechunk(garbage, sizes)),
-      ),
-      { numRuns: 2000 },
-    );
   });
 });

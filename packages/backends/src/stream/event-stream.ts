@@ -63,6 +63,11 @@ export class EventStream<I> implements AsyncIterableIterator<StreamEvent> {
       if (!this.reader) {
         this.signal?.throwIfAborted();
         const opened = await this.open();
+        // Abandoned (`return`) while the request was being made: nobody will read the response.
+        if (this.finished) {
+          opened.body.destroy();
+          return { value: undefined, done: true };
+        }
         this.body = opened.body;
         this.decoder = opened.decoder;
         this.signal?.addEventListener("abort", this.onAbort, { once: true });

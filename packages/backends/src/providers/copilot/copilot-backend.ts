@@ -1,5 +1,6 @@
 import { AuthError } from "../../errors.js";
 import { readText } from "../../http/http-request.js";
+import { SharedWork } from "../../http/shared-work.js";
 import { readSse, type SseItem } from "../../http/sse-reader.js";
 import type { GenerationParams, Message, ModelInfo, Tool } from "../../types.js";
 import { AnthropicDecoder } from "../anthropic/decoder.js";
@@ -43,14 +44,17 @@ export interface CopilotOptions extends AnthropicBodyOptions, HttpBackendOptions
 export class CopilotBackend extends HttpBackend<CopilotOptions, SseItem> {
   readonly provider = "copilot";
   private readonly session: CopilotSession;
-  private catalogue: Promise<CopilotModel[]> | undefined;
+  private catalogue: CopilotModel[] | undefined;
+  private readonly listing: SharedWork<CopilotModel[]>;
   private readonly enabled = new Set<string>();
-  private lastToken: string | undefined;
 
   constructor(options: CopilotOptions) {
     super(options, { name: "copilot", baseUrl: options.baseUrl ?? "" });
     const githubUrl = (options.githubUrl ?? "https://github.com").replace(/\/+$/, "");
     const host = githubHost(githubUrl);
+    this.listing = new SharedWork(this.source, "reading Copilot's model list", (signal) =>
+      this.listModels(signal),
+    );
     this.session = new CopilotSession({
       source: this.source,
       githubApiUrl: (options.githubApiUrl ?? githubApiUrl(githubUrl)).replace(/\/+$/, ""),
@@ -78,14 +82,17 @@ export class CopilotBackend extends HttpBackend<CopilotOptions, SseItem> {
 
   protected async headers(signal?: AbortSignal): Promise<Record<string, string>> {
     const { token } = await this.session.token(signal);
-    this.lastToken = token;
     return { ...this.editorHeaders(), authorization: `Bearer ${token}` };
   }
 
   /** Copilot tokens expire within the hour: a refused one is exchanged again, once. */
-  protected override async renewCredential(error: AuthError): Promise<boolean> {
+  protected override async renewCredential(
+    error: AuthError,
+    sent: Readonly<Record<string, string>>,
+  ): Promise<boolean> {
     if (error.status !== 401 && error.status !== 403) return false;
-    if (this.lastToken !== undefined) this.session.invalidate(this.lastToken);
+    const refused = sent.authorization?.replace(/^Bearer /, "");
+    if (refused !== undefined) this.session.invalidate(refused);
     return true;
   }
 
@@ -106,14 +113,25 @@ export class CopilotBackend extends HttpBackend<CopilotOptions, SseItem> {
   }
 
   /** The model list, fetched once (a failed fetch is tried again next time). */
-  private modelEntries(signal?: AbortSignal): Promise<CopilotModel[]> {
-    if (!this.catalogue) {
-      this.catalogue = this.listModels(signal);
-      this.catalogue.catch(() => {
-        this.catalogue = undefined;
-      });
-    }
+  private async modelEntries(signal?: AbortSignal): Promise<CopilotModel[]> {
+    this.catalogue ??= await this.listing.run(signal);
     return this.catalogue;
+  }
+
+  /**
+   * What the model list says of `model`. A list that cannot be had (a server error, say) does not stop the
+   * chat: the model goes to the API its name suggests, with a warning. Refusals and aborts still stop it.
+   */
+  private async entryOf(model: string, signal?: AbortSignal): Promise<CopilotModel | undefined> {
+    try {
+      return (await this.modelEntries(signal)).find((m) => m.id === model);
+    } catch (err) {
+      if (err instanceof AuthError || signal?.aborted) throw err;
+      this.warn(
+        `Copilot's model list could not be read (${(err as Error).message}): ${model} goes by its name`,
+      );
+      return undefined;
+    }
   }
 
   /** Models that need their terms accepted first are enabled, once, as Copilot's own clients do. */
@@ -137,9 +155,10 @@ export class CopilotBackend extends HttpBackend<CopilotOptions, SseItem> {
     params: GenerationParams,
     signal?: AbortSignal,
   ): Promise<ChatRequest<SseItem>> {
-    const entry = (await this.modelEntries(signal)).find((m) => m.id === model);
-    await this.enablePolicy(entry, signal);
+    // The token first: a failure to get one is the chat's failure, not the model list's.
     const base = await this.apiUrl(signal);
+    const entry = await this.entryOf(model, signal);
+    await this.enablePolicy(entry, signal);
     const headers = {
       accept: "text/event-stream",
       "openai-intent": "conversation-agent",
@@ -185,7 +204,7 @@ export class CopilotBackend extends HttpBackend<CopilotOptions, SseItem> {
 
   /** The chat models of the account, asked afresh (and kept for choosing each model's API). */
   async models(signal?: AbortSignal): Promise<ModelInfo[]> {
-    this.catalogue = undefined;
-    return (await this.modelEntries(signal)).map(modelInfoOf);
+    this.catalogue = await this.listing.run(signal);
+    return this.catalogue.map(modelInfoOf);
   }
 }

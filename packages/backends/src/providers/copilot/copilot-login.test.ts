@@ -79,6 +79,41 @@ describe("ollie's Copilot login", () => {
     });
   }
 
+  it("a 5xx while polling is asked again at the next interval, not the end of the login", async () => {
+    server.copilot.configure({
+      deviceFlow: {
+        intervalSeconds: 0.02,
+        pendingPolls: 1,
+        slowDownIntervalSeconds: 0.02,
+        outcome: "granted",
+      },
+    });
+    // GitHub's mock again under /flaky, behind a proxy that fails the first two polls with its own page.
+    let failures = 0;
+    server.mount("/flaky", "copilot", {
+      handle: async (exchange, responder) => {
+        if (exchange.path !== "/login/oauth/access_token" || failures === 2)
+          return server.copilot.handle(exchange, responder);
+        failures++;
+        await responder.send({
+          status: 502,
+          headers: { "content-type": "text/html" },
+          frames: ["<html><body>502 Bad Gateway</body></html>"],
+        });
+        return true;
+      },
+    });
+    const env = freshEnv();
+    const polls = server.copilot.devicePolls;
+    const early = server.copilot.earlyPolls;
+    const stored = await loginCopilot({ githubUrl: `${server.url}/flaky`, env, onCode: () => {} });
+    expect(failures).toBe(2);
+    expect(server.copilot.devicePolls - polls).toBe(3); // pending, slow_down, granted
+    expect(server.copilot.earlyPolls).toBe(early);
+    const saved = JSON.parse(readFileSync(stored.file, "utf8"));
+    expect(saved.copilot[stored.host]).toMatchObject({ githubToken: expect.stringMatching(/^gh[ou]_/) });
+  });
+
   it("stops polling when its signal aborts", async () => {
     server.copilot.configure({
       deviceFlow: { intervalSeconds: 0.02, pendingPolls: 1_000, outcome: "granted" },

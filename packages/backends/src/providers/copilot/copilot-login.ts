@@ -1,8 +1,7 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { credentialStoreFile, readStoredCredential, storeCredential } from "../../config/credential-store.js";
 import { TransientError } from "../../errors.js";
-import { readText, send } from "../../http/http-request.js";
-import { type DeviceCode, LoginError } from "../device-login.js";
+import { readJsonAnswer, send } from "../../http/http-request.js";
+import { type DeviceCode, LoginError, type PollAnswer, pollDeviceToken } from "../device-login.js";
 import { COPILOT_CLIENT_ID, COPILOT_HEADERS, githubHost } from "./copilot-headers.js";
 import { COPILOT_STORE_KEY, findPluginToken, type StoredGithubLogin } from "./github-token.js";
 
@@ -27,22 +26,44 @@ export interface StoredLogin {
 const SOURCE = { provider: "copilot" };
 const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 
+/** GitHub's OAuth answer: its fields, its status and its text for reporting. */
+interface OAuthAnswer {
+  status: number;
+  fields: Record<string, unknown>;
+  text: string;
+}
+
 /** POSTs the fields as JSON (GitHub takes JSON or a form) and reads the JSON answer, whatever its status. */
-async function post(url: string, fields: Record<string, string>, signal?: AbortSignal) {
+async function post(url: string, fields: Record<string, string>, signal?: AbortSignal): Promise<OAuthAnswer> {
   const res = await send(SOURCE, url, {
     headers: { accept: "application/json", "user-agent": COPILOT_HEADERS["user-agent"]! },
     body: fields,
     signal,
   });
-  const text = await readText(res.body, signal);
-  let answer: Record<string, unknown> = {};
-  try {
-    answer = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    // Not JSON: reported below with the status.
-  }
-  if (res.status >= 500) throw new TransientError({ ...SOURCE, status: res.status, providerMessage: text });
-  return { status: res.status, answer, text };
+  const { status, json, text } = await readJsonAnswer(res, signal);
+  const isFields = typeof json === "object" && json !== null && !Array.isArray(json);
+  return { status, fields: isFields ? (json as Record<string, unknown>) : {}, text };
+}
+
+/** GitHub's own trouble, which asking again may get past. */
+const serviceTrouble = (answer: OAuthAnswer, what: string) =>
+  new TransientError({ ...SOURCE, status: answer.status, providerMessage: `${what}: ${answer.text}` });
+
+/** What a poll of the token endpoint means; GitHub answers pending and refusals alike with 200. */
+function pollAnswer(poll: OAuthAnswer): PollAnswer<string> {
+  if (poll.status >= 500)
+    return { kind: "transient", error: serviceTrouble(poll, "GitHub's token endpoint") };
+  const { access_token: token, error, error_description: why, interval: asked } = poll.fields;
+  if (typeof token === "string" && token !== "") return { kind: "granted", value: token };
+  if (error === "authorization_pending") return { kind: "pending" };
+  // RFC 8628 §3.5: GitHub names the new interval; without one the poller adds five seconds.
+  if (error === "slow_down")
+    return typeof asked === "number"
+      ? { kind: "slow_down", intervalMs: asked * 1000 }
+      : { kind: "slow_down" };
+  const code = typeof error === "string" ? error : "unexpected";
+  const detail = typeof why === "string" ? why : `${code} (${poll.status}): ${poll.text.slice(0, 200)}`;
+  return { kind: "failed", error: new LoginError(code, `GitHub ended the login: ${detail}`) };
 }
 
 /**
@@ -60,7 +81,8 @@ export async function loginCopilot(options: CopilotLoginOptions): Promise<Stored
     { client_id: clientId, scope: "read:user" },
     signal,
   );
-  const { device_code, user_code, verification_uri, expires_in, interval } = start.answer;
+  if (start.status >= 500) throw serviceTrouble(start, "GitHub did not start the login");
+  const { device_code, user_code, verification_uri, expires_in, interval } = start.fields;
   if (
     typeof device_code !== "string" ||
     typeof user_code !== "string" ||
@@ -69,32 +91,23 @@ export async function loginCopilot(options: CopilotLoginOptions): Promise<Stored
     throw new LoginError("unexpected", `GitHub did not start the login (${start.status}): ${start.text}`);
   const lifetime = typeof expires_in === "number" ? expires_in : 900;
   options.onCode({ userCode: user_code, verificationUri: verification_uri, expiresInSeconds: lifetime });
-  const deadline = Date.now() + lifetime * 1000;
-  let waitMs = (typeof interval === "number" ? interval : 5) * 1000;
-  for (;;) {
-    await sleep(waitMs, undefined, { signal });
-    if (Date.now() > deadline)
-      throw new LoginError("expired_token", "the code expired before it was entered");
-    const poll = await post(
-      `${githubUrl}/login/oauth/access_token`,
-      { client_id: clientId, device_code, grant_type: DEVICE_GRANT },
-      signal,
-    );
-    const { access_token: token, error, error_description: why, interval: asked } = poll.answer;
-    if (typeof token === "string" && token !== "") {
-      const file = options.storeFile ?? credentialStoreFile(options.env);
-      await storeGithubLogin(file, githubHost(githubUrl), { githubToken: token, source: "device flow" });
-      return { host: githubHost(githubUrl), file };
-    }
-    if (error === "authorization_pending") continue;
-    if (error === "slow_down") {
-      // RFC 8628 §3.5: the new interval, else five seconds more.
-      waitMs = typeof asked === "number" ? asked * 1000 : waitMs + 5000;
-      continue;
-    }
-    const code = typeof error === "string" ? error : "unexpected";
-    throw new LoginError(code, `GitHub ended the login: ${typeof why === "string" ? why : code}`);
-  }
+  const token = await pollDeviceToken({
+    intervalMs: (typeof interval === "number" ? interval : 5) * 1000,
+    deadline: Date.now() + lifetime * 1000,
+    command: "ollie login copilot",
+    signal,
+    poll: async () =>
+      pollAnswer(
+        await post(
+          `${githubUrl}/login/oauth/access_token`,
+          { client_id: clientId, device_code, grant_type: DEVICE_GRANT },
+          signal,
+        ),
+      ),
+  });
+  const file = options.storeFile ?? credentialStoreFile(options.env);
+  await storeGithubLogin(file, githubHost(githubUrl), { githubToken: token, source: "device flow" });
+  return { host: githubHost(githubUrl), file };
 }
 
 /**

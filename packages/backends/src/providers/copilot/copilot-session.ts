@@ -1,7 +1,8 @@
 import { AuthError, type BackendError, type ErrorSource, RateLimitError } from "../../errors.js";
 import { classifyError, errorFacts } from "../../http/classify.js";
-import { readText, send } from "../../http/http-request.js";
+import { readJsonAnswer, send } from "../../http/http-request.js";
 import { retryAfterMs } from "../../http/retry-after.js";
+import { SharedWork } from "../../http/shared-work.js";
 
 /** A Copilot session token and the API it is for. */
 export interface CopilotToken {
@@ -24,8 +25,10 @@ interface ErrorEnvelope {
   error_details?: { message?: string; notification_id?: string; url?: string };
 }
 
-/** Renew this long before the token's own expiry, in case the clocks disagree. */
+/** Without `refresh_in`, renew this long before the token's own expiry, in case the clocks disagree. */
 const EXPIRY_MARGIN_MS = 60_000;
+/** The least time a token is used for before it is renewed. */
+const MIN_LIFETIME_MS = 10_000;
 
 export interface CopilotSessionOptions {
   source: ErrorSource;
@@ -40,33 +43,35 @@ export interface CopilotSessionOptions {
 /**
  * Copilot's short-lived session tokens, exchanged for the user's GitHub token at
  * `/copilot_internal/v2/token`: kept in memory only, renewed when `refresh_in` has passed (or shortly
- * before `expires_at`), and dropped when the API refuses one. Concurrent requests share one exchange.
+ * before `expires_at` when it is missing), and dropped when the API refuses one. Concurrent requests share
+ * one exchange, which no one caller's abort stops.
  */
 export class CopilotSession {
-  private current: CopilotToken | undefined;
-  private pending: Promise<CopilotToken> | undefined;
+  /** Private for real: a token must not show when the backend is inspected or logged. */
+  #current: CopilotToken | undefined;
+  readonly #exchange: SharedWork<CopilotToken>;
   private readonly now: () => number;
 
   constructor(private readonly options: CopilotSessionOptions) {
     this.now = options.now ?? Date.now;
+    this.#exchange = new SharedWork(options.source, "the Copilot token exchange", (signal) =>
+      this.exchange(signal),
+    );
   }
 
   /** A token that is still good, exchanging for a new one when needed. */
   async token(signal?: AbortSignal): Promise<CopilotToken> {
-    if (this.current && this.now() < this.current.renewAt) return this.current;
-    this.pending ??= this.exchange(signal).finally(() => {
-      this.pending = undefined;
-    });
-    this.current = await this.pending;
-    return this.current;
+    if (this.#current && this.now() < this.#current.renewAt) return this.#current;
+    this.#current = await this.#exchange.run(signal);
+    return this.#current;
   }
 
   /** Forgets the token the API refused (unless another request renewed it already). */
   invalidate(refused: string): void {
-    if (this.current?.token === refused) this.current = undefined;
+    if (this.#current?.token === refused) this.#current = undefined;
   }
 
-  private async exchange(signal?: AbortSignal): Promise<CopilotToken> {
+  private async exchange(signal: AbortSignal): Promise<CopilotToken> {
     const { source, githubApiUrl } = this.options;
     const githubToken = await this.options.githubToken(signal);
     const res = await send(source, `${githubApiUrl}/copilot_internal/v2/token`, {
@@ -77,13 +82,7 @@ export class CopilotSession {
       },
       signal,
     });
-    const text = await readText(res.body, signal);
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = undefined;
-    }
+    const { json: body, text } = await readJsonAnswer(res, signal);
     if (res.status !== 200) throw exchangeError(source, res.status, body, text, res.headers);
     const envelope = (body ?? {}) as TokenEnvelope;
     if (typeof envelope.token !== "string" || typeof envelope.expires_at !== "number")
@@ -94,12 +93,16 @@ export class CopilotSession {
       });
     const api = typeof envelope.endpoints?.api === "string" ? envelope.endpoints.api : undefined;
     const now = this.now();
-    const expiry = envelope.expires_at * 1000 - EXPIRY_MARGIN_MS;
-    const refreshIn = typeof envelope.refresh_in === "number" ? envelope.refresh_in * 1000 : Infinity;
+    // `refresh_in` is a duration, so a clock that is off does not matter; `expires_at` is the fallback.
+    const lifetime =
+      typeof envelope.refresh_in === "number"
+        ? envelope.refresh_in * 1000
+        : envelope.expires_at * 1000 - now - EXPIRY_MARGIN_MS;
     return {
       token: envelope.token,
       apiUrl: (api ?? apiFromToken(envelope.token) ?? "https://api.githubcopilot.com").replace(/\/+$/, ""),
-      renewAt: Math.min(expiry, now + refreshIn),
+      // Never renewed before every request: a token refused early is exchanged again anyway.
+      renewAt: now + Math.max(lifetime, MIN_LIFETIME_MS),
     };
   }
 }

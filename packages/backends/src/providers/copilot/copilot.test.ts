@@ -1,3 +1,4 @@
+import { inspect } from "node:util";
 import { describe, expect, it } from "vitest";
 import { collect, conversation, providerSuite, weatherTool } from "../../__fixtures__/provider-suite.js";
 import { AuthError, RateLimitError } from "../../errors.js";
@@ -117,6 +118,32 @@ describe("copilot: requests", () => {
   });
 });
 
+describe("copilot: secrets and sharing", () => {
+  it("shows no token, GitHub's or Copilot's, when the backend is inspected after a chat", async () => {
+    const server = suite.server();
+    const backend = copilotOf(server);
+    server.enqueue({ text: "ok" });
+    await collect(backend.chatStream(conversation.slice(0, 2), []));
+    const copilotToken = String(server.lastRequest!.headers.authorization).replace(/^Bearer /, "");
+    const shown = inspect(backend, { depth: 20, showHidden: true });
+    expect(shown).not.toContain(GITHUB_TOKEN);
+    expect(shown).not.toContain(copilotToken);
+    expect(JSON.stringify(backend)).not.toContain(copilotToken);
+  });
+
+  it("one caller giving up does not fail the exchange the others wait for", async () => {
+    const server = suite.server();
+    const backend = copilotOf(server);
+    const quitter = new AbortController();
+    server.enqueue({ text: "still here" });
+    const gaveUp = collect(backend.chatStream(conversation.slice(0, 2), [], {}, quitter.signal));
+    const stayed = collect(backend.chatStream(conversation.slice(0, 2), []));
+    quitter.abort();
+    await expect(gaveUp).rejects.toThrow(/abort/i);
+    expect((await stayed).text).toBe("still here");
+  });
+});
+
 describe("copilot: models", () => {
   it("lists the chat models with their limits, tools, vision and premium multiplier", async () => {
     const server = suite.server();
@@ -207,12 +234,15 @@ describe("copilot: tokens", () => {
 
   it("an account without Copilot gets the reason GitHub gives; a REST rate limit is a rate limit", async () => {
     const server = suite.server();
+    const exchanges = server.copilot.exchanges;
     server.copilot.failExchanges({ type: "no_access", notificationId: "subscription_ended" }, 1);
     const refused = await collect(copilotOf(server).chatStream(conversation.slice(0, 2), [])).catch(
       (e: unknown) => e,
     );
     expect(refused).toBeInstanceOf(AuthError);
     expect((refused as AuthError).message).toMatch(/not subscribed to Copilot \(subscription_ended\)/);
+    // A refused exchange is not a refused request: nothing was sent to renew.
+    expect(server.copilot.exchanges - exchanges).toBe(1);
     server.copilot.failExchanges({ type: "not_found" }, 1);
     const missing = await collect(copilotOf(server).chatStream(conversation.slice(0, 2), [])).catch(
       (e: unknown) => e,

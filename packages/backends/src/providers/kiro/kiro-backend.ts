@@ -61,7 +61,6 @@ export class KiroBackend extends HttpBackend<KiroOptions, EventStreamMessage> {
   readonly provider = "kiro";
   private readonly credentials: KiroCredentials;
   private readonly ideAgent = kiroIdeAgent();
-  private lastToken: string | undefined;
 
   constructor(options: KiroOptions) {
     const region = options.region ?? "us-east-1";
@@ -89,7 +88,6 @@ export class KiroBackend extends HttpBackend<KiroOptions, EventStreamMessage> {
 
   protected async headers(signal?: AbortSignal): Promise<Record<string, string>> {
     const { accessToken } = await this.access(signal);
-    this.lastToken = accessToken;
     const os = process.platform === "darwin" ? "macos" : process.platform;
     return {
       authorization: `Bearer ${accessToken}`,
@@ -100,16 +98,22 @@ export class KiroBackend extends HttpBackend<KiroOptions, EventStreamMessage> {
       "user-agent": `aws-sdk-js/${SDK_VERSION} ua/2.1 os/${os} lang/js md/nodejs#${process.versions.node} api/codewhispererstreaming#${SDK_VERSION} m/E ${this.ideAgent}`,
       "amz-sdk-invocation-id": randomUUID(),
       "amz-sdk-request": "attempt=1; max=3",
+      // Kiro may keep a finished stream open; a connection of its own per request is closed with it.
+      connection: "close",
       ...this.options.headers,
     };
   }
 
   /** A 401, or a 403 saying the token is invalid or expired, is worth one renewal (not an API key's). */
-  protected override async renewCredential(error: AuthError, signal?: AbortSignal): Promise<boolean> {
+  protected override async renewCredential(
+    error: AuthError,
+    sent: Readonly<Record<string, string>>,
+    signal?: AbortSignal,
+  ): Promise<boolean> {
     if (this.apiKey() !== undefined) return false;
     if (error.status !== 401 && !(error.status === 403 && BEARER_INVALID.test(error.providerMessage)))
       return false;
-    await this.credentials.renew(this.lastToken, signal);
+    await this.credentials.renew(sent.authorization?.replace(/^Bearer /, ""), signal);
     return true;
   }
 
@@ -162,6 +166,8 @@ export class KiroBackend extends HttpBackend<KiroOptions, EventStreamMessage> {
       ...(profileArn !== undefined && { profileArn }),
     });
     const out: ModelInfo[] = [];
+    const seen = new Set<string>();
+    // A page token seen before would go round for ever: stop there.
     for (let nextToken: string | undefined; ; ) {
       if (nextToken !== undefined) query.set("nextToken", nextToken);
       const res = await this.sendAuthorized(`${this.base}/ListAvailableModels?${query}`, undefined, signal);
@@ -172,7 +178,8 @@ export class KiroBackend extends HttpBackend<KiroOptions, EventStreamMessage> {
         if (info) out.push(info);
       }
       nextToken = typeof page.nextToken === "string" && page.nextToken !== "" ? page.nextToken : undefined;
-      if (nextToken === undefined) return out;
+      if (nextToken === undefined || seen.has(nextToken)) return out;
+      seen.add(nextToken);
     }
   }
 

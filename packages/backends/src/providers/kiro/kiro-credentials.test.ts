@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collect, conversation } from "../../__fixtures__/conversation.js";
 import { credentialStoreFile, storeCredential } from "../../config/credential-store.js";
@@ -140,6 +141,34 @@ describe("kiro: the login", () => {
     );
     expect(replies.map((r) => r.text).sort()).toEqual(["one", "two"]);
     expect(server.kiro.counts.socialRefreshes - before).toBe(1);
+  });
+
+  it("a turn that gives up does not call off the renewal another turn waits for", async () => {
+    const { home, env } = freshHome();
+    const file = await writeKiroSocialToken(home, {
+      ...server.kiro.socialCredentials(),
+      expiresAt: aMinuteAgo(),
+    });
+    const backend = kiroOf(server, { env });
+    const quitter = new AbortController();
+    server.enqueue({ text: "still here" });
+    const gaveUp = collect(backend.chatStream(conversation.slice(0, 2), [], {}, quitter.signal));
+    const stayed = collect(backend.chatStream(conversation.slice(0, 2), []));
+    quitter.abort();
+    await expect(gaveUp).rejects.toThrow(/abort/i);
+    expect((await stayed).text).toBe("still here");
+    expect(Date.parse(readJson(file).expiresAt)).toBeGreaterThan(Date.now());
+  });
+
+  it("shows no token or client secret when the backend is inspected after a renewal", async () => {
+    const { home, env } = freshHome();
+    const oidc = server.kiro.oidcCredentials();
+    await writeKiroIdcToken(home, { ...oidc, expiresAt: aMinuteAgo() });
+    const backend = kiroOf(server, { env });
+    await chat(backend);
+    const shown = inspect(backend, { depth: 20, showHidden: true });
+    const sent = String(server.lastRequest!.headers.authorization).replace(/^Bearer /, "");
+    for (const secret of [sent, oidc.refreshToken, oidc.clientSecret]) expect(shown).not.toContain(secret);
   });
 
   it("Builder ID / IdC: renewed through SSO OIDC with the registration beside the token file; no profileArn", async () => {

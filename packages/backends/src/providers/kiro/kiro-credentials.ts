@@ -11,8 +11,9 @@ import {
 } from "../../config/credential-store.js";
 import { AuthError, type BackendError, type ErrorSource } from "../../errors.js";
 import { classifyError, errorFacts } from "../../http/classify.js";
-import { readText, send } from "../../http/http-request.js";
+import { readJsonAnswer, send } from "../../http/http-request.js";
 import type { ResponseHeaders } from "../../http/response-headers.js";
+import { SharedWork } from "../../http/shared-work.js";
 import type { Warn } from "../../request/warn.js";
 
 /** The key of the Kiro login in Ollie's credential file. */
@@ -110,14 +111,8 @@ export async function authPost(
   signal?: AbortSignal,
 ): Promise<AuthAnswer> {
   const res = await send(source, url, { headers: { accept: "application/json", ...headers }, body, signal });
-  const text = await readText(res.body, signal);
-  let answer: unknown;
-  try {
-    answer = JSON.parse(text);
-  } catch {
-    answer = undefined;
-  }
-  return { status: res.status, answer: isObject(answer) ? answer : {}, text, headers: res.headers };
+  const { status, json, text } = await readJsonAnswer(res, signal);
+  return { status, answer: isObject(json) ? json : {}, text, headers: res.headers };
 }
 
 /** Where a login was read from, and so where its renewal is written. */
@@ -146,19 +141,31 @@ const isSocial = (login: Login) => {
  * request fails at once with the same AuthError, until the file holds a new login.
  */
 export class KiroCredentials {
-  private login: Login | undefined;
-  private pending: Promise<Login> | undefined;
-  private refused: { refreshToken: string; error: AuthError } | undefined;
+  // Private for real (#): tokens and client secrets must not show when a backend is inspected or logged.
+  #login: Login | undefined;
+  #refused: { refreshToken: string; error: AuthError } | undefined;
+  /** The token a renewal replaces, for the renewal under way. */
+  #stale: string | undefined;
+  readonly #loading: SharedWork<Login>;
+  readonly #renewal: SharedWork<Login>;
   private readonly now: () => number;
 
   constructor(private readonly options: KiroCredentialOptions) {
     this.now = options.now ?? Date.now;
+    this.#loading = new SharedWork(options.source, "reading the Kiro login", () => this.load());
+    this.#renewal = new SharedWork(options.source, "renewing the Kiro login", (signal) =>
+      this.renewFromSource(this.#stale, signal),
+    );
   }
 
   /** A token that is good for a while yet, renewing the login first when needed. */
   async access(signal?: AbortSignal): Promise<KiroAccess> {
-    this.login ??= await this.load();
-    let login = this.login;
+    if (this.#login === undefined) {
+      const loaded = await this.#loading.run(signal);
+      // A renewal that finished while the file was read is newer.
+      this.#login ??= loaded;
+    }
+    let login = this.#login;
     if (this.expiring(login)) login = await this.renewal(login.token.accessToken, signal);
     const profileArn = isSocial(login) ? nonEmpty(login.token.profileArn) : undefined;
     return { accessToken: login.token.accessToken!, ...(profileArn !== undefined && { profileArn }) };
@@ -166,7 +173,7 @@ export class KiroCredentials {
 
   /** Renews the login after the API refused `refusedToken` (nothing to do if it was renewed since). */
   async renew(refusedToken: string | undefined, signal?: AbortSignal): Promise<void> {
-    if (this.login !== undefined && this.login.token.accessToken !== refusedToken) return;
+    if (this.#login !== undefined && this.#login.token.accessToken !== refusedToken) return;
     await this.renewal(refusedToken, signal);
   }
 
@@ -177,25 +184,24 @@ export class KiroCredentials {
     return !Number.isNaN(expiresAt) && expiresAt - this.now() < RENEW_MARGIN_MS;
   }
 
+  /** One renewal at a time, shared by the requests that need it; none of them can call it off. */
   private renewal(stale: string | undefined, signal?: AbortSignal): Promise<Login> {
-    this.pending ??= this.renewFromSource(stale, signal).finally(() => {
-      this.pending = undefined;
-    });
-    return this.pending;
+    this.#stale = stale;
+    return this.#renewal.run(signal);
   }
 
-  private async renewFromSource(stale: string | undefined, signal?: AbortSignal): Promise<Login> {
+  private async renewFromSource(stale: string | undefined, signal: AbortSignal): Promise<Login> {
     // The IDE (or another Ollie) may have renewed the login since it was read: then its token is good, and
     // the refresh token held in memory may already be spent.
     const latest = await this.load();
     if (latest.token.accessToken !== stale && !this.expiring(latest)) {
-      this.login = latest;
+      this.#login = latest;
       return latest;
     }
     const refreshToken = nonEmpty(latest.token.refreshToken);
     if (refreshToken === undefined)
       throw this.authError(`${where(latest)} holds no refresh token to renew the login: ${SIGN_IN_AGAIN}`);
-    if (this.refused?.refreshToken === refreshToken) throw this.refused.error;
+    if (this.#refused?.refreshToken === refreshToken) throw this.#refused.error;
     const answer = await this.exchange(latest, refreshToken, signal);
     const accessToken = nonEmpty(answer.accessToken);
     if (accessToken === undefined)
@@ -210,13 +216,13 @@ export class KiroCredentials {
       ...(profileArn !== undefined && { profileArn }),
     };
     const login = { ...latest, token: { ...latest.token, ...renewed } };
-    this.login = login;
+    this.#login = login;
     await this.save(login.place, renewed);
     return login;
   }
 
   /** Asks Kiro's auth service (social logins) or AWS SSO OIDC (Builder ID, IdC) for a new access token. */
-  private async exchange(login: Login, refreshToken: string, signal?: AbortSignal) {
+  private async exchange(login: Login, refreshToken: string, signal: AbortSignal) {
     const { source, authUrl, userAgent } = this.options;
     let res: AuthAnswer;
     if (isSocial(login)) {
@@ -258,7 +264,7 @@ export class KiroCredentials {
     const error = this.authError(
       `the Kiro login could not be renewed (token service ${status}${code && ` ${code}`}: ${detail}): ${SIGN_IN_AGAIN}`,
     );
-    this.refused = { refreshToken, error };
+    this.#refused = { refreshToken, error };
     return error;
   }
 

@@ -51,6 +51,12 @@ function decode(batches: EventStreamMessage[][], options: Partial<KiroDecoderOpt
     usage: events.flatMap((e) => (e.type === "usage" ? [e.usage] : [])).at(-1),
   };
 }
+/** Accepts the messages without `end()`: the body is still open. */
+function acceptOnly(messages: EventStreamMessage[]) {
+  const decoder = new KiroDecoder(SOURCE, { contextWindow: 200_000 });
+  for (const m of messages) decoder.accept(m);
+  return { decoder, events: decoder.builder.drain() };
+}
 const fails = (batches: EventStreamMessage[][]) => {
   try {
     decode(batches);
@@ -175,6 +181,47 @@ describe("kiro: decoding the event stream", () => {
     });
     const blind = decode([[text("abcd")]], { promptEstimate: 321 });
     expect(blind.usage).toMatchObject({ inputTokens: 321, outputTokens: 1, inputEstimated: true });
+  });
+
+  it("ends the reply at contextUsageEvent, Kiro's last event, without waiting for the body to close", () => {
+    const { decoder, events } = acceptOnly([
+      text("<thinking>Plan.</thinking>On it."),
+      tool("t1", { input: '{"x":1}' }),
+      event("meteringEvent", { unit: "credit", usage: 0.5 }),
+      event("contextUsageEvent", { contextUsagePercentage: 10 }),
+      text(" Late."),
+      tool("t2", { input: "{}", stop: true }),
+      event("meteringEvent", { unit: "credit", usage: 9 }),
+      exception("ThrottlingException", '{"message":"late"}'),
+    ]);
+    expect(decoder.builder.isDone).toBe(true);
+    expect(events.slice(-3)).toEqual([
+      { type: "tool_call", index: 0, call: { id: "t1", name: "bash", arguments: { x: 1 } } },
+      { type: "usage", usage: expect.objectContaining({ credits: 0.5, inputEstimated: true }) },
+      expect.objectContaining({ type: "done", reason: "tool_use" }),
+    ]);
+    expect(events.flatMap((e) => (e.type === "text" ? [e.delta] : [])).join("")).toBe("On it.");
+    decoder.end();
+    expect(decoder.builder.drain()).toEqual([]);
+
+    const plain = acceptOnly([text("Hi"), event("contextUsageEvent", { contextUsagePercentage: 1 })]);
+    expect(plain.events.at(-1)).toMatchObject({ type: "done", reason: "stop", message: { content: "Hi" } });
+    const full = acceptOnly([text("Hi"), event("contextUsageEvent", { contextUsagePercentage: 100 })]);
+    expect(full.events.at(-1)).toMatchObject({
+      type: "done",
+      reason: "length",
+      raw: "contextUsagePercentage",
+    });
+    const cut = acceptOnly([
+      text("Hi"),
+      exception("ContentLengthExceededException", "{}"),
+      event("contextUsageEvent", { contextUsagePercentage: 1 }),
+    ]);
+    expect(cut.events.at(-1)).toMatchObject({
+      type: "done",
+      reason: "length",
+      raw: "ContentLengthExceededException",
+    });
   });
 
   it("ends by length on ContentLengthExceededException or a full context window", () => {

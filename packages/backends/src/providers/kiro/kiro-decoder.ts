@@ -132,14 +132,20 @@ class ThinkingSplitter {
  * input in `toolUseEvent` fragments joined per `toolUseId` until `stop`, credits in `meteringEvent`, tokens
  * in `metadataEvent` when sent, the share of the context used in `contextUsageEvent`; `exception` and
  * `error` messages become typed errors — except ContentLengthExceededException, which ends the reply by
- * length. Kiro sends no end event: the reply ends with the body.
+ * length.
+ *
+ * Kiro sends no end event, and the body may stay open after the last frame (HTTP keep-alive, HTTP/2), so
+ * waiting for it to close could hang a complete reply until the idle timeout fails it. The reply therefore
+ * ends at `contextUsageEvent`: B.5.3 "Ordering (observed)" has it always last ("contextUsage is always the
+ * last event from the API", and pi-kiro stops reading there). The document also warns that the order is
+ * only observed; should Kiro ever send more after it, that is lost rather than the reply hung. A stream
+ * without one ends with the body, in `end()`.
  */
 export class KiroDecoder implements WireDecoder<EventStreamMessage> {
   readonly builder = new ReplyBuilder();
   private readonly thinking = new ThinkingSplitter(this.builder);
   private readonly calls = new Map<string, Call>();
   private received = false;
-  private cutShort: string | undefined;
   private credits: number | undefined;
   private tokenUsage: Record<string, unknown> | undefined;
   private contextPercent: number | undefined;
@@ -151,7 +157,7 @@ export class KiroDecoder implements WireDecoder<EventStreamMessage> {
 
   accept(m: EventStreamMessage): void {
     this.received = true;
-    if (this.builder.isDone || this.cutShort !== undefined) return;
+    if (this.builder.isDone) return;
     const kind = header(m, ":message-type") ?? "event";
     if (kind === "exception" || kind === "error") {
       const payload = utf8.decode(m.payload);
@@ -185,6 +191,7 @@ export class KiroDecoder implements WireDecoder<EventStreamMessage> {
         break;
       case "contextUsageEvent":
         if (typeof e.contextUsagePercentage === "number") this.contextPercent = e.contextUsagePercentage;
+        this.finish();
         break;
     }
   }
@@ -218,8 +225,9 @@ export class KiroDecoder implements WireDecoder<EventStreamMessage> {
 
   private exception(type: string | undefined, payload: string): void {
     const name = (type ?? "").replace(/(Exception|Error)$/, "");
+    // An exception ends an event stream, so this one ends the reply now, not when the body closes.
     if (name === "ContentLengthExceeded") {
-      this.cutShort = type;
+      this.finish(type);
       return;
     }
     let body: unknown;
@@ -287,14 +295,18 @@ export class KiroDecoder implements WireDecoder<EventStreamMessage> {
         ...this.source,
         providerMessage: "the stream ended before the reply began",
       });
+    this.finish();
+  }
+
+  /** Ends the reply; `cutShort` is the exception that cut it by length. */
+  private finish(cutShort?: string): void {
     this.thinking.end();
     // A call whose `stop` never came is complete as far as it got (its arguments may be cut off).
     for (const call of this.calls.values()) if (!call.done) this.completeCall(call, false);
     this.builder.setUsage(this.usage());
     // The context window filled up (B.5.3): the reply was cut by length, as with the exception.
     const full = this.contextPercent !== undefined && this.contextPercent >= 100;
-    if (this.cutShort !== undefined || full)
-      this.builder.done("length", this.cutShort ?? "contextUsagePercentage");
+    if (cutShort !== undefined || full) this.builder.done("length", cutShort ?? "contextUsagePercentage");
     else this.builder.done(this.builder.callCount > 0 ? "tool_use" : "stop");
   }
 }

@@ -1,10 +1,11 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { collect, conversation } from "../../__fixtures__/conversation.js";
 import { credentialStoreFile } from "../../config/credential-store.js";
 import type { KiroDeviceFlowOptions } from "../../testing/kiro/kiro-auth.js";
+import { json, type Rendered } from "../../testing/mock-reply.js";
 import { MockLlmServer } from "../../testing/mock-server.js";
 import { type DeviceCode, LoginError } from "../device-login.js";
 import { KiroBackend } from "./kiro-backend.js";
@@ -37,23 +38,39 @@ function freshEnv(): NodeJS.ProcessEnv {
 const login = (
   server: MockLlmServer,
   env: NodeJS.ProcessEnv,
-  codes: DeviceCode[] = [],
-  signal?: AbortSignal,
+  { codes = [], signal, oidcUrl }: { codes?: DeviceCode[]; signal?: AbortSignal; oidcUrl?: string } = {},
 ) =>
   loginKiro({
-    oidcUrl: `${server.baseUrl("kiro")}/oidc`,
+    oidcUrl: oidcUrl ?? `${server.baseUrl("kiro")}/oidc`,
     env,
     slowDownSeconds: 0.05,
     onCode: (code) => codes.push(code),
     ...(signal && { signal }),
   });
 
+/**
+ * Serves the server's Kiro mock again under /flaky, where each device-code poll gets `answer()` instead
+ * while it gives one; returns that SSO OIDC's URL.
+ */
+function flakyOidc(server: MockLlmServer, answer: () => Rendered | undefined): string {
+  server.mount("/flaky", "kiro", {
+    handle: async (exchange, responder) => {
+      const grant = (exchange.body as { grantType?: unknown } | undefined)?.grantType;
+      const rendered = exchange.path === "/oidc/token" && grant !== "refresh_token" ? answer() : undefined;
+      if (!rendered) return server.kiro.handle(exchange, responder);
+      await responder.send(rendered);
+      return true;
+    },
+  });
+  return `${server.url}/flaky/oidc`;
+}
+
 describe("ollie's Kiro login (Builder ID device flow)", () => {
   it("waits out authorization_pending and slow_down at the asked pace, stores the login 0600, and it works", async () => {
     const server = await serverWith({ pendingPolls: 2, slowDown: true });
     const env = freshEnv();
     const codes: DeviceCode[] = [];
-    const { file, login: stored } = await login(server, env, codes);
+    const { file, login: stored } = await login(server, env, { codes });
     expect(codes).toHaveLength(1);
     const { userCode, verificationUri: uri, verificationUriComplete: complete } = codes[0]!;
     expect(userCode).not.toBe("");
@@ -114,13 +131,47 @@ describe("ollie's Kiro login (Builder ID device flow)", () => {
     const server = await serverWith({ pendingPolls: 1000 });
     const env = freshEnv();
     const ac = new AbortController();
-    const pending = login(server, env, [], ac.signal);
-    while (server.kiro.counts.devicePolls < 2) await new Promise((r) => setTimeout(r, 10));
+    const pending = login(server, env, { signal: ac.signal });
+    await vi.waitFor(() => expect(server.kiro.counts.devicePolls).toBeGreaterThanOrEqual(2));
     ac.abort();
     await expect(pending).rejects.toThrow(/abort/i);
     const polls = server.kiro.counts.devicePolls;
     await new Promise((r) => setTimeout(r, 150));
     expect(server.kiro.counts.devicePolls).toBe(polls);
     expect(existsSync(credentialStoreFile(env))).toBe(false);
+  });
+
+  it("a 5xx while polling is asked again at the next interval, not the end of the sign-in", async () => {
+    const server = await serverWith({ pendingPolls: 1 });
+    let failures = 0;
+    const oidcUrl = flakyOidc(server, () => {
+      if (failures === 2) return undefined;
+      failures++;
+      return json(500, { __type: "InternalServerException", message: "Internal failure" });
+    });
+    const env = freshEnv();
+    const { login: stored } = await login(server, env, { oidcUrl });
+    expect(failures).toBe(2);
+    expect(server.kiro.counts).toMatchObject({ devicePolls: 2, fastPolls: 0 });
+    expect(JSON.parse(readFileSync(credentialStoreFile(env), "utf8")).kiro).toEqual(stored);
+  });
+
+  it("a service that keeps answering slow_down is given up on when the code expires", async () => {
+    const server = await serverWith({ expiresInSeconds: 0.3 });
+    let slowDowns = 0;
+    const oidcUrl = flakyOidc(server, () => {
+      slowDowns++;
+      return json(400, {
+        error: "slow_down",
+        __type: "SlowDownException",
+        message: "Client is polling too quickly",
+      });
+    });
+    const started = Date.now();
+    const err = await login(server, freshEnv(), { oidcUrl }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(LoginError);
+    expect(err).toMatchObject({ code: "expired_token", message: expect.stringMatching(/ollie login kiro/) });
+    expect(slowDowns).toBeGreaterThan(1);
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 });

@@ -1,7 +1,12 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { credentialStoreFile, readStoredCredential, storeCredential } from "../../config/credential-store.js";
 import { TransientError } from "../../errors.js";
-import { type DeviceCode, LoginError } from "../device-login.js";
+import {
+  codeExpired,
+  type DeviceCode,
+  LoginError,
+  type PollAnswer,
+  pollDeviceToken,
+} from "../device-login.js";
 import {
   type AuthAnswer,
   authPost,
@@ -44,6 +49,7 @@ export interface KiroLogin extends KiroToken {
 }
 
 const SOURCE = { provider: "kiro" };
+const LOGIN_COMMAND = "ollie login kiro";
 const BUILDER_ID_START = "https://view.awsapps.com/start";
 const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 const SCOPES = ["codewhisperer:completions", "codewhisperer:analysis", "codewhisperer:conversations"];
@@ -62,14 +68,50 @@ function errorCode(res: AuthAnswer): string | undefined {
   return nonEmpty(res.answer.error) ?? (type && EXCEPTION_CODES[type]) ?? type;
 }
 
-/** An answer that is not the success expected: the service's trouble is retryable, the rest ends the login. */
-function failure(res: AuthAnswer, what: string): Error {
-  if (res.status >= 500)
-    return new TransientError({ ...SOURCE, status: res.status, providerMessage: `${what}: ${res.text}` });
+/** The service's own trouble (5xx), which asking again may get past. */
+const serviceTrouble = (res: AuthAnswer, what: string) =>
+  new TransientError({ ...SOURCE, status: res.status, providerMessage: `${what}: ${res.text}` });
+
+/** An answer that ends the login, with the service's explanation. */
+function refusal(res: AuthAnswer, what: string): LoginError {
   const code = errorCode(res) ?? "unexpected";
   const detail =
     nonEmpty(res.answer.error_description) ?? nonEmpty(res.answer.message) ?? res.text.slice(0, 200);
   return new LoginError(code, `${what} (${res.status} ${code}): ${detail}`);
+}
+
+/** An answer that is not the success expected: the service's trouble is retryable, the rest ends the login. */
+const failure = (res: AuthAnswer, what: string): Error =>
+  res.status >= 500 ? serviceTrouble(res, what) : refusal(res, what);
+
+/** The tokens a granted device-code poll hands out. */
+type GrantedTokens = Pick<KiroLogin, "accessToken" | "refreshToken" | "expiresAt">;
+
+/** What a device-code poll of SSO OIDC's /token means (AWS answers pending and refusals with 400). */
+function pollAnswer(poll: AuthAnswer): PollAnswer<GrantedTokens> {
+  const { accessToken, refreshToken, expiresIn } = poll.answer;
+  if (poll.status === 200 && typeof accessToken === "string" && typeof refreshToken === "string") {
+    const lifetime = typeof expiresIn === "number" ? expiresIn : 3600;
+    const expiresAt = new Date(Date.now() + lifetime * 1000).toISOString();
+    return { kind: "granted", value: { accessToken, refreshToken, expiresAt } };
+  }
+  if (poll.status >= 500)
+    return { kind: "transient", error: serviceTrouble(poll, "AWS SSO OIDC failed a poll") };
+  switch (errorCode(poll)) {
+    case "authorization_pending":
+      return { kind: "pending" };
+    // AWS names no new interval: the poller adds the increment.
+    case "slow_down":
+      return { kind: "slow_down" };
+    case "expired_token":
+      return { kind: "failed", error: codeExpired(LOGIN_COMMAND) };
+    case "access_denied":
+      return {
+        kind: "failed",
+        error: new LoginError("access_denied", "the sign-in was refused (access_denied)"),
+      };
+  }
+  return { kind: "failed", error: refusal(poll, "AWS SSO OIDC ended the sign-in") };
 }
 
 /** The client registration stored by an earlier login, when it is for the same service and still good. */
@@ -149,47 +191,31 @@ export async function loginKiro(options: KiroLoginOptions): Promise<{ file: stri
     ...(complete !== undefined && { verificationUriComplete: complete }),
     expiresInSeconds: lifetime,
   });
-  const deadline = Date.now() + lifetime * 1000;
-  let waitMs = (typeof interval === "number" ? interval : 5) * 1000;
-  for (;;) {
-    await sleep(waitMs, undefined, { signal });
-    const poll = await authPost(
-      SOURCE,
-      `${oidc}/token`,
-      { clientId, clientSecret, deviceCode, grantType: DEVICE_GRANT },
-      {},
-      signal,
-    );
-    const { accessToken, refreshToken, expiresIn: lifetime } = poll.answer;
-    if (poll.status === 200 && typeof accessToken === "string" && typeof refreshToken === "string") {
-      const login: KiroLogin = {
-        accessToken,
-        refreshToken,
-        expiresAt: new Date(
-          Date.now() + (typeof lifetime === "number" ? lifetime : 3600) * 1000,
-        ).toISOString(),
-        authMethod: "IdC",
-        provider: startUrl === BUILDER_ID_START ? "BuilderId" : "Enterprise",
-        region,
-        startUrl,
-        ...client,
-      };
-      await storeCredential(file, KIRO_STORE_KEY, login);
-      return { file, login };
-    }
-    const code = errorCode(poll);
-    if (code === "authorization_pending" && Date.now() < deadline) continue;
-    if (code === "slow_down") {
-      waitMs += (options.slowDownSeconds ?? 5) * 1000;
-      continue;
-    }
-    if (code === "authorization_pending" || code === "expired_token")
-      throw new LoginError(
-        "expired_token",
-        "the code expired before it was entered: run `ollie login kiro` again",
-      );
-    if (code === "access_denied")
-      throw new LoginError("access_denied", "the sign-in was refused (access_denied)");
-    throw failure(poll, "AWS SSO OIDC ended the sign-in");
-  }
+  const tokens = await pollDeviceToken({
+    intervalMs: (typeof interval === "number" ? interval : 5) * 1000,
+    deadline: Date.now() + lifetime * 1000,
+    command: LOGIN_COMMAND,
+    slowDownIncrementMs: (options.slowDownSeconds ?? 5) * 1000,
+    signal,
+    poll: async () =>
+      pollAnswer(
+        await authPost(
+          SOURCE,
+          `${oidc}/token`,
+          { clientId, clientSecret, deviceCode, grantType: DEVICE_GRANT },
+          {},
+          signal,
+        ),
+      ),
+  });
+  const login: KiroLogin = {
+    ...tokens,
+    authMethod: "IdC",
+    provider: startUrl === BUILDER_ID_START ? "BuilderId" : "Enterprise",
+    region,
+    startUrl,
+    ...client,
+  };
+  await storeCredential(file, KIRO_STORE_KEY, login);
+  return { file, login };
 }

@@ -80,7 +80,8 @@ describe("CopilotMock device flow", () => {
   });
 
   it("counts polls that come before the interval, or ignore a slow_down", async () => {
-    await start({ deviceFlow: { intervalSeconds: 0.05, pendingPolls: 1, slowDownIntervalSeconds: 0.2 } });
+    // The new interval is long enough that the last poll is early however slowly a busy machine sleeps.
+    await start({ deviceFlow: { intervalSeconds: 0.05, pendingPolls: 1, slowDownIntervalSeconds: 60 } });
     const code = String((await deviceCode()).json.device_code);
     await poll(code); // at once: early
     await sleep(60);

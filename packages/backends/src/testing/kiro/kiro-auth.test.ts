@@ -217,7 +217,8 @@ describe("SSO OIDC", () => {
 
   it("answers slow_down once after the pending polls, and counts polls faster than the interval", async () => {
     const { kiro, post } = await start({
-      deviceFlow: { pendingPolls: 1, slowDown: true, intervalSeconds: 0.05, slowDownIncrementSeconds: 0 },
+      // An interval no poll of this test can outlast, however busy the machine: every poll is too fast.
+      deviceFlow: { pendingPolls: 1, slowDown: true, intervalSeconds: 60, slowDownIncrementSeconds: 0 },
     });
     const { poll } = await beginDeviceFlow(post);
     const answers = [];

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { conversation, weatherTool } from "../../__fixtures__/conversation.js";
 import {
   AuthError,
   type BackendError,
@@ -8,48 +7,17 @@ import {
   TransientError,
 } from "../../errors.js";
 import { classifyError, errorFacts } from "../../http/classify.js";
-import { readSse } from "../../http/sse-reader.js";
-import { bodyText, frameBytes, type MockReply, type Rendered } from "../../testing/mock-reply.js";
-import { SignatureRegistry } from "../../testing/signature-registry.js";
+import { bodyText, type MockReply, type Rendered } from "../../testing/mock-reply.js";
 import { renderResponses } from "../../testing/wire/responses.js";
-import type { AssistantMessage, Message, StreamEvent } from "../../types.js";
-import { ResponsesDecoder } from "./decoder.js";
-import { responsesRequestBody } from "./request-body.js";
-
-const MODEL = "gpt-5.1-codex";
-const source = { provider: "copilot", profile: "copilot" };
-
-async function* chunks(bytes: Buffer, size: number): AsyncGenerator<Uint8Array> {
-  for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
-}
-
-/** What the decoder makes of a rendered stream read in `size`-byte network chunks, and how it failed. */
-async function decode(rendered: Rendered, size: number) {
-  expect(rendered.status).toBe(200);
-  const bytes = Buffer.concat(rendered.frames.map(frameBytes));
-  const decoder = new ResponsesDecoder(source);
-  decoder.builder.stamp({ provider: "copilot", model: MODEL });
-  const events: StreamEvent[] = [];
-  try {
-    for await (const items of readSse(chunks(bytes, size))) {
-      for (const item of items) decoder.accept(item);
-      events.push(...decoder.builder.drain());
-    }
-    decoder.end();
-    events.push(...decoder.builder.drain());
-    return { events, error: undefined };
-  } catch (err) {
-    events.push(...decoder.builder.drain());
-    return { events, error: err as BackendError };
-  }
-}
+import type { StreamEvent } from "../../types.js";
+import { decode, MODEL, source } from "./__fixtures__/responses-stream.js";
 
 const joined = (events: StreamEvent[], type: "text" | "reasoning") =>
   events.flatMap((e) => (e.type === type ? [e.delta] : [])).join("");
 
 /** A reply decoded byte by byte and whole must agree; the whole read is returned. */
-async function run(reply: MockReply, model = MODEL, signatures?: SignatureRegistry) {
-  const rendered = renderResponses(reply, model, signatures);
+async function run(reply: MockReply) {
+  const rendered = renderResponses(reply, MODEL);
   const byByte = await decode(rendered, 1);
   const whole = await decode(rendered, Number.MAX_SAFE_INTEGER);
   expect(byByte.error?.name).toBe(whole.error?.name);
@@ -298,115 +266,5 @@ describe("the Responses faults", () => {
     const err = httpError(renderResponses({ fault: { type: "tool_unsupported" } }, MODEL));
     expect(err.status).toBe(400);
     expect(err.retryable).toBe(false);
-  });
-});
-
-describe("the Responses request body", () => {
-  it("sends instructions, messages, calls and their outputs, flat tools and the settings", () => {
-    const warnings: string[] = [];
-    const body = responsesRequestBody(
-      "gpt-4.1",
-      conversation,
-      [weatherTool],
-      {
-        temperature: 0.2,
-        topP: 0.9,
-        maxTokens: 4096,
-        reasoningEffort: "medium",
-        extra: { prompt_cache_key: "s-1" },
-      },
-      { provider: "copilot" },
-      (w) => warnings.push(w),
-    );
-    expect(body).toEqual({
-      model: "gpt-4.1",
-      stream: true,
-      store: false,
-      instructions: "You are a coding agent.",
-      input: [
-        { role: "user", content: [{ type: "input_text", text: "Weather in Paris and Tokyo?" }] },
-        { type: "function_call", call_id: "call_A1", name: "get_weather", arguments: '{"city":"Paris"}' },
-        { type: "function_call", call_id: "call_B2", name: "get_weather", arguments: '{"city":"Tokyo"}' },
-        { type: "function_call_output", call_id: "call_A1", output: "18C cloudy" },
-        { type: "function_call_output", call_id: "call_B2", output: "24C sunny" },
-      ],
-      tools: [
-        {
-          type: "function",
-          name: "get_weather",
-          description: "Current weather",
-          parameters: weatherTool.parameters,
-          strict: false,
-        },
-      ],
-      temperature: 0.2,
-      top_p: 0.9,
-      max_output_tokens: 4096,
-      reasoning: { effort: "medium", summary: "auto" },
-      include: ["reasoning.encrypted_content"],
-      prompt_cache_key: "s-1",
-    });
-    expect(warnings).toEqual([]);
-  });
-
-  it("leaves out what the API would refuse or has no field for, and says so", () => {
-    const warnings: string[] = [];
-    const body = responsesRequestBody(
-      MODEL,
-      conversation.slice(0, 2),
-      [],
-      { temperature: 0.2, topP: 1, stop: ["</end>"], seed: 7 },
-      { provider: "copilot" },
-      (w) => warnings.push(w),
-    );
-    expect(body).toEqual({
-      model: MODEL,
-      stream: true,
-      store: false,
-      instructions: "You are a coding agent.",
-      input: [{ role: "user", content: [{ type: "input_text", text: "Weather in Paris and Tokyo?" }] }],
-      top_p: 1,
-    });
-    expect(warnings).toEqual([
-      `temperature 0.2 is not sent: ${MODEL} accepts only the default`,
-      "stop sequences are not sent: the Responses API has none",
-      "seed is not sent: the Responses API has none",
-    ]);
-  });
-
-  it("replays streamed reasoning as its encrypted item, only to the provider and model that made it", async () => {
-    const signatures = new SignatureRegistry();
-    const r = await run(
-      {
-        reasoning: "Two cities.",
-        text: "Looking.",
-        toolCalls: [{ id: "call_1", name: "get_weather", arguments: { city: "Paris" } }],
-      },
-      MODEL,
-      signatures,
-    );
-    const reply = r.done?.message as AssistantMessage;
-    const encrypted = reply.reasoning?.[0]?.signature;
-    expect(signatures.accepts("copilot", MODEL, encrypted)).toBe(true);
-    const history: Message[] = [
-      ...conversation.slice(0, 2),
-      reply,
-      { role: "tool", toolCallId: "call_1", name: "get_weather", content: "18C" },
-    ];
-    const inputOf = (model: string, provider = "copilot") =>
-      responsesRequestBody(model, history, [], {}, { provider }).input as unknown[];
-    expect(inputOf(MODEL).slice(1)).toEqual([
-      {
-        type: "reasoning",
-        summary: [{ type: "summary_text", text: "Two cities." }],
-        encrypted_content: encrypted,
-      },
-      { role: "assistant", content: [{ type: "output_text", text: "Looking." }] },
-      { type: "function_call", call_id: "call_1", name: "get_weather", arguments: '{"city":"Paris"}' },
-      { type: "function_call_output", call_id: "call_1", output: "18C" },
-    ]);
-    for (const other of [inputOf("gpt-5-mini"), inputOf(MODEL, "openai")]) {
-      expect(other.some((i) => (i as { type?: string }).type === "reasoning")).toBe(false);
-    }
   });
 });
