@@ -5,15 +5,10 @@ import { type EventStreamMessage, readAwsEventStream } from "../../stream/aws-ev
 import { estimateTokens } from "../../tokens/token-estimate.js";
 import type { GenerationParams, Message, ModelInfo, Tool } from "../../types.js";
 import { type ChatRequest, HttpBackend, type HttpBackendOptions } from "../http-backend.js";
-import {
-  isObject,
-  type KiroAccess,
-  KiroCredentials,
-  kiroIdeAgent,
-  SIGN_IN_AGAIN,
-} from "./kiro-credentials.js";
+import { type KiroAccess, KiroCredentials, SIGN_IN_AGAIN } from "./kiro-credentials.js";
 import { KiroDecoder } from "./kiro-decoder.js";
 import { kiroRequestBody } from "./kiro-request.js";
+import { isObject, kiroIdeAgent } from "./kiro-services.js";
 
 export interface KiroOptions extends HttpBackendOptions {
   /**

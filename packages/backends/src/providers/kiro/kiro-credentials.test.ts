@@ -217,6 +217,28 @@ describe("kiro: the login", () => {
     expect(readFileSync(ide, "utf8")).toBe(ideText);
   });
 
+  it("a renewal refused because another program just spent the refresh token uses the login it saved", async () => {
+    const { home, env } = freshHome();
+    await writeKiroSocialToken(home, { ...server.kiro.socialCredentials(), expiresAt: aMinuteAgo() });
+    const theirs = server.kiro.socialCredentials();
+    // The other program renews first, saves its login, and the service refuses the spent refresh token.
+    server.mount("/kiro-race", "kiro", {
+      handle: async (exchange, responder) => {
+        if (exchange.path !== "/refreshToken") return false;
+        await writeKiroSocialToken(home, { ...theirs, expiresAt: inAnHour() });
+        await responder.send({
+          status: 400,
+          headers: { "content-type": "application/json" },
+          frames: [JSON.stringify({ message: "Invalid refresh token provided", reason: "invalid_grant" })],
+        });
+        return true;
+      },
+    });
+    const backend = kiroOf(server, { env, authUrl: `${server.url}/kiro-race` });
+    expect((await chat(backend)).text).toBe("ok");
+    expect(server.lastRequest!.headers.authorization).toBe(`Bearer ${theirs.accessToken}`);
+  });
+
   it("tokenFile names the one file looked at", async () => {
     const { home, env } = freshHome();
     const elsewhere = freshHome();

@@ -1,5 +1,4 @@
-import { createHash } from "node:crypto";
-import { homedir, hostname } from "node:os";
+import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import {
   CredentialStoreError,
@@ -11,10 +10,9 @@ import {
 } from "../../config/credential-store.js";
 import { AuthError, type BackendError, type ErrorSource } from "../../errors.js";
 import { classifyError, errorFacts } from "../../http/classify.js";
-import { readJsonAnswer, send } from "../../http/http-request.js";
-import type { ResponseHeaders } from "../../http/response-headers.js";
 import { SharedWork } from "../../http/shared-work.js";
 import type { Warn } from "../../request/warn.js";
+import { type AuthAnswer, authPost, isObject, nonEmpty, oidcUrlOf } from "./kiro-services.js";
 
 /** The key of the Kiro login in Ollie's credential file. */
 export const KIRO_STORE_KEY = "kiro";
@@ -73,48 +71,6 @@ const RENEW_MARGIN_MS = 5 * 60_000;
 /** The lifetime of a renewed token when the answer does not say (every client assumes an hour). */
 const DEFAULT_EXPIRES_IN_S = 3600;
 export const SIGN_IN_AGAIN = "sign in again with `ollie login kiro` or in the Kiro IDE";
-/** The Kiro IDE version requests say they come from (what gateways send; nothing is known to check it). */
-const KIRO_VERSION = "0.7.45";
-
-export const isObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === "object" && v !== null && !Array.isArray(v);
-/** A string that says something, else undefined. */
-export const nonEmpty = (v: unknown): string | undefined =>
-  typeof v === "string" && v !== "" ? v : undefined;
-
-/**
- * The 64-hex machine id Kiro's clients put in their user agent. The server is not known to check it; a
- * hash of the host name keeps it stable without saying which host.
- */
-export function kiroIdeAgent(): string {
-  const machineId = createHash("sha256").update(`ollie:${hostname()}`).digest("hex");
-  return `KiroIDE-${KIRO_VERSION}-${machineId}`;
-}
-
-/** The AWS SSO OIDC service of a region. */
-export const oidcUrlOf = (region: string) => `https://oidc.${region}.amazonaws.com`;
-
-/** The JSON answer of a token service, whatever its status (their errors are JSON with an `error` code). */
-export interface AuthAnswer {
-  status: number;
-  answer: Record<string, unknown>;
-  text: string;
-  headers: ResponseHeaders;
-}
-
-/** POSTs JSON to Kiro's or AWS's token services. Network failures are TransientError, as for any request. */
-export async function authPost(
-  source: ErrorSource,
-  url: string,
-  body: Record<string, unknown>,
-  headers: Record<string, string>,
-  signal?: AbortSignal,
-): Promise<AuthAnswer> {
-  const res = await send(source, url, { headers: { accept: "application/json", ...headers }, body, signal });
-  const { status, json, text } = await readJsonAnswer(res, signal);
-  return { status, answer: isObject(json) ? json : {}, text, headers: res.headers };
-}
-
 /** Where a login was read from, and so where its renewal is written. */
 type LoginPlace = { kind: "store"; file: string } | { kind: "file"; file: string };
 
@@ -202,7 +158,19 @@ export class KiroCredentials {
     if (refreshToken === undefined)
       throw this.authError(`${where(latest)} holds no refresh token to renew the login: ${SIGN_IN_AGAIN}`);
     if (this.#refused?.refreshToken === refreshToken) throw this.#refused.error;
-    const answer = await this.exchange(latest, refreshToken, signal);
+    let answer: Record<string, unknown>;
+    try {
+      answer = await this.exchange(latest, refreshToken, signal);
+    } catch (err) {
+      // Another program renewing the same login at the same moment may have spent this refresh token
+      // and saved the login it got: that one is good.
+      const saved = await this.load().catch(() => undefined);
+      if (saved && saved.token.refreshToken !== refreshToken && !this.expiring(saved)) {
+        this.#login = saved;
+        return saved;
+      }
+      throw err;
+    }
     const accessToken = nonEmpty(answer.accessToken);
     if (accessToken === undefined)
       throw this.authError(`the Kiro token service answered without an access token: ${SIGN_IN_AGAIN}`);

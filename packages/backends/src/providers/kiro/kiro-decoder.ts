@@ -6,7 +6,7 @@ import { parseFrame } from "../../stream/parse-frame.js";
 import { parseArguments, ReplyBuilder } from "../../stream/reply-builder.js";
 import { estimateTextTokens } from "../../tokens/token-estimate.js";
 import type { Usage } from "../../types.js";
-import { isObject, nonEmpty } from "./kiro-credentials.js";
+import { isObject, nonEmpty } from "./kiro-services.js";
 
 export interface KiroDecoderOptions {
   /** Tool names the request had to shorten: as sent → as given. */

@@ -7,15 +7,8 @@ import {
   type PollAnswer,
   pollDeviceToken,
 } from "../device-login.js";
-import {
-  type AuthAnswer,
-  authPost,
-  isObject,
-  KIRO_STORE_KEY,
-  type KiroToken,
-  nonEmpty,
-  oidcUrlOf,
-} from "./kiro-credentials.js";
+import { KIRO_STORE_KEY, type KiroToken } from "./kiro-credentials.js";
+import { type AuthAnswer, authPost, isObject, nonEmpty, oidcUrlOf } from "./kiro-services.js";
 
 export interface KiroLoginOptions {
   /** Told what to show: the code to enter, the page to enter it on, and that page with the code filled in. */
