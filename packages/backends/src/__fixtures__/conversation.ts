@@ -27,6 +27,11 @@ export const conversation: Message[] = [
 export async function collect(stream: AsyncIterable<StreamEvent>) {
   const events: StreamEvent[] = [];
   for await (const e of stream) events.push(e);
+  return summarize(events);
+}
+
+/** A reply's events, and what they add up to: text, reasoning, calls, the last usage, the done event. */
+export function summarize(events: StreamEvent[]) {
   const done = events.at(-1);
   if (done?.type !== "done") throw new Error(`the stream did not end with done: ${JSON.stringify(done)}`);
   return {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { summarize } from "../../__fixtures__/conversation.js";
 import {
   AuthError,
   BadRequestError,
@@ -40,16 +41,7 @@ function decode(batches: EventStreamMessage[][], options: Partial<KiroDecoderOpt
   }
   decoder.end();
   events.push(...decoder.builder.drain());
-  const done = events.at(-1);
-  if (done?.type !== "done") throw new Error("no done event");
-  return {
-    events,
-    done,
-    text: events.flatMap((e) => (e.type === "text" ? [e.delta] : [])).join(""),
-    reasoning: events.flatMap((e) => (e.type === "reasoning" ? [e.delta] : [])).join(""),
-    calls: events.flatMap((e) => (e.type === "tool_call" ? [e.call] : [])),
-    usage: events.flatMap((e) => (e.type === "usage" ? [e.usage] : [])).at(-1),
-  };
+  return summarize(events);
 }
 /** Accepts the messages without `end()`: the body is still open. */
 function acceptOnly(messages: EventStreamMessage[]) {
