@@ -116,6 +116,60 @@ describe("dispatching a round of calls", () => {
     ]);
   });
 
+  it("checks arguments against the tool's JSON Schema first: a wrong call is not run, and says what to fix", async () => {
+    const runs: unknown[] = [];
+    const weather = echoTool("weather", {
+      parameters: {
+        type: "object",
+        properties: {
+          city: { type: "string" },
+          units: { enum: ["metric", "imperial"] },
+          days: { type: "integer", minimum: 1 },
+        },
+        required: ["city"],
+        additionalProperties: false,
+        "x-vendor-hint": "unknown keywords are allowed",
+      },
+      run: (args) => {
+        runs.push(args);
+        return "sunny";
+      },
+    });
+    const { agent, of } = await scriptedAgent(
+      [
+        {
+          toolCalls: [
+            { name: "weather", arguments: { units: "kelvin", days: 0, extra: true } },
+            { name: "weather", arguments: { city: 7 } },
+            { name: "weather", arguments: { city: "Oslo", units: "metric", days: 3 } },
+          ],
+        },
+        { text: "ok" },
+      ],
+      { tools: tools(weather) },
+    );
+    await agent.submit("go");
+    const results = of("tool").map((e) => e.result);
+    expect(results.map((r) => r.content)).toEqual([
+      "weather was not run: its arguments do not fit its schema: the arguments lack the required field 'city'; " +
+        'the arguments have a field the tool does not take: \'extra\'; units must be one of ["metric","imperial"]; ' +
+        "days must be >= 1. Call it again with arguments that do.",
+      "weather was not run: its arguments do not fit its schema: city must be string. Call it again with arguments that do.",
+      "sunny",
+    ]);
+    expect(results.map((r) => r.isError === true)).toEqual([true, true, false]);
+    expect(runs).toEqual([{ city: "Oslo", units: "metric", days: 3 }]);
+  });
+
+  it("runs a tool whose schema cannot be compiled, unchecked", async () => {
+    const odd = echoTool("odd", {
+      parameters: { type: "object", properties: { a: { type: "no-such-type" } } },
+    });
+    const { agent, of } = await scriptedAgent([call("odd"), { text: "ok" }], { tools: tools(odd) });
+    await agent.submit("go");
+    expect(of("tool")[0]!.result.isError).toBeUndefined();
+  });
+
   it("caps what the model sees of a large output, keeping its start and end", async () => {
     const big = echoTool("dump", { run: () => `START${"x".repeat(100_000)}END` });
     const { agent, backend } = await scriptedAgent([call("dump"), { text: "ok" }], { tools: tools(big) });

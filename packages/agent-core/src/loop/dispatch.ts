@@ -1,6 +1,7 @@
 import type { ToolCall, ToolResultMessage } from "@ollie/backends";
 import { describeError } from "../events/describe-error.js";
 import { INTERRUPTED_RESULT } from "../history/history.js";
+import { argumentProblems } from "../tools/argument-check.js";
 import type { ToolExecutor, ToolInfo } from "../tools/tool-executor.js";
 import { capOutput } from "./output-limit.js";
 import type { ReadCache } from "./read-cache.js";
@@ -100,7 +101,15 @@ async function executeCall(d: Dispatch, call: ToolCall): Promise<ToolResultMessa
       true,
     );
   }
-  const timeoutMs = d.tools.get(call.name)?.timeoutMs ?? d.options.toolTimeoutMs;
+  const info = d.tools.get(call.name);
+  const problems = info && argumentProblems(info.parameters, call.arguments);
+  if (problems !== undefined) {
+    return result(
+      `${call.name} was not run: its arguments do not fit its schema: ${problems}. Call it again with arguments that do.`,
+      true,
+    );
+  }
+  const timeoutMs = info?.timeoutMs ?? d.options.toolTimeoutMs;
   const controller = new AbortController();
   const stop = () => controller.abort(d.signal.reason);
   d.signal.addEventListener("abort", stop, { once: true });

@@ -1,0 +1,47 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+
+/**
+ * Checks a call's arguments against its tool's JSON Schema before the tool runs, so a model that sends a
+ * wrong type or leaves out a required field reads what to fix instead of a tool's confused failure.
+ * Tools' schemas come from many hands: unknown keywords and formats are allowed (`strict: false`), and a
+ * schema that cannot be compiled checks nothing rather than blocking the tool.
+ */
+let ajv: Ajv | undefined;
+const compiled = new WeakMap<object, ValidateFunction | null>();
+
+function validatorOf(schema: object): ValidateFunction | null {
+  let validate = compiled.get(schema);
+  if (validate === undefined) {
+    ajv ??= new Ajv({ strict: false, allErrors: true, validateFormats: false });
+    try {
+      validate = ajv.compile(schema);
+    } catch {
+      validate = null;
+    }
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+/** At most this many problems are named: the first few are what a model fixes first. */
+const MAX_PROBLEMS = 5;
+
+function describeProblem(e: ErrorObject): string {
+  const where = e.instancePath === "" ? "the arguments" : e.instancePath.slice(1).replaceAll("/", ".");
+  if (e.keyword === "required") return `${where} lack the required field '${e.params.missingProperty}'`;
+  if (e.keyword === "additionalProperties")
+    return `${where} have a field the tool does not take: '${e.params.additionalProperty}'`;
+  if (e.keyword === "enum") return `${where} must be one of ${JSON.stringify(e.params.allowedValues)}`;
+  return `${where} ${e.message ?? "do not match the schema"}`;
+}
+
+/** Why `args` do not fit `schema`, in words a model can act on; undefined when they fit (or cannot be checked). */
+export function argumentProblems(schema: unknown, args: Record<string, unknown>): string | undefined {
+  if (typeof schema !== "object" || schema === null) return undefined;
+  const validate = validatorOf(schema);
+  if (!validate || validate(args)) return undefined;
+  const problems = (validate.errors ?? []).map(describeProblem);
+  const shown = [...new Set(problems)].slice(0, MAX_PROBLEMS);
+  const more = problems.length > shown.length ? `; and ${problems.length - shown.length} more` : "";
+  return `${shown.join("; ")}${more}`;
+}
