@@ -106,27 +106,46 @@ export async function readText(body: Readable, signal?: AbortSignal): Promise<st
   return Buffer.concat(parts).toString("utf8");
 }
 
-/**
- * Reads a whole (small) body, whatever its status, and parses it when it is JSON (`json` is undefined when
- * it is not): token services answer their errors as JSON, and a proxy's error page is reported as text.
- */
-export async function readJsonAnswer(
-  res: HttpResponse,
-  signal?: AbortSignal,
-): Promise<{ status: number; json: unknown; text: string }> {
+/** Reads a whole (small) body and parses it when it is JSON (`json` is undefined when it is not). */
+async function readJson(res: HttpResponse, signal?: AbortSignal): Promise<{ json: unknown; text: string }> {
   const text = await readText(res.body, signal);
-  let json: unknown;
   try {
-    json = JSON.parse(text);
+    return { json: JSON.parse(text) as unknown, text };
   } catch {
-    json = undefined;
+    return { json: undefined, text };
   }
-  return { status: res.status, json, text };
+}
+
+/** An answer read whatever its status: its JSON object's fields (none when it is not one), text and headers. */
+export interface JsonAnswer {
+  status: number;
+  fields: Record<string, unknown>;
+  text: string;
+  headers: ResponseHeaders;
+}
+
+/**
+ * Sends a request (GET, or POST with a JSON body) and reads the answer whatever its status: token services
+ * and OAuth endpoints answer their refusals as JSON, and a proxy's error page is kept as text. Network
+ * failures are typed as for any request.
+ */
+export async function askJson(
+  source: ErrorSource,
+  url: string,
+  options: RequestOptions,
+): Promise<JsonAnswer> {
+  const res = await send(source, url, {
+    ...options,
+    headers: { accept: "application/json", ...options.headers },
+  });
+  const { json, text } = await readJson(res, options.signal);
+  const fields = typeof json === "object" && json !== null && !Array.isArray(json) ? json : {};
+  return { status: res.status, fields: fields as Record<string, unknown>, text, headers: res.headers };
 }
 
 /** The typed error for a response whose status is not 2xx (its body is consumed). */
 async function errorFromResponse(source: ErrorSource, res: HttpResponse, signal?: AbortSignal) {
-  const { json, text } = await readJsonAnswer(res, signal).catch(() => ({ json: undefined, text: "" }));
+  const { json, text } = await readJson(res, signal).catch(() => ({ json: undefined, text: "" }));
   return classifyError(source, res.status, errorFacts(json, text.trim()), res.headers);
 }
 

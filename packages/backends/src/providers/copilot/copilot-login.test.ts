@@ -1,8 +1,8 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collect, conversation } from "../../__fixtures__/conversation.js";
+import { tempHomes } from "../../__fixtures__/temp-home.js";
 import { credentialStoreFile } from "../../config/credential-store.js";
 import { AuthError } from "../../errors.js";
 import { MockLlmServer } from "../../testing/mock-server.js";
@@ -12,21 +12,15 @@ import { importCopilotLogin, loginCopilot } from "./copilot-login.js";
 import { findGithubToken } from "./github-token.js";
 
 let server: MockLlmServer;
-const homes: string[] = [];
 beforeAll(async () => {
   server = await MockLlmServer.start();
 });
 afterAll(async () => {
   await server.close();
-  for (const home of homes) rmSync(home, { recursive: true, force: true });
 });
 
-/** A fresh home with XDG directories, as a user without any login has it. */
-function freshEnv(): NodeJS.ProcessEnv {
-  const home = mkdtempSync(join(tmpdir(), "copilot-login-"));
-  homes.push(home);
-  return { HOME: home, XDG_DATA_HOME: join(home, "data"), XDG_CONFIG_HOME: join(home, "config") };
-}
+const freshHome = tempHomes("copilot-login-");
+const freshEnv = () => freshHome().env;
 
 const login = (env: NodeJS.ProcessEnv, codes: DeviceCode[] = []) =>
   loginCopilot({ githubUrl: server.baseUrl("copilot"), env, onCode: (c) => codes.push(c) });

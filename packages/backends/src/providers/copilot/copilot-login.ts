@@ -1,6 +1,6 @@
 import { credentialStoreFile, readStoredCredential, storeCredential } from "../../config/credential-store.js";
 import { TransientError } from "../../errors.js";
-import { readJsonAnswer, send } from "../../http/http-request.js";
+import { askJson, type JsonAnswer } from "../../http/http-request.js";
 import { type DeviceCode, LoginError, type PollAnswer, pollDeviceToken } from "../device-login.js";
 import { COPILOT_CLIENT_ID, COPILOT_HEADERS, githubHost } from "./copilot-headers.js";
 import { COPILOT_STORE_KEY, findPluginToken, type StoredGithubLogin } from "./github-token.js";
@@ -26,31 +26,16 @@ export interface StoredLogin {
 const SOURCE = { provider: "copilot" };
 const DEVICE_GRANT = "urn:ietf:params:oauth:grant-type:device_code";
 
-/** GitHub's OAuth answer: its fields, its status and its text for reporting. */
-interface OAuthAnswer {
-  status: number;
-  fields: Record<string, unknown>;
-  text: string;
-}
-
-/** POSTs the fields as JSON (GitHub takes JSON or a form) and reads the JSON answer, whatever its status. */
-async function post(url: string, fields: Record<string, string>, signal?: AbortSignal): Promise<OAuthAnswer> {
-  const res = await send(SOURCE, url, {
-    headers: { accept: "application/json", "user-agent": COPILOT_HEADERS["user-agent"]! },
-    body: fields,
-    signal,
-  });
-  const { status, json, text } = await readJsonAnswer(res, signal);
-  const isFields = typeof json === "object" && json !== null && !Array.isArray(json);
-  return { status, fields: isFields ? (json as Record<string, unknown>) : {}, text };
-}
+/** POSTs the fields as JSON (GitHub takes JSON or a form) and reads the answer, whatever its status. */
+const post = (url: string, fields: Record<string, string>, signal?: AbortSignal) =>
+  askJson(SOURCE, url, { headers: { "user-agent": COPILOT_HEADERS["user-agent"]! }, body: fields, signal });
 
 /** GitHub's own trouble, which asking again may get past. */
-const serviceTrouble = (answer: OAuthAnswer, what: string) =>
+const serviceTrouble = (answer: JsonAnswer, what: string) =>
   new TransientError({ ...SOURCE, status: answer.status, providerMessage: `${what}: ${answer.text}` });
 
 /** What a poll of the token endpoint means; GitHub answers pending and refusals alike with 200. */
-function pollAnswer(poll: OAuthAnswer): PollAnswer<string> {
+function pollAnswer(poll: JsonAnswer): PollAnswer<string> {
   if (poll.status >= 500)
     return { kind: "transient", error: serviceTrouble(poll, "GitHub's token endpoint") };
   const { access_token: token, error, error_description: why, interval: asked } = poll.fields;

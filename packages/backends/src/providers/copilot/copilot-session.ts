@@ -1,6 +1,6 @@
 import { AuthError, type BackendError, type ErrorSource, RateLimitError } from "../../errors.js";
 import { classifyError, errorFacts } from "../../http/classify.js";
-import { readJsonAnswer, send } from "../../http/http-request.js";
+import { askJson, type JsonAnswer } from "../../http/http-request.js";
 import { retryAfterMs } from "../../http/retry-after.js";
 import { SharedWork } from "../../http/shared-work.js";
 
@@ -74,17 +74,12 @@ export class CopilotSession {
   private async exchange(signal: AbortSignal): Promise<CopilotToken> {
     const { source, githubApiUrl } = this.options;
     const githubToken = await this.options.githubToken(signal);
-    const res = await send(source, `${githubApiUrl}/copilot_internal/v2/token`, {
-      headers: {
-        accept: "application/json",
-        authorization: `token ${githubToken}`,
-        ...this.options.headers(),
-      },
+    const res = await askJson(source, `${githubApiUrl}/copilot_internal/v2/token`, {
+      headers: { authorization: `token ${githubToken}`, ...this.options.headers() },
       signal,
     });
-    const { json: body, text } = await readJsonAnswer(res, signal);
-    if (res.status !== 200) throw exchangeError(source, res.status, body, text, res.headers);
-    const envelope = (body ?? {}) as TokenEnvelope;
+    if (res.status !== 200) throw exchangeError(source, res);
+    const envelope = res.fields as TokenEnvelope;
     if (typeof envelope.token !== "string" || typeof envelope.expires_at !== "number")
       throw new AuthError({
         ...source,
@@ -114,14 +109,9 @@ function apiFromToken(token: string): string | undefined {
 }
 
 /** Why GitHub would not exchange the token, in words that say what to do. */
-function exchangeError(
-  source: ErrorSource,
-  status: number,
-  body: unknown,
-  text: string,
-  headers: Parameters<typeof classifyError>[3],
-): BackendError {
-  const envelope = (body ?? {}) as ErrorEnvelope;
+function exchangeError(source: ErrorSource, res: JsonAnswer): BackendError {
+  const { status, fields, text, headers } = res;
+  const envelope = fields as ErrorEnvelope;
   const detail = envelope.error_details;
   const base = { ...source, status };
   if (status === 401)
@@ -149,5 +139,5 @@ function exchangeError(
     const id = detail.notification_id ? ` (${detail.notification_id})` : "";
     return new AuthError({ ...base, providerMessage: `not subscribed to Copilot${id}: ${detail.message}` });
   }
-  return classifyError(source, status, errorFacts(body, text.trim()), headers);
+  return classifyError(source, status, errorFacts(fields, text.trim()), headers);
 }

@@ -1,9 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { inspect } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collect, conversation } from "../../__fixtures__/conversation.js";
+import { tempHomes } from "../../__fixtures__/temp-home.js";
 import { credentialStoreFile, storeCredential } from "../../config/credential-store.js";
 import { AuthError } from "../../errors.js";
 import { writeKiroIdcToken, writeKiroSocialToken } from "../../testing/kiro/kiro-fixtures.js";
@@ -11,20 +11,14 @@ import { MockLlmServer } from "../../testing/mock-server.js";
 import { KiroBackend, type KiroOptions } from "./kiro-backend.js";
 
 let server: MockLlmServer;
-const homes: string[] = [];
 beforeAll(async () => {
   server = await MockLlmServer.start();
 });
 afterAll(async () => {
   await server.close();
-  for (const home of homes) rmSync(home, { recursive: true, force: true });
 });
 
-function freshHome() {
-  const home = mkdtempSync(join(tmpdir(), "kiro-login-"));
-  homes.push(home);
-  return { home, env: { HOME: home, XDG_DATA_HOME: join(home, "data") } };
-}
+const freshHome = tempHomes("kiro-login-");
 
 function kiroOf(s: MockLlmServer, options: Partial<KiroOptions>): KiroBackend {
   const base = s.baseUrl("kiro");

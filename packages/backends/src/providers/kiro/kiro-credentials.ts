@@ -10,9 +10,10 @@ import {
 } from "../../config/credential-store.js";
 import { AuthError, type BackendError, type ErrorSource } from "../../errors.js";
 import { classifyError, errorFacts } from "../../http/classify.js";
+import { askJson, type JsonAnswer } from "../../http/http-request.js";
 import { SharedWork } from "../../http/shared-work.js";
 import type { Warn } from "../../request/warn.js";
-import { type AuthAnswer, authPost, isObject, nonEmpty, oidcUrlOf } from "./kiro-services.js";
+import { isObject, nonEmpty, oidcUrlOf } from "./kiro-services.js";
 
 /** The key of the Kiro login in Ollie's credential file. */
 export const KIRO_STORE_KEY = "kiro";
@@ -192,15 +193,13 @@ export class KiroCredentials {
   /** Asks Kiro's auth service (social logins) or AWS SSO OIDC (Builder ID, IdC) for a new access token. */
   private async exchange(login: Login, refreshToken: string, signal: AbortSignal) {
     const { source, authUrl, userAgent } = this.options;
-    let res: AuthAnswer;
+    let res: JsonAnswer;
     if (isSocial(login)) {
-      res = await authPost(
-        source,
-        `${authUrl}/refreshToken`,
-        { refreshToken },
-        { accept: "application/json, text/plain, */*", "user-agent": userAgent },
+      res = await askJson(source, `${authUrl}/refreshToken`, {
+        body: { refreshToken },
+        headers: { accept: "application/json, text/plain, */*", "user-agent": userAgent },
         signal,
-      );
+      });
     } else {
       const { clientId, clientSecret } = login;
       if (clientId === undefined || clientSecret === undefined)
@@ -208,21 +207,18 @@ export class KiroCredentials {
           `the Builder ID / IAM Identity Center login in ${where(login)} has no client registration (clientId, clientSecret${login.registrationFile ? `; looked in ${login.registrationFile}` : ""}): ${SIGN_IN_AGAIN}`,
         );
       const region = nonEmpty(login.token.region) ?? this.options.region;
-      res = await authPost(
-        source,
-        `${this.options.oidcUrl ?? oidcUrlOf(region)}/token`,
-        { clientId, clientSecret, grantType: "refresh_token", refreshToken },
-        {},
+      res = await askJson(source, `${this.options.oidcUrl ?? oidcUrlOf(region)}/token`, {
+        body: { clientId, clientSecret, grantType: "refresh_token", refreshToken },
         signal,
-      );
+      });
     }
-    if (res.status === 200) return res.answer;
+    if (res.status === 200) return res.fields;
     throw this.refusal(res, refreshToken);
   }
 
   /** Why a renewal failed: the service's trouble is retryable; a refused refresh token means signing in again. */
-  private refusal(res: AuthAnswer, refreshToken: string): BackendError {
-    const { status, answer, text, headers } = res;
+  private refusal(res: JsonAnswer, refreshToken: string): BackendError {
+    const { status, fields: answer, text, headers } = res;
     if (status === 408 || status === 429 || status >= 500)
       return classifyError(this.options.source, status, errorFacts(answer, text.trim()), headers);
     const code = nonEmpty(answer.error) ?? nonEmpty(answer.__type) ?? "";

@@ -1,8 +1,7 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { collect, conversation } from "../../__fixtures__/conversation.js";
+import { tempHomes } from "../../__fixtures__/temp-home.js";
 import { credentialStoreFile } from "../../config/credential-store.js";
 import type { KiroDeviceFlowOptions } from "../../testing/kiro/kiro-auth.js";
 import { json, type Rendered } from "../../testing/mock-reply.js";
@@ -11,14 +10,12 @@ import { type DeviceCode, LoginError } from "../device-login.js";
 import { KiroBackend } from "./kiro-backend.js";
 import { loginKiro } from "./kiro-login.js";
 
-const homes: string[] = [];
 const servers: MockLlmServer[] = [];
 afterEach(async () => {
   for (const s of servers.splice(0)) await s.close();
 });
-afterAll(() => {
-  for (const home of homes) rmSync(home, { recursive: true, force: true });
-});
+const freshHome = tempHomes("kiro-login-");
+const freshEnv = () => freshHome().env;
 
 /** A mock whose device flow follows `deviceFlow`, fast: a 50 ms interval, slow_down adding 50 ms. */
 async function serverWith(deviceFlow: KiroDeviceFlowOptions): Promise<MockLlmServer> {
@@ -27,12 +24,6 @@ async function serverWith(deviceFlow: KiroDeviceFlowOptions): Promise<MockLlmSer
   });
   servers.push(server);
   return server;
-}
-
-function freshEnv(): NodeJS.ProcessEnv {
-  const home = mkdtempSync(join(tmpdir(), "kiro-login-"));
-  homes.push(home);
-  return { HOME: home, XDG_DATA_HOME: join(home, "data") };
 }
 
 const login = (

@@ -1,5 +1,6 @@
 import { credentialStoreFile, readStoredCredential, storeCredential } from "../../config/credential-store.js";
 import { TransientError } from "../../errors.js";
+import { askJson, type JsonAnswer } from "../../http/http-request.js";
 import {
   codeExpired,
   type DeviceCode,
@@ -8,7 +9,7 @@ import {
   pollDeviceToken,
 } from "../device-login.js";
 import { KIRO_STORE_KEY, type KiroToken } from "./kiro-credentials.js";
-import { type AuthAnswer, authPost, isObject, nonEmpty, oidcUrlOf } from "./kiro-services.js";
+import { isObject, nonEmpty, oidcUrlOf } from "./kiro-services.js";
 
 export interface KiroLoginOptions {
   /** Told what to show: the code to enter, the page to enter it on, and that page with the code filled in. */
@@ -56,33 +57,33 @@ const EXCEPTION_CODES: Record<string, string> = {
 };
 
 /** The OAuth error code of an answer: `error`, or the AWS exception name mapped to one. */
-function errorCode(res: AuthAnswer): string | undefined {
-  const type = nonEmpty(res.answer.__type)?.replace(/^.*#/, "");
-  return nonEmpty(res.answer.error) ?? (type && EXCEPTION_CODES[type]) ?? type;
+function errorCode(res: JsonAnswer): string | undefined {
+  const type = nonEmpty(res.fields.__type)?.replace(/^.*#/, "");
+  return nonEmpty(res.fields.error) ?? (type && EXCEPTION_CODES[type]) ?? type;
 }
 
 /** The service's own trouble (5xx), which asking again may get past. */
-const serviceTrouble = (res: AuthAnswer, what: string) =>
+const serviceTrouble = (res: JsonAnswer, what: string) =>
   new TransientError({ ...SOURCE, status: res.status, providerMessage: `${what}: ${res.text}` });
 
 /** An answer that ends the login, with the service's explanation. */
-function refusal(res: AuthAnswer, what: string): LoginError {
+function refusal(res: JsonAnswer, what: string): LoginError {
   const code = errorCode(res) ?? "unexpected";
   const detail =
-    nonEmpty(res.answer.error_description) ?? nonEmpty(res.answer.message) ?? res.text.slice(0, 200);
+    nonEmpty(res.fields.error_description) ?? nonEmpty(res.fields.message) ?? res.text.slice(0, 200);
   return new LoginError(code, `${what} (${res.status} ${code}): ${detail}`);
 }
 
 /** An answer that is not the success expected: the service's trouble is retryable, the rest ends the login. */
-const failure = (res: AuthAnswer, what: string): Error =>
+const failure = (res: JsonAnswer, what: string): Error =>
   res.status >= 500 ? serviceTrouble(res, what) : refusal(res, what);
 
 /** The tokens a granted device-code poll hands out. */
 type GrantedTokens = Pick<KiroLogin, "accessToken" | "refreshToken" | "expiresAt">;
 
 /** What a device-code poll of SSO OIDC's /token means (AWS answers pending and refusals with 400). */
-function pollAnswer(poll: AuthAnswer): PollAnswer<GrantedTokens> {
-  const { accessToken, refreshToken, expiresIn } = poll.answer;
+function pollAnswer(poll: JsonAnswer): PollAnswer<GrantedTokens> {
+  const { accessToken, refreshToken, expiresIn } = poll.fields;
   if (poll.status === 200 && typeof accessToken === "string" && typeof refreshToken === "string") {
     const lifetime = typeof expiresIn === "number" ? expiresIn : 3600;
     const expiresAt = new Date(Date.now() + lifetime * 1000).toISOString();
@@ -120,19 +121,16 @@ async function storedRegistration(file: string, region: string, startUrl: string
 }
 
 async function register(oidc: string, signal?: AbortSignal) {
-  const res = await authPost(
-    SOURCE,
-    `${oidc}/client/register`,
-    {
+  const res = await askJson(SOURCE, `${oidc}/client/register`, {
+    body: {
       clientName: "Ollie",
       clientType: "public",
       scopes: SCOPES,
       grantTypes: [DEVICE_GRANT, "refresh_token"],
     },
-    {},
     signal,
-  );
-  const { clientId, clientSecret, clientSecretExpiresAt } = res.answer;
+  });
+  const { clientId, clientSecret, clientSecretExpiresAt } = res.fields;
   if (res.status !== 200 || typeof clientId !== "string" || typeof clientSecret !== "string")
     throw failure(res, "AWS SSO OIDC did not register Ollie as a client");
   return {
@@ -160,15 +158,12 @@ export async function loginKiro(options: KiroLoginOptions): Promise<{ file: stri
   const client = (await storedRegistration(file, region, startUrl)) ?? (await register(oidc, signal));
   const { clientId, clientSecret } = client;
 
-  const start = await authPost(
-    SOURCE,
-    `${oidc}/device_authorization`,
-    { clientId, clientSecret, startUrl },
-    {},
+  const start = await askJson(SOURCE, `${oidc}/device_authorization`, {
+    body: { clientId, clientSecret, startUrl },
     signal,
-  );
+  });
   const { deviceCode, userCode, verificationUri, verificationUriComplete, expiresIn, interval } =
-    start.answer;
+    start.fields;
   if (
     start.status !== 200 ||
     typeof deviceCode !== "string" ||
@@ -192,13 +187,10 @@ export async function loginKiro(options: KiroLoginOptions): Promise<{ file: stri
     signal,
     poll: async () =>
       pollAnswer(
-        await authPost(
-          SOURCE,
-          `${oidc}/token`,
-          { clientId, clientSecret, deviceCode, grantType: DEVICE_GRANT },
-          {},
+        await askJson(SOURCE, `${oidc}/token`, {
+          body: { clientId, clientSecret, deviceCode, grantType: DEVICE_GRANT },
           signal,
-        ),
+        }),
       ),
   });
   const login: KiroLogin = {

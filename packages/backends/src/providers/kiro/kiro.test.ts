@@ -1,10 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { collect, conversation, providerSuite, weatherTool } from "../../__fixtures__/provider-suite.js";
+import { tempHomes } from "../../__fixtures__/temp-home.js";
 import {
   AuthError,
   BadRequestError,
@@ -20,9 +19,7 @@ import type { Tool } from "../../types.js";
 import { KiroBackend, type KiroOptions } from "./kiro-backend.js";
 import { kiroRequestBody } from "./kiro-request.js";
 
-const home = mkdtempSync(join(tmpdir(), "kiro-"));
-const env = { HOME: home, XDG_DATA_HOME: join(home, "data") };
-afterAll(() => rmSync(home, { recursive: true, force: true }));
+const { home, env } = tempHomes("kiro-")();
 
 function kiroOf(server: MockLlmServer, options: Partial<KiroOptions> = {}): KiroBackend {
   const base = server.baseUrl("kiro");
