@@ -1,12 +1,14 @@
 import { parseArgs } from "node:util";
 import { daemonLogSettings, type LogSettings } from "@ollie/log";
 
-export const USAGE = `usage: toolsrv [-a ADDR] [--tools-path DIRS] [--sandbox NAME] [--bypass FILE] [--owner UNAME]
-                [--owner-key FILE] [--protect PATH]... [--default-tools NAMES] [--key-stdin]
+export const USAGE = `usage: toolsrv [-a ADDR] [--tools-path DIRS] [--mcp-config FILE] [--sandbox NAME] [--bypass FILE]
+                [--owner UNAME] [--owner-key FILE] [--protect PATH]... [--default-tools NAMES] [--key-stdin]
                 [--require-sandbox] [--log-level LEVEL] [-D] [--version]
   -a ADDR            where to listen (default: $NAMESPACE/toolsrv)
   --tools-path DIRS  ':'-separated tool directories, earlier first
                      (default: $OLLIE_TOOLS_PATH, else $XDG_CONFIG_HOME/ollie/tools then the bundled tools)
+  --mcp-config FILE  the MCP servers whose tools to offer as mcp__SERVER__TOOL
+                     (default: $XDG_CONFIG_HOME/ollie/mcp.json; none: no servers)
   --sandbox NAME     the sandbox overlay $XDG_CONFIG_HOME/ollie/sandbox/NAME.yaml
   --bypass FILE      the bypass policy (default: $XDG_CONFIG_HOME/ollie/bypass.yaml; none allows nothing)
   --owner UNAME      who may approve bypass requests (default: the user running toolsrv)
@@ -36,6 +38,7 @@ export interface ToolsrvOptions {
   /** `-a`: where to listen (default: $NAMESPACE/toolsrv). */
   address: string | undefined;
   toolsPath: string | undefined;
+  mcpConfig: string | undefined;
   sandbox: string | undefined;
   bypass: string | undefined;
   owner: string | undefined;
@@ -64,6 +67,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv, keyed: 
     options: {
       a: { type: "string" },
       "tools-path": { type: "string" },
+      "mcp-config": { type: "string" },
       sandbox: { type: "string" },
       bypass: { type: "string" },
       owner: { type: "string" },
@@ -94,6 +98,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv, keyed: 
     options: {
       address: values.a,
       toolsPath: values["tools-path"],
+      mcpConfig: values["mcp-config"],
       sandbox: values.sandbox,
       bypass: values.bypass,
       owner: values.owner,

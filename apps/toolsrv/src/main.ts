@@ -97,6 +97,13 @@ async function serve(
     (p) => resolve(p),
   );
   const toolsLog = log.child("tools");
+  const baseEnv = {
+    PATH: `${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
+    OLLIE_MEMORY_PATH: memory,
+    ...(env.NAMESPACE && { NAMESPACE: env.NAMESPACE }),
+    ...(env.OLLIE_ADDRESS && { OLLIE_ADDRESS: env.OLLIE_ADDRESS }),
+  };
+  const state = join(env.XDG_STATE_HOME || join(env.HOME || homedir(), ".local", "state"), "ollie");
   const tools = createToolServer({
     toolsPath,
     policy,
@@ -105,11 +112,13 @@ async function serve(
     log: toolsLog.info,
     ...(protect.length > 0 && { protect }),
     ...(options.defaultTools && { defaultTools: options.defaultTools }),
-    baseEnv: {
-      PATH: `${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
-      OLLIE_MEMORY_PATH: memory,
-      ...(env.NAMESPACE && { NAMESPACE: env.NAMESPACE }),
-      ...(env.OLLIE_ADDRESS && { OLLIE_ADDRESS: env.OLLIE_ADDRESS }),
+    baseEnv,
+    mcp: {
+      file: options.mcpConfig ?? join(config, "mcp.json"),
+      workDir: join(state, "mcp"),
+      env: { PATH: baseEnv.PATH, ...userEnv(env) },
+      variables: env,
+      clientInfo: { name: "ollie-toolsrv", version: __PACKAGE_VERSION__ },
     },
   });
   const ninepLog = log.child("9p");
@@ -132,7 +141,7 @@ async function serve(
       log.info(`serving ${toolsPath.length} tool directories on ${bound}; ${access}`);
       if (options.printAddress) process.stdout.write(`${bound}\n`);
       // What cannot be offered is said once at start (and is always listed in the namespace's broken file).
-      tools.service.catalog.broken().then(
+      tools.service.sources.broken().then(
         (broken) => {
           for (const b of broken) toolsLog.warn(`${b.file}: ${b.reason}; not offered`);
         },
@@ -147,4 +156,10 @@ async function serve(
   await tools.close();
   await server.close();
   return 0;
+}
+
+/** What an MCP server started by toolsrv gets of toolsrv's environment (MCP clients pass about the same). */
+function userEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const names = ["HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "TZ", "TMPDIR", "TERM"];
+  return Object.fromEntries(names.flatMap((n) => (env[n] ? [[n, env[n]]] : [])));
 }

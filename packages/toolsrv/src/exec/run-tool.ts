@@ -28,6 +28,8 @@ export interface ToolOutcome {
   durationMs: number;
   /** The sandbox launcher refused (policy, exec denied, not found): its `ollie-sandbox: ` line. */
   launcherError?: string;
+  /** Why a call of an MCP server's tool got no result (the server died, or refused the request). */
+  failure?: string;
 }
 
 export interface RunOptions {

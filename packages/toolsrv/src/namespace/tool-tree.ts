@@ -31,16 +31,16 @@ const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
  * the loaded set of whoever attached: each agent principal sees its own.
  */
 export function toolTree(service: ToolService, options: ToolTreeOptions): VirtualTree {
-  const { catalog, agents, procs } = service;
+  const { sources, agents, procs } = service;
   return buildTree(
     dir("/", [
       file(
         "tools",
-        text(async () => json([...(await catalog.tools()).values()].map((t) => t.meta))),
+        text(async () => json([...(await sources.tools()).values()].map((t) => t.meta))),
       ),
       file(
         "broken",
-        text(async () => (await catalog.broken()).map((b) => `${b.file}: ${b.reason}\n`).join("")),
+        text(async () => (await sources.broken()).map((b) => `${b.file}: ${b.reason}\n`).join("")),
       ),
       file(
         "loaded",
@@ -67,13 +67,17 @@ export function toolTree(service: ToolService, options: ToolTreeOptions): Virtua
           },
           reset: (names, { uname }) => agents.of(uname).reset(names),
           reload: async () => {
-            await catalog.tools();
+            await sources.tools();
             agents.bumpAll();
           },
         }),
         0o666,
       ),
       file("call", callFile(service), 0o666),
+      file(
+        "mcp",
+        text(async () => json((await sources.mcp?.status()) ?? [])),
+      ),
       each(
         "proc",
         () => procs.list(),

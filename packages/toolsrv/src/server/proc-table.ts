@@ -9,13 +9,14 @@ export interface ProcEntry {
   readonly cwd: string;
   readonly detached: boolean;
   readonly run: ToolRun;
-  /** `running`, `exited N`, `killed by SIGNAL`, `timed out`, `cancelled`, or `refused: …`. */
+  /** `running`, `exited N`, `killed by SIGNAL`, `timed out`, `cancelled`, `refused: …` or `failed: …`. */
   readonly status: WatchedValue<string>;
   outcome?: ToolOutcome;
 }
 
 export function describeOutcome(o: ToolOutcome): string {
   if (o.launcherError) return `refused: ${o.launcherError}`;
+  if (o.failure) return `failed: ${o.failure.split("\n", 1)[0]}`;
   if (o.timedOut) return "timed out";
   if (o.cancelled) return "cancelled";
   if (o.exitCode === null) return `killed by ${o.signal}`;

@@ -3,11 +3,13 @@ import type { VirtualTree } from "@ollie/virtfs";
 import { BypassBroker } from "../broker/bypass-broker.js";
 import { type BypassPolicy, EMPTY_BYPASS_POLICY } from "../broker/bypass-policy.js";
 import { ToolCatalog } from "../catalog/tool-catalog.js";
+import { McpBridge } from "../mcp/mcp-bridge.js";
 import { bypassTree } from "../namespace/bypass-tree.js";
 import { toolTree } from "../namespace/tool-tree.js";
 import { AgentToolSets } from "./agent-tools.js";
 import { ProcTable } from "./proc-table.js";
 import { ToolService } from "./tool-service.js";
+import { ToolSources } from "./tool-sources.js";
 
 export interface ToolServerOptions {
   /** Directories searched for tools, in order. */
@@ -30,6 +32,22 @@ export interface ToolServerOptions {
    * environment, would grant one, a directory holding one or a path inside one fails without running.
    */
   protect?: readonly string[];
+  /** MCP servers whose tools are offered as `mcp__SERVER__TOOL` (none when absent). */
+  mcp?: McpOptions;
+}
+
+/** Where the MCP servers are defined, and what they start with. */
+export interface McpOptions {
+  /** mcp.json: `{"mcpServers": {NAME: {command, args, env} | {url, headers}}}`; a missing file is no servers. */
+  file: string;
+  /** Where a stdio server without a `cwd` gets a working directory of its own (`DIR/NAME`). */
+  workDir: string;
+  /** The environment every stdio server starts with, before its own `env` (default: `baseEnv`). */
+  env?: Record<string, string>;
+  /** Where `${VAR}` in mcp.json is looked up (default: this process's environment). */
+  variables?: NodeJS.ProcessEnv;
+  /** Names toolsrv in MCP's initialize (default: ollie-toolsrv). */
+  clientInfo?: { name: string; version: string };
 }
 
 /** toolsrv without its transport: the namespace to serve, and what shuts it down. */
@@ -37,14 +55,16 @@ export interface ToolServer {
   readonly tree: VirtualTree;
   readonly service: ToolService;
   readonly broker: BypassBroker;
-  /** Kills every running tool process and waits for them. */
+  /** Kills every running tool process and stops the MCP servers, and waits for them. */
   close(): Promise<void>;
 }
 
 export function createToolServer(options: ToolServerOptions): ToolServer {
   const catalog = new ToolCatalog(options.toolsPath);
   const procs = new ProcTable();
-  const service = new ToolService(catalog, new AgentToolSets(options.defaultTools ?? ["client_9p"]), procs, {
+  const agents = new AgentToolSets(options.defaultTools ?? ["client_9p"]);
+  const mcp = options.mcp && startMcp(options, options.mcp, () => agents.bumpAll());
+  const service = new ToolService(new ToolSources(catalog, mcp), agents, procs, {
     policy: options.policy,
     ...(options.maxOutputBytes !== undefined && { maxOutputBytes: options.maxOutputBytes }),
     ...(options.baseEnv && { baseEnv: options.baseEnv }),
@@ -57,7 +77,24 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
     service,
     broker,
     close: async () => {
-      await procs.killAll();
+      await Promise.all([procs.killAll(), mcp?.close()]);
     },
   };
+}
+
+function startMcp(options: ToolServerOptions, mcp: McpOptions, onToolsChanged: () => void): McpBridge {
+  const bridge = new McpBridge({
+    file: mcp.file,
+    workDir: mcp.workDir,
+    env: mcp.env ?? options.baseEnv ?? {},
+    variables: mcp.variables ?? process.env,
+    clientInfo: mcp.clientInfo ?? { name: "ollie-toolsrv", version: "1" },
+    policy: options.policy,
+    ...(options.protect && { protect: options.protect }),
+    ...(options.log && { log: options.log }),
+    onToolsChanged,
+  });
+  // Servers start with toolsrv, not at the first look, so their tools are listed by the time an agent asks.
+  void bridge.tools().catch((error: unknown) => options.log?.(`mcp: ${(error as Error).message}`));
+  return bridge;
 }

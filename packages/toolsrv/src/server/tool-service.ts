@@ -1,12 +1,13 @@
 import { describeIssues, formatProblems } from "@ollie/config-file";
 import type { SandboxPolicy } from "@ollie/sandbox";
 import { z } from "zod";
-import type { ToolCatalog } from "../catalog/tool-catalog.js";
-import { startTool, type ToolOutcome } from "../exec/run-tool.js";
+import { startTool, type ToolOutcome, type ToolRun } from "../exec/run-tool.js";
+import { startMcpCall } from "../mcp/mcp-call.js";
 import type { ToolMeta } from "../metadata/tool-meta.js";
 import type { AgentToolSets } from "./agent-tools.js";
 import { BUILTINS, isBuiltin } from "./builtins.js";
 import type { ProcTable } from "./proc-table.js";
+import { isMcpTool, type ToolSources } from "./tool-sources.js";
 
 /** A call as written to the `call` file. */
 export const callRequestSchema = z.strictObject({
@@ -52,7 +53,7 @@ const failure = (output: string): CallResult => ({ output, isError: true });
 /** Runs calls for agents: checks the tool is loaded, answers builtins, starts the rest under the sandbox. */
 export class ToolService {
   constructor(
-    readonly catalog: ToolCatalog,
+    readonly sources: ToolSources,
     readonly agents: AgentToolSets,
     readonly procs: ProcTable,
     private readonly options: ToolServiceOptions,
@@ -65,7 +66,7 @@ export class ToolService {
 
   /** An agent's tools: the builtins, then the loaded tools that exist, by name. */
   async loaded(uname: string): Promise<ToolMeta[]> {
-    const tools = await this.catalog.tools();
+    const tools = await this.sources.tools();
     const names = [...this.agents.of(uname).loaded].sort();
     return [...BUILTINS, ...names.flatMap((n) => tools.get(n)?.meta ?? [])];
   }
@@ -83,26 +84,31 @@ export class ToolService {
     if (!agent.loaded.has(request.tool)) {
       return failure(`${request.tool} is not loaded: load it with tool_load (tool_list shows what exists)`);
     }
-    const entry = await this.catalog.get(request.tool);
-    if (!entry) return failure(`${request.tool} is no longer on the tools path`);
+    const entry = await this.sources.get(request.tool);
+    if (!entry) return failure(`${request.tool} is no longer offered (tool_list shows what exists)`);
     const env = { ...this.options.baseEnv, ...request.env, OLLIE_UNAME: uname };
     agent.lastCall = { cwd: request.cwd, env, at: new Date() };
-    let run: Awaited<ReturnType<typeof startTool>>;
+    let run: ToolRun;
     try {
-      run = await startTool(
-        entry,
-        {
-          args: request.args,
-          cwd: request.cwd,
-          env,
-        },
-        {
-          policy: this.options.policy,
-          ...(this.options.maxOutputBytes && { maxOutputBytes: this.options.maxOutputBytes }),
-          ...(this.options.protect && { protect: this.options.protect }),
-          ...(!request.detach && { signal }),
-        },
-      );
+      run = isMcpTool(entry)
+        ? startMcpCall(entry, request.args, {
+            ...(this.options.maxOutputBytes && { maxOutputBytes: this.options.maxOutputBytes }),
+            ...(!request.detach && { signal }),
+          })
+        : await startTool(
+            entry,
+            {
+              args: request.args,
+              cwd: request.cwd,
+              env,
+            },
+            {
+              policy: this.options.policy,
+              ...(this.options.maxOutputBytes && { maxOutputBytes: this.options.maxOutputBytes }),
+              ...(this.options.protect && { protect: this.options.protect }),
+              ...(!request.detach && { signal }),
+            },
+          );
     } catch (error) {
       return failure(`${request.tool} could not start: ${(error as Error).message}`);
     }
@@ -125,14 +131,14 @@ export class ToolService {
 
   /** Loads `names` for an agent if every one exists: the names it added, or the ones that do not exist. */
   async load(uname: string, names: readonly string[]): Promise<{ added: string[] } | { unknown: string[] }> {
-    const tools = await this.catalog.tools();
+    const tools = await this.sources.tools();
     const unknown = names.filter((n) => !tools.has(n));
     return unknown.length > 0 ? { unknown } : { added: this.agents.of(uname).load(names) };
   }
 
   private async builtin(uname: string, tool: string, args: Record<string, unknown>): Promise<CallResult> {
     const agent = this.agents.of(uname);
-    const tools = await this.catalog.tools();
+    const tools = await this.sources.tools();
     if (tool === "tool_list") {
       const rest = [...tools.values()].filter((t) => !agent.loaded.has(t.meta.name));
       const lines = rest.map((t) => `${t.meta.name} — ${t.meta.description.split("\n", 1)[0]}`);
