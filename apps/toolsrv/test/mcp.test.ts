@@ -1,7 +1,11 @@
+import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { type AddressInfo, createServer as createNetServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { processGone } from "@ollie/sandbox/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Daemon, scratch, startDaemon, WAIT } from "./daemon.js";
 
@@ -14,6 +18,44 @@ const FILESYSTEM = join(serverDir("server-filesystem"), "dist", "index.js");
 const STORE = EVERYTHING.slice(0, EVERYTHING.indexOf("/node_modules/") + "/node_modules".length);
 const readStore = { filesystem: { rox: [STORE] } };
 
+/** A port nobody listens on now. */
+async function freePort(): Promise<number> {
+  const probe = createNetServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/** server-everything serving Streamable HTTP, as a server someone else runs. */
+async function startEverythingHttp(): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  await new Promise<void>((resolve, reject) => {
+    let said = "";
+    child.stderr!.on("data", (chunk: Buffer) => {
+      said += chunk.toString();
+      if (said.includes("listening")) resolve();
+    });
+    child.once("exit", () => reject(new Error(`server-everything exited: ${said}`)));
+  });
+  return { url: `http://127.0.0.1:${port}`, child };
+}
+
+/** An HTTP server that notes each request's headers and refuses it, as one that wants another token would. */
+async function startRecorder(): Promise<{ url: string; server: Server; headers: IncomingHttpHeaders[] }> {
+  const headers: IncomingHttpHeaders[] = [];
+  const server = createServer((request, response) => {
+    headers.push(request.headers);
+    response.writeHead(401, { "content-type": "application/json" }).end('{"error":"invalid_token"}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, headers };
+}
+
 const s = scratch("toolsrv-mcp-");
 const shared = join(s.root, "shared");
 // Outside every path toolsrv's policy grants (which include the temporary directory).
@@ -21,8 +63,12 @@ const hidden = `/var/tmp/ollie-mcp-hidden-${randomUUID()}`;
 // Everything the server-everything behind a tee reads and writes, in the order it happened.
 const wire = join(s.work, "wire.log");
 let daemon: Daemon;
+let everythingHttp: { url: string; child: ChildProcess };
+let recorder: { url: string; server: Server; headers: IncomingHttpHeaders[] };
 
 beforeAll(async () => {
+  everythingHttp = await startEverythingHttp();
+  recorder = await startRecorder();
   mkdirSync(shared);
   mkdirSync(hidden);
   writeFileSync(join(shared, "notes.txt"), "the shared notes\n");
@@ -45,15 +91,25 @@ beforeAll(async () => {
       },
       missing: { command: "/nonexistent/mcp-server" },
       typo: { comand: "node" },
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: mcp.json's own syntax, expanded by toolsrv
       secret: { url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer ${UNSET_MCP_TOKEN}" } },
+      remote: { url: `${everythingHttp.url}/mcp` },
+      guarded: {
+        type: "http",
+        url: `${recorder.url}/mcp`,
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: mcp.json's own syntax, expanded by toolsrv
+        headers: { Authorization: "Bearer ${TEST_MCP_TOKEN}", "X-Team": "${TEST_MCP_TEAM:-core}" },
+      },
     },
   };
   writeFileSync(join(s.config, "ollie", "mcp.json"), JSON.stringify(config, null, 2));
-  daemon = await startDaemon(s);
+  daemon = await startDaemon(s, [], { TEST_MCP_TOKEN: "t0ken" });
 });
 
 afterAll(async () => {
   await daemon?.stop();
+  everythingHttp?.child.kill();
+  recorder?.server.close();
   s.remove();
   rmSync(hidden, { recursive: true, force: true });
 });
@@ -118,7 +174,9 @@ describe("MCP servers' tools in toolsrv", () => {
     expect(broken).toMatch(
       /mcp\.json:\d+:\d+: mcpServers\.typo\.command: missing: the command that starts the server/,
     );
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: mcp.json's own syntax, as toolsrv quotes it
     expect(broken).toContain("mcpServers.secret: ${UNSET_MCP_TOKEN} is not set in toolsrv's environment");
+    expect(broken).toMatch(/mcpServers\.guarded: could not start: HTTP 401 \(the server refused the credentials: set them in the entry's headers/);
     expect(daemon.stderr()).toMatch(/mcp server missing: could not start/);
   });
 
@@ -193,5 +251,34 @@ describe("MCP servers' tools in toolsrv", () => {
         }),
       );
     }, WAIT);
+  });
+
+  it("reaches a Streamable HTTP server, with the headers mcp.json gives", async () => {
+    expect(await call("agent6", "mcp__remote__get-sum", { a: 20, b: 22 })).toMatchObject({
+      isError: false,
+      output: expect.stringContaining("42"),
+    });
+    expect(recorder.headers[0]).toMatchObject({ authorization: "Bearer t0ken", "x-team": "core" });
+  });
+
+  it("follows edits of mcp.json: a server added starts, one removed stops", async () => {
+    const file = join(s.config, "ollie", "mcp.json");
+    const config = JSON.parse(readFileSync(file, "utf8")) as { mcpServers: Record<string, unknown> };
+    const tapped = await statusOf("tapped");
+    config.mcpServers.late = config.mcpServers.everything;
+    delete config.mcpServers.tapped;
+    delete config.mcpServers.missing;
+    writeFileSync(file, JSON.stringify(config, null, 2));
+    expect((await call("agent7", "mcp__late__echo", { message: "late" })).output).toContain("late");
+    const { fsys, close } = await daemon.attach("agent7");
+    const broken = (await fsys.readFile("broken")).toString();
+    const names = (JSON.parse((await fsys.readFile("tools")).toString()) as Array<{ name: string }>).map(
+      (t) => t.name,
+    );
+    close();
+    expect(broken).not.toContain("mcpServers.missing");
+    expect(names).not.toContain("mcp__tapped__echo");
+    expect(await statusOf("tapped")).toBeUndefined();
+    await vi.waitFor(() => expect(processGone(tapped.pid!)).toBe(true), WAIT);
   });
 });

@@ -1,7 +1,10 @@
 import { mkdir } from "node:fs/promises";
 import { dirname, isAbsolute, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import {
+  StreamableHTTPClientTransport,
+  StreamableHTTPError,
+} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
   type CallToolResult,
@@ -149,7 +152,7 @@ export class McpLink {
     } catch (error) {
       await client.close().catch(() => undefined);
       if (this.state.get() === "stopped") return;
-      this.problem = await this.describeFailure(`could not start: ${(error as Error).message}`);
+      this.problem = await this.describeFailure(`could not start: ${startupError(error)}`);
       this.context.log?.(`mcp server ${this.name}: ${this.problem}`);
       this.state.set("broken");
       this.retry();
@@ -228,6 +231,17 @@ function serverPolicy(config: StdioServerConfig, policy: SandboxPolicy): Sandbox
   const rox = [NODE_PREFIX, ...(isAbsolute(config.command) ? [dirname(config.command)] : [])];
   const base = withLayer(policy, { filesystem: { rox } }, `mcp server ${config.name}`);
   return config.sandbox ? withLayer(base, config.sandbox, `${config.source}.sandbox`) : base;
+}
+
+/** Why a start failed; for an HTTP server, with the status, and what to do about a refused credential. */
+function startupError(error: unknown): string {
+  const message = (error as Error).message;
+  if (!(error instanceof StreamableHTTPError) || error.code === undefined) return message;
+  const credentials =
+    error.code === 401 || error.code === 403
+      ? " (the server refused the credentials: set them in the entry's headers; OAuth sign-in is not offered)"
+      : "";
+  return `HTTP ${error.code}${credentials}: ${message}`;
 }
 
 /** Every page of the server's tools. */
