@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} is mcp.json's own syntax, expanded by toolsrv
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -91,13 +92,11 @@ beforeAll(async () => {
       },
       missing: { command: "/nonexistent/mcp-server" },
       typo: { comand: "node" },
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: mcp.json's own syntax, expanded by toolsrv
       secret: { url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer ${UNSET_MCP_TOKEN}" } },
       remote: { url: `${everythingHttp.url}/mcp` },
       guarded: {
         type: "http",
         url: `${recorder.url}/mcp`,
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: mcp.json's own syntax, expanded by toolsrv
         headers: { Authorization: "Bearer ${TEST_MCP_TOKEN}", "X-Team": "${TEST_MCP_TEAM:-core}" },
       },
     },
@@ -174,7 +173,6 @@ describe("MCP servers' tools in toolsrv", () => {
     expect(broken).toMatch(
       /mcp\.json:\d+:\d+: mcpServers\.typo\.command: missing: the command that starts the server/,
     );
-    // biome-ignore lint/suspicious/noTemplateCurlyInString: mcp.json's own syntax, as toolsrv quotes it
     expect(broken).toContain("mcpServers.secret: ${UNSET_MCP_TOKEN} is not set in toolsrv's environment");
     expect(broken).toMatch(/mcpServers\.guarded: could not start: HTTP 401 \(the server refused the credentials: set them in the entry's headers/);
     expect(daemon.stderr()).toMatch(/mcp server missing: could not start/);
