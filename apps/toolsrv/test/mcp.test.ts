@@ -174,7 +174,9 @@ describe("MCP servers' tools in toolsrv", () => {
       /mcp\.json:\d+:\d+: mcpServers\.typo\.command: missing: the command that starts the server/,
     );
     expect(broken).toContain("mcpServers.secret: ${UNSET_MCP_TOKEN} is not set in toolsrv's environment");
-    expect(broken).toMatch(/mcpServers\.guarded: could not start: HTTP 401 \(the server refused the credentials: set them in the entry's headers/);
+    expect(broken).toMatch(
+      /mcpServers\.guarded: could not start: HTTP 401 \(the server refused the credentials: set them in the entry's headers/,
+    );
     expect(daemon.stderr()).toMatch(/mcp server missing: could not start/);
   });
 
