@@ -62,6 +62,33 @@ export async function readActivity(client: SessionClient, agent: string): Promis
   }
 }
 
+/**
+ * Follows the agent at `agent`: `update` gets its activity each time its state changes, until `stop()`. Its
+ * `statewait` is open once this returns, so call it before what starts a turn and no change is missed.
+ */
+export async function followActivity(
+  client: SessionClient,
+  agent: string,
+  update: (activity: AgentActivity) => void,
+): Promise<{ stop(): Promise<void> }> {
+  const changes = await client.watch(`${agent}/statewait`);
+  const watching = new AbortController();
+  // It ends when stopped, or with the connection or the session: either way there is nothing more to show.
+  const watched = (async () => {
+    for (;;) {
+      await changes.next(watching.signal);
+      update(await readActivity(client, agent));
+    }
+  })().catch(() => {});
+  return {
+    stop: async () => {
+      watching.abort();
+      await watched;
+      await changes.close();
+    },
+  };
+}
+
 /** The `usage` file: the running (or last) turn's totals and the session's. */
 export async function readUsage(
   client: SessionClient,

@@ -17,10 +17,11 @@ export type Invocation =
   | InitInvocation
   | BypassInvocation
   | { command: "backends" }
+  | { command: "mcp" }
   | LoginInvocation;
 
 /** The commands that work without olliesrv (and reach it only when it runs). */
-export type LocalInvocation = Extract<Invocation, { command: "init" | "backends" | "login" }>;
+export type LocalInvocation = Extract<Invocation, { command: "init" | "backends" | "login" | "mcp" }>;
 
 /** A mistake in how `ollie` was called: printed with the usage, exit status 2. */
 export class UsageError extends Error {
@@ -52,11 +53,7 @@ export function parseInvocation(command: string | undefined, args: string[]): In
       throw new UsageError("no command given");
     case "new": {
       const { values } = parseArgs({ args, options: NEW_OPTIONS });
-      const spec = { ...values, cwd: values.cwd ?? process.cwd() };
-      return {
-        command,
-        spec: Object.fromEntries(Object.entries(spec).filter(([, v]) => v)) as Record<string, string>,
-      };
+      return { command, spec: sessionSpec(values) };
     }
     case "ask": {
       const words = [...args];
@@ -89,6 +86,7 @@ export function parseInvocation(command: string | undefined, args: string[]): In
       return parseLogin(args);
     case "backends":
     case "bypass":
+    case "mcp":
       operands(0);
       return { command };
     case "approve":
@@ -106,4 +104,12 @@ export function parseInvocation(command: string | undefined, args: string[]): In
     default:
       throw new UsageError(`unknown command '${command}'`);
   }
+}
+
+/** The spec `session/new` takes for `ollie new`'s options: those given, in this directory unless `cwd` says. */
+export function sessionSpec(
+  options: { [K in keyof typeof NEW_OPTIONS]?: string | undefined },
+): Record<string, string> {
+  const spec = { ...options, cwd: options.cwd ?? process.cwd() };
+  return Object.fromEntries(Object.entries(spec).filter(([, v]) => v)) as Record<string, string>;
 }

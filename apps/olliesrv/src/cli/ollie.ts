@@ -37,6 +37,8 @@ export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] [-k KEYFILE] COMMAND ...
                             number, agent, operation, command, reason
   approve ID                let bypass request ID run (outside the sandbox, as you)
   deny ID [REASON]          refuse it, telling the agent why
+  mcp                       serve Ollie's sessions as an MCP server on standard input and output (for Claude
+                            Code, Cursor…)
 The address defaults to $NAMESPACE/ollie. You attach as yourself, proven with the owner key olliesrv made
 ($XDG_DATA_HOME/ollie/keys/owner.key; -k names another, e.g. a copy for a TCP listener); inside an agent's
 tool, as that agent ($OLLIE_UNAME, proven with $OLLIE_KEY).
@@ -70,7 +72,12 @@ export async function main(argv: string[]): Promise<number> {
     return usage((error as Error).message);
   }
   const address = values.a ?? defaultAddress();
-  if (invocation.command === "init" || invocation.command === "backends" || invocation.command === "login")
+  if (
+    invocation.command === "init" ||
+    invocation.command === "backends" ||
+    invocation.command === "login" ||
+    invocation.command === "mcp"
+  )
     return await runLocal(invocation, () =>
       SessionClient.connect(address, () => identity({ uname: values.u, keyFile: values.k })),
     );
@@ -85,14 +92,15 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** init, backends and login: they work without olliesrv; the first two `reach` it when it runs. */
+/** init, backends, login and mcp: they work without olliesrv; all but login `reach` it when it runs. */
 async function runLocal(invocation: LocalInvocation, reach: () => Promise<SessionClient>): Promise<number> {
   try {
-    // Loaded only for these: they need the providers, which the other commands do without.
+    // Loaded only for these: they need the providers or the MCP SDK, which the other commands do without.
     if (invocation.command === "init")
       return await (await import("./init.js")).initCommand(invocation, reach);
     if (invocation.command === "login")
       return await (await import("./login-command.js")).loginCommand(invocation);
+    if (invocation.command === "mcp") return await (await import("../mcp/mcp-command.js")).mcpCommand(reach);
     return await (await import("./backends-command.js")).backendsCommand(reach);
   } catch (error) {
     process.stderr.write(`ollie: ${(error as Error).message}\n`);

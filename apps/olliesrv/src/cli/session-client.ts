@@ -110,14 +110,15 @@ export class SessionClient {
   /**
    * Submits a prompt and streams the chat to `out` as it arrives, returning how the prompt's turn ended (the
    * first line of `prompts/N`) once the agent has finished it — that turn, not one queued before it.
-   * `submitted` is called once the agent has taken the prompt (so a turn to stop exists).
+   * `submitted` is called once the agent has taken the prompt (so a turn to stop exists), with its number: its
+   * `prompts/N` holds the turn's last reply once it has ended.
    */
   async ask(
     session: string,
     prompt: string,
     out: (text: string) => void,
     signal?: AbortSignal,
-    hooks: { submitted?: () => void } = {},
+    hooks: { submitted?: (ticket: string) => void } = {},
   ): Promise<string> {
     const agent = `session/${session}/agent/main`;
     const tail = await this.fsys.open(`${agent}/tail`);
@@ -128,7 +129,7 @@ export class SessionClient {
         await f.write(prompt, 0);
         return (await f.read(0)).toString("utf8").trim();
       });
-      hooks.submitted?.();
+      hooks.submitted?.(ticket);
       ended = await this.fsys.open(`${agent}/prompts/${ticket}`);
       let finished = false;
       let outcome = "";
@@ -177,6 +178,11 @@ export class SessionClient {
       next: async (signal) => (await f.read(0, 4096, signal)).toString("utf8").trim(),
       close: () => f.close().catch(() => {}),
     };
+  }
+
+  /** Settles when the connection is gone: closed here, or by olliesrv (it stopped or restarted). */
+  get closed(): Promise<void> {
+    return this.client.closed;
   }
 
   close(): void {

@@ -1,6 +1,6 @@
 import { createInterface } from "node:readline";
 import { dollars } from "../session/dollars.js";
-import { duration, readActivity, readUsage, type UsageTotals } from "./agent-files.js";
+import { duration, followActivity, readUsage, type UsageTotals } from "./agent-files.js";
 import { colourWanted, type Palette, palette } from "./colour.js";
 import type { SessionClient } from "./session-client.js";
 import { shellCommand } from "./shell-commands.js";
@@ -85,19 +85,10 @@ export async function shell(client: SessionClient, given?: string): Promise<numb
     });
     const current: RunningTurn = { view, following, submitted: false, stopping: false, left: false };
     turn = current;
-    const watching = new AbortController();
-    let states: Awaited<ReturnType<SessionClient["watch"]>> | undefined;
-    let watched = Promise.resolve();
+    let activity: { stop(): Promise<void> } | undefined;
     try {
-      // Opened before the prompt is written, so the turn's first state is not missed.
-      const changes = await client.watch(`${agent}/statewait`);
-      states = changes;
-      watched = (async () => {
-        for (;;) {
-          await changes.next(watching.signal);
-          view.update(await readActivity(client, agent));
-        }
-      })().catch(() => {});
+      // Followed before the prompt is written, so the turn's first state is not missed.
+      activity = await followActivity(client, agent, (a) => view.update(a));
       const outcome = await client.ask(session, text, (chunk) => view.chunk(chunk), following.signal, {
         submitted: () => {
           current.submitted = true;
@@ -114,9 +105,7 @@ export async function shell(client: SessionClient, given?: string): Promise<numb
           : p.red(`error: ${reason(error)}`),
       );
     } finally {
-      watching.abort();
-      await watched;
-      await states?.close();
+      await activity?.stop();
       turn = undefined;
     }
   };

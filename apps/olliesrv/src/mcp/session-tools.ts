@@ -1,0 +1,78 @@
+import { isAbsolute } from "node:path";
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { sessionSpec } from "../cli/invocation.js";
+import { statusLines } from "../cli/status-command.js";
+import type { OlliesrvLink } from "./olliesrv-link.js";
+import { answer, failure, guarded, onSession } from "./tool-results.js";
+
+/** The header rows of ollie_status's tables: their rows are `ollie ls`'s and `ollie status`'s lines. */
+const SESSIONS_HEADER = "id\tname\tstate\tdirectory\n";
+const STATUS_HEADER = "id\tstate\tmodel\ttokens\tcost\n";
+
+export interface NewSessionArgs {
+  cwd?: string | undefined;
+  agent?: string | undefined;
+  name?: string | undefined;
+  backend?: string | undefined;
+  model?: string | undefined;
+}
+
+/** ollie_new_session: `ollie new`, in ollie mcp's directory unless `cwd` names another. */
+export function newSession(link: OlliesrvLink, args: NewSessionArgs): Promise<CallToolResult> {
+  // Relative to what? ollie mcp's directory is the MCP client's choice, which the model does not see.
+  if (args.cwd !== undefined && !isAbsolute(args.cwd))
+    return Promise.resolve(failure(`cwd must be an absolute directory, not '${args.cwd}'`));
+  return guarded(() =>
+    link.use(async (client) => {
+      const spec = sessionSpec(args);
+      const session = await client.create(JSON.stringify(spec)).catch((error: unknown) => {
+        const why = (error as Error).message.replace(/^session\/new: /, "");
+        throw new Error(`could not create a session in ${spec.cwd}: ${why}`);
+      });
+      return answer(session, { session });
+    }),
+  );
+}
+
+/** ollie_status: `ollie status SESSION`; without a session, `ollie ls` and `ollie status` for them all. */
+export function status(link: OlliesrvLink, session: string | undefined): Promise<CallToolResult> {
+  if (session !== undefined)
+    return onSession(session, () =>
+      link.use(async (client) => answer(STATUS_HEADER + (await statusLines(client, session)))),
+    );
+  return guarded(() =>
+    link.use(async (client) => {
+      const sessions = await client.read("session/idx");
+      if (sessions === "") return answer("no sessions (ollie_new_session makes one)");
+      return answer(`${SESSIONS_HEADER}${sessions}\n${STATUS_HEADER}${await statusLines(client, undefined)}`);
+    }),
+  );
+}
+
+/** ollie_read_chat: `ollie chat SESSION`, or its last `tail` lines. */
+export function readChat(
+  link: OlliesrvLink,
+  session: string,
+  tail: number | undefined,
+): Promise<CallToolResult> {
+  return onSession(session, () =>
+    link.use(async (client) => {
+      const chat = await client.read(`session/${session}/agent/main/chat`);
+      if (chat === "") return answer(`nothing has been said in session ${session} yet`);
+      // The blank lines that end a turn are no lines to count.
+      const lines = chat.replace(/\n+$/, "").split("\n");
+      if (tail === undefined || lines.length <= tail) return answer(chat);
+      return answer(`[${lines.length - tail} earlier lines left out]\n${lines.slice(-tail).join("\n")}\n`);
+    }),
+  );
+}
+
+/** ollie_stop: `ollie stop SESSION`, whose refusal when no turn runs is the tool's error too. */
+export function stop(link: OlliesrvLink, session: string): Promise<CallToolResult> {
+  return onSession(session, () =>
+    link.use(async (client) => {
+      await client.write(`session/${session}/agent/main/ctl`, "stop\n");
+      return answer(`stopped the turn session ${session} was running`);
+    }),
+  );
+}
