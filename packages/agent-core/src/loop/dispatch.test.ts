@@ -161,6 +161,26 @@ describe("dispatching a round of calls", () => {
     expect(runs).toEqual([{ city: "Oslo", units: "metric", days: 3 }]);
   });
 
+  it("checks schemas of draft 2020-12 as well as draft-07", async () => {
+    const pair = echoTool("pair", {
+      parameters: {
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        type: "object",
+        properties: { point: { type: "array", prefixItems: [{ type: "number" }, { type: "number" }] } },
+        required: ["point"],
+      },
+    });
+    const { agent, of } = await scriptedAgent(
+      [{ toolCalls: [{ name: "pair", arguments: { point: ["x", 2] } }] }, { text: "ok" }],
+      { tools: tools(pair) },
+    );
+    await agent.submit("go");
+    expect(of("tool")[0]!.result).toMatchObject({
+      isError: true,
+      content: expect.stringContaining("point.0 must be number"),
+    });
+  });
+
   it("runs a tool whose schema cannot be compiled, unchecked", async () => {
     const odd = echoTool("odd", {
       parameters: { type: "object", properties: { a: { type: "no-such-type" } } },

@@ -1,4 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
 
 /**
  * Checks a call's arguments against its tool's JSON Schema before the tool runs, so a model that sends a
@@ -6,15 +7,30 @@ import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
  * Tools' schemas come from many hands: unknown keywords and formats are allowed (`strict: false`), and a
  * schema that cannot be compiled checks nothing rather than blocking the tool.
  */
-let ajv: Ajv | undefined;
+let draft7: Ajv | undefined;
+let draft2020: Ajv2020 | undefined;
 const compiled = new WeakMap<object, ValidateFunction | null>();
+const options = { strict: false, allErrors: true, validateFormats: false };
+
+/**
+ * The validator for the schema's dialect: draft 2020-12 when its `$schema` says so (what zod 4 and many MCP
+ * servers write), else draft-07 — the dialect of most tools, which a schema without `$schema` is taken for.
+ */
+function ajvFor(schema: object): Ajv | Ajv2020 {
+  const dialect = (schema as { $schema?: unknown }).$schema;
+  if (typeof dialect === "string" && dialect.includes("2020-12")) {
+    draft2020 ??= new Ajv2020(options);
+    return draft2020;
+  }
+  draft7 ??= new Ajv(options);
+  return draft7;
+}
 
 function validatorOf(schema: object): ValidateFunction | null {
   let validate = compiled.get(schema);
   if (validate === undefined) {
-    ajv ??= new Ajv({ strict: false, allErrors: true, validateFormats: false });
     try {
-      validate = ajv.compile(schema);
+      validate = ajvFor(schema).compile(schema);
     } catch {
       validate = null;
     }
