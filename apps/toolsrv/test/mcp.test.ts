@@ -90,6 +90,7 @@ beforeAll(async () => {
         cwd: s.work,
         sandbox: readStore,
       },
+      own: { command: process.execPath, args: [EVERYTHING, "stdio"], sandbox: readStore, shared: false },
       missing: { command: "/nonexistent/mcp-server" },
       typo: { comand: "node" },
       secret: { url: "https://mcp.example.com/mcp", headers: { Authorization: "Bearer ${UNSET_MCP_TOKEN}" } },
@@ -125,21 +126,24 @@ const call = async (uname: string, tool: string, args: Record<string, unknown>, 
 
 interface Status {
   name: string;
+  agent: string | null;
   state: string;
   pid: number | null;
   restarts: number;
   tools: number;
 }
 
-const statusOf = async (name: string): Promise<Status> => {
+const statuses = async (): Promise<Status[]> => {
   const { fsys, close } = await daemon.attach("glenda");
   try {
-    const all = JSON.parse((await fsys.readFile("mcp")).toString()) as Status[];
-    return all.find((x) => x.name === name)!;
+    return JSON.parse((await fsys.readFile("mcp")).toString()) as Status[];
   } finally {
     close();
   }
 };
+
+const statusOf = async (name: string): Promise<Status> =>
+  (await statuses()).find((x) => x.name === name && x.agent === null)!;
 
 describe("MCP servers' tools in toolsrv", () => {
   it("lists each server's tools as mcp__SERVER__TOOL, read-only ones as parallel reads", async () => {
@@ -251,6 +255,18 @@ describe("MCP servers' tools in toolsrv", () => {
         }),
       );
     }, WAIT);
+  });
+
+  it("gives each agent a server of its own when the entry is not shared, with its tools' environment", async () => {
+    const first = await call("alice", "mcp__own__get-env", {});
+    const second = await call("bob", "mcp__own__get-env", {});
+    expect(first.output).toMatch(/"OLLIE_UNAME": "alice"/);
+    expect(second.output).toMatch(/"OLLIE_UNAME": "bob"/);
+    const own = (await statuses()).filter((x) => x.name === "own" && x.agent !== null);
+    expect(own.map((x) => x.agent).sort()).toEqual(["alice", "bob"]);
+    expect(new Set(own.map((x) => x.pid)).size).toBe(2);
+    // A shared server's environment is toolsrv's, not an agent's.
+    expect((await call("alice", "mcp__everything__get-env", {})).output).not.toContain("OLLIE_UNAME");
   });
 
   it("reaches a Streamable HTTP server, with the headers mcp.json gives", async () => {

@@ -14,6 +14,8 @@ export interface McpToolEntry {
 /** What the namespace's `mcp` file says of a server. */
 export interface McpServerStatus {
   name: string;
+  /** The agent whose own server it is (`"shared": false`); null for a server all agents share. */
+  agent: string | null;
   state: LinkState;
   transport: "stdio" | "http";
   pid: number | null;
@@ -22,6 +24,17 @@ export interface McpServerStatus {
   problem: string | null;
   stderr: string;
 }
+
+/** The agent a call is for: where its own server (of an entry with `"shared": false`) starts. */
+export interface McpAgent {
+  uname: string;
+  cwd: string;
+  /** The environment its tools get. */
+  env: Record<string, string>;
+}
+
+/** An agent's own server that has had no call for this long is stopped (its next call starts it again). */
+const AGENT_IDLE_MS = 10 * 60_000;
 
 export interface McpBridgeOptions extends Omit<LinkContext, "onToolsChanged"> {
   /** mcp.json. */
@@ -39,6 +52,9 @@ export interface McpBridgeOptions extends Omit<LinkContext, "onToolsChanged"> {
  */
 export class McpBridge {
   private readonly links = new Map<string, { link: McpLink; definition: string }>();
+  /** Agents' own servers, by server name and uname. */
+  private readonly agentLinks = new Map<string, McpLink>();
+  private sweeper: NodeJS.Timeout | undefined;
   private configBroken: BrokenTool[] = [];
   private stamp: string | undefined | null = null;
   private refreshing: Promise<void> | undefined;
@@ -56,10 +72,34 @@ export class McpBridge {
     return (await this.survey()).broken;
   }
 
+  /**
+   * The server a call goes to: the shared one, or for an entry with `"shared": false` the agent's own,
+   * started at its first call in the agent's directory with its tools' environment, so the session's policy
+   * applies to it as to them.
+   */
+  linkFor(entry: McpToolEntry, agent: McpAgent): McpLink {
+    const config = entry.link.config;
+    if (config.kind === "http" || config.shared) return entry.link;
+    const key = `${config.name}\0${agent.uname}`;
+    let own = this.agentLinks.get(key);
+    if (!own || own.state.get() === "stopped") {
+      own = new McpLink(
+        { ...config, cwd: agent.cwd },
+        { ...this.context(), env: agent.env, onToolsChanged: () => {} },
+        agent.uname,
+      );
+      this.agentLinks.set(key, own);
+      this.sweeper ??= setInterval(() => this.stopIdle(), AGENT_IDLE_MS / 10).unref();
+    }
+    return own;
+  }
+
   async status(): Promise<McpServerStatus[]> {
     await this.refresh();
-    return [...this.links.values()].map(({ link }) => ({
+    const links = [...[...this.links.values()].map((l) => l.link), ...this.agentLinks.values()];
+    return links.map((link) => ({
       name: link.name,
+      agent: link.agent ?? null,
       state: link.state.get(),
       transport: link.config.kind,
       pid: link.pid ?? null,
@@ -72,9 +112,12 @@ export class McpBridge {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearInterval(this.sweeper);
     await this.refreshing;
-    await Promise.all([...this.links.values()].map(({ link }) => link.close()));
+    const links = [...[...this.links.values()].map((l) => l.link), ...this.agentLinks.values()];
+    await Promise.all(links.map((link) => link.close()));
     this.links.clear();
+    this.agentLinks.clear();
   }
 
   private async survey(): Promise<{ tools: Map<string, McpToolEntry>; broken: BrokenTool[] }> {
@@ -102,6 +145,21 @@ export class McpBridge {
     return { tools, broken };
   }
 
+  private context(): LinkContext {
+    const { file: _file, variables: _variables, ...context } = this.options;
+    return context;
+  }
+
+  /** Stops the agents' own servers that have been idle too long. */
+  private stopIdle(): void {
+    const now = Date.now();
+    for (const [key, link] of this.agentLinks)
+      if (link.inFlight === 0 && now - link.lastUsed >= AGENT_IDLE_MS) {
+        this.agentLinks.delete(key);
+        void link.close();
+      }
+  }
+
   /** Re-reads mcp.json if it changed since the last look. */
   private refresh(): Promise<void> {
     this.refreshing ??= this.reread().finally(() => {
@@ -127,11 +185,18 @@ export class McpBridge {
       }
       this.links.delete(name);
       stopping.push(link.close());
+      for (const [key, own] of this.agentLinks)
+        if (own.name === name) {
+          this.agentLinks.delete(key);
+          stopping.push(own.close());
+        }
     }
     await Promise.all(stopping);
-    const { file: _file, variables: _variables, ...context } = this.options;
     for (const server of wanted.values())
-      this.links.set(server.name, { link: new McpLink(server, context), definition: JSON.stringify(server) });
+      this.links.set(server.name, {
+        link: new McpLink(server, this.context()),
+        definition: JSON.stringify(server),
+      });
     if (stopping.length > 0) this.options.onToolsChanged();
   }
 }

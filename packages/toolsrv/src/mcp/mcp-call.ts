@@ -3,6 +3,7 @@ import { LogStream } from "@ollie/virtfs";
 import { OutputBuffer } from "../exec/output-buffer.js";
 import type { ToolOutcome, ToolRun } from "../exec/run-tool.js";
 import type { McpToolEntry } from "./mcp-bridge.js";
+import type { McpLink } from "./mcp-link.js";
 import { mcpResultText } from "./mcp-result.js";
 
 export interface McpCallRunOptions {
@@ -22,6 +23,8 @@ const progressLine = (p: Progress) =>
  */
 export function startMcpCall(
   entry: McpToolEntry,
+  /** The server to call: the shared one, or the agent's own. */
+  link: McpLink,
   args: Record<string, unknown>,
   options: McpCallRunOptions,
 ): ToolRun {
@@ -45,7 +48,7 @@ export function startMcpCall(
   });
   const done = (async (): Promise<ToolOutcome> => {
     try {
-      const result = await entry.link.call(entry.tool, args, {
+      const result = await link.call(entry.tool, args, {
         signal,
         onprogress: (p) => stream.append(Buffer.from(progressLine(p))),
       });
@@ -71,7 +74,7 @@ export function startMcpCall(
   })();
   return {
     tool: entry.meta.name,
-    pid: entry.link.pid,
+    pid: link.pid,
     startedAt,
     stream,
     done,

@@ -33,6 +33,11 @@ export interface StdioServerConfig extends ServerCommon {
   cwd?: string;
   /** Added to toolsrv's policy for this server. */
   sandbox?: PolicyLayer;
+  /**
+   * One server for every agent (the default), or, when false, one per agent: started at the agent's first
+   * call in its working directory with its environment, as its tools are.
+   */
+  shared: boolean;
 }
 
 /** A server already running somewhere, reached over Streamable HTTP. */
@@ -72,6 +77,7 @@ const stdioSchema = z.looseObject({
   env: z.record(z.string(), z.string()).default({}),
   cwd: z.string().startsWith("/", "cwd must be an absolute path").optional(),
   sandbox: z.unknown().optional(),
+  shared: z.boolean().default(true),
   ...common,
 });
 const httpSchema = z.looseObject({
@@ -178,6 +184,7 @@ function checkServer(
     command: expand(r.command),
     args: r.args.map(expand),
     env: expandAll(r.env),
+    shared: r.shared,
   };
   if (r.cwd !== undefined) server.cwd = expand(r.cwd);
   if (r.sandbox !== undefined) server.sandbox = validateLayer(r.sandbox, `${source}.sandbox`);

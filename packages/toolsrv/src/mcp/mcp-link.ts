@@ -65,6 +65,9 @@ export class McpLink {
   problem: string | undefined;
   pid: number | undefined;
   restarts = 0;
+  /** Calls under way, and when one last started or ended: how long it has been idle. */
+  inFlight = 0;
+  lastUsed = Date.now();
   /** Resolves once the first attempt has ended, however. */
   readonly firstAttempt: Promise<void>;
   private client: Client | undefined;
@@ -78,6 +81,8 @@ export class McpLink {
   constructor(
     readonly config: McpServerConfig,
     private readonly context: LinkContext,
+    /** The agent whose own server this is; none for a shared one. */
+    readonly agent?: string,
   ) {
     this.firstAttempt = this.attempt();
   }
@@ -92,14 +97,21 @@ export class McpLink {
   }
 
   async call(tool: string, args: Record<string, unknown>, options: McpCallOptions): Promise<CallToolResult> {
-    const client = await this.whenReady(options.signal);
-    const result = await client.callTool({ name: tool, arguments: args }, undefined, {
-      signal: options.signal,
-      // The caller's signal carries the tool's timeout; the SDK's own (60 s) must not cut it shorter.
-      timeout: 2 ** 31 - 1,
-      ...(options.onprogress && { onprogress: options.onprogress }),
-    });
-    return result as CallToolResult;
+    this.inFlight++;
+    this.lastUsed = Date.now();
+    try {
+      const client = await this.whenReady(options.signal);
+      const result = await client.callTool({ name: tool, arguments: args }, undefined, {
+        signal: options.signal,
+        // The caller's signal carries the tool's timeout; the SDK's own (60 s) must not cut it shorter.
+        timeout: 2 ** 31 - 1,
+        ...(options.onprogress && { onprogress: options.onprogress }),
+      });
+      return result as CallToolResult;
+    } finally {
+      this.inFlight--;
+      this.lastUsed = Date.now();
+    }
   }
 
   /** Stops the server for good. */

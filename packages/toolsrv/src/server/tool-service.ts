@@ -91,10 +91,15 @@ export class ToolService {
     let run: ToolRun;
     try {
       run = isMcpTool(entry)
-        ? startMcpCall(entry, request.args, {
-            ...(this.options.maxOutputBytes && { maxOutputBytes: this.options.maxOutputBytes }),
-            ...(!request.detach && { signal }),
-          })
+        ? startMcpCall(
+            entry,
+            this.sources.mcp!.linkFor(entry, { uname, cwd: request.cwd, env }),
+            request.args,
+            {
+              ...(this.options.maxOutputBytes && { maxOutputBytes: this.options.maxOutputBytes }),
+              ...(!request.detach && { signal }),
+            },
+          )
         : await startTool(
             entry,
             {
