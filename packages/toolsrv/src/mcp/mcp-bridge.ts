@@ -1,6 +1,6 @@
 import type { BrokenTool, ToolMeta } from "../metadata/tool-meta.js";
 import { configStamp, readMcpConfig } from "./mcp-config.js";
-import { type LinkContext, type LinkState, McpLink } from "./mcp-link.js";
+import type { LinkContext, LinkState, McpLink } from "./mcp-link.js";
 import { mcpToolMeta } from "./mcp-tool-meta.js";
 
 /** A tool of an MCP server, as an Ollie tool. */
@@ -55,6 +55,8 @@ export class McpBridge {
   /** Agents' own servers, by server name and uname. */
   private readonly agentLinks = new Map<string, McpLink>();
   private sweeper: NodeJS.Timeout | undefined;
+  /** Loaded with the first server: the MCP SDK costs a toolsrv without servers nothing at start. */
+  private Link: typeof McpLink | undefined;
   private configBroken: BrokenTool[] = [];
   private stamp: string | undefined | null = null;
   private refreshing: Promise<void> | undefined;
@@ -83,7 +85,7 @@ export class McpBridge {
     const key = `${config.name}\0${agent.uname}`;
     let own = this.agentLinks.get(key);
     if (!own || own.state.get() === "stopped") {
-      own = new McpLink(
+      own = new this.Link!(
         { ...config, cwd: agent.cwd },
         { ...this.context(), env: agent.env, onToolsChanged: () => {} },
         agent.uname,
@@ -192,9 +194,10 @@ export class McpBridge {
         }
     }
     await Promise.all(stopping);
+    if (wanted.size > 0) this.Link ??= (await import("./mcp-link.js")).McpLink;
     for (const server of wanted.values())
       this.links.set(server.name, {
-        link: new McpLink(server, this.context()),
+        link: new this.Link!(server, this.context()),
         definition: JSON.stringify(server),
       });
     if (stopping.length > 0) this.options.onToolsChanged();
