@@ -47,6 +47,12 @@ export class RedialingTools implements ToolExecutor {
   }
 
   private connection(): Promise<ToolsrvConn> {
+    // The host's toolsrv ended or its connection was lost: a connection made before is dead, whether or not
+    // it has noticed yet (a dial since then would have cleared the loss), so a call goes to a new one.
+    if (this.#conn && this.lostReason() !== undefined) {
+      void this.#conn.close().catch(() => {});
+      this.#conn = undefined;
+    }
     if (this.#conn) return Promise.resolve(this.#conn);
     this.#dialing ??= this.dial(this.#loaded).then(
       (conn) => {
