@@ -29,8 +29,8 @@ async function freePort(): Promise<number> {
 }
 
 /** server-everything serving Streamable HTTP, as a server someone else runs. */
-async function startEverythingHttp(): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
+async function startEverythingHttp(given?: number): Promise<{ url: string; child: ChildProcess }> {
+  const port = given ?? (await freePort());
   const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], {
     env: { ...process.env, PORT: String(port) },
     stdio: ["ignore", "ignore", "pipe"],
@@ -275,6 +275,18 @@ describe("MCP servers' tools in toolsrv", () => {
       output: expect.stringContaining("42"),
     });
     expect(recorder.headers[0]).toMatchObject({ authorization: "Bearer t0ken", "x-team": "core" });
+  });
+
+  it("connects again to a Streamable HTTP server that was restarted and forgot the session", async () => {
+    const port = new URL(everythingHttp.url).port;
+    everythingHttp.child.kill();
+    await new Promise((resolve) => everythingHttp.child.once("exit", resolve));
+    everythingHttp = await startEverythingHttp(Number(port));
+    expect(await call("agent6", "mcp__remote__get-sum", { a: 1, b: 2 })).toMatchObject({
+      isError: false,
+      output: expect.stringContaining("3"),
+    });
+    expect((await statusOf("remote")).restarts).toBe(1);
   });
 
   it("follows edits of mcp.json: a server added starts, one removed stops", async () => {

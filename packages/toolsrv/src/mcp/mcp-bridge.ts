@@ -33,6 +33,12 @@ export interface McpAgent {
   env: Record<string, string>;
 }
 
+/**
+ * How long after a server is added a look at the tools waits for its first start: the tools of one still
+ * starting after that appear once it has (the agents' revisions move then), and no look waits for it.
+ */
+const FIRST_LOOK_MS = 10_000;
+
 /** An agent's own server that has had no call for this long is stopped (its next call starts it again). */
 const AGENT_IDLE_MS = 10 * 60_000;
 
@@ -64,16 +70,6 @@ export class McpBridge {
 
   constructor(private readonly options: McpBridgeOptions) {}
 
-  /** The servers' tools, by Ollie name, once every server's first start has ended. */
-  async tools(): Promise<Map<string, McpToolEntry>> {
-    return (await this.survey()).tools;
-  }
-
-  /** Entries of mcp.json that cannot be used, servers that do not run, and tools that cannot be named. */
-  async broken(): Promise<BrokenTool[]> {
-    return (await this.survey()).broken;
-  }
-
   /**
    * The server a call goes to: the shared one, or for an entry with `"shared": false` the agent's own,
    * started at its first call in the agent's directory with its tools' environment, so the session's policy
@@ -82,6 +78,7 @@ export class McpBridge {
   linkFor(entry: McpToolEntry, agent: McpAgent): McpLink {
     const config = entry.link.config;
     if (config.kind === "http" || config.shared) return entry.link;
+    if (this.closed) throw new Error(`the MCP server ${config.name} was stopped`);
     const key = `${config.name}\0${agent.uname}`;
     let own = this.agentLinks.get(key);
     if (!own || own.state.get() === "stopped") {
@@ -122,15 +119,29 @@ export class McpBridge {
     this.agentLinks.clear();
   }
 
-  private async survey(): Promise<{ tools: Map<string, McpToolEntry>; broken: BrokenTool[] }> {
+  /**
+   * The servers' tools, by Ollie name, and what cannot be used (entries of mcp.json, servers that do not
+   * run, tools); with `wait`, once the first start of every server added in the last 10 s has ended (or
+   * those 10 s have).
+   */
+  async survey(wait: boolean): Promise<{ tools: Map<string, McpToolEntry>; broken: BrokenTool[] }> {
     await this.refresh();
     const links = [...this.links.values()].map((l) => l.link);
-    await Promise.all(links.map((l) => l.firstAttempt));
+    const now = Date.now();
+    if (wait)
+      await Promise.all(
+        links.map((l) => Promise.race([l.firstAttempt, settle(l.createdAt + FIRST_LOOK_MS - now)])),
+      );
     const tools = new Map<string, McpToolEntry>();
     const broken = [...this.configBroken];
     for (const link of links) {
       if (link.state.get() === "broken" && link.tools.length === 0)
         broken.push({ file: link.config.source, reason: link.problem ?? "not running" });
+      for (const refused of link.listing.refused)
+        broken.push({
+          file: link.config.source,
+          reason: `its tool '${refused.name}' cannot be used: ${refused.reason}`,
+        });
       for (const tool of link.tools) {
         const meta = mcpToolMeta(link.config, tool);
         const earlier = tools.get(meta.name);
@@ -203,3 +214,9 @@ export class McpBridge {
     if (stopping.length > 0) this.options.onToolsChanged();
   }
 }
+
+const settle = (ms: number) =>
+  new Promise<void>((resolve) => {
+    if (ms > 0) setTimeout(resolve, ms).unref();
+    else resolve();
+  });

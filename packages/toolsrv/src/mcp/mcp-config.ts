@@ -1,4 +1,5 @@
 import { stat } from "node:fs/promises";
+import { isAbsolute } from "node:path";
 import {
   type ConfigDocument,
   ConfigError,
@@ -75,7 +76,7 @@ const stdioSchema = z.looseObject({
   command: z.string({ error: "missing: the command that starts the server (or a url)" }).min(1),
   args: z.array(z.string()).default([]),
   env: z.record(z.string(), z.string()).default({}),
-  cwd: z.string().startsWith("/", "cwd must be an absolute path").optional(),
+  cwd: z.string().min(1).optional(),
   sandbox: z.unknown().optional(),
   shared: z.boolean().default(true),
   ...common,
@@ -186,7 +187,10 @@ function checkServer(
     env: expandAll(r.env),
     shared: r.shared,
   };
-  if (r.cwd !== undefined) server.cwd = expand(r.cwd);
+  if (r.cwd !== undefined) {
+    server.cwd = expand(r.cwd);
+    if (!isAbsolute(server.cwd)) throw new Error(`cwd must be an absolute path, not '${server.cwd}'`);
+  }
   if (r.sandbox !== undefined) server.sandbox = validateLayer(r.sandbox, `${source}.sandbox`);
   return server;
 }

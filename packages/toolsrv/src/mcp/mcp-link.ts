@@ -1,23 +1,19 @@
-import { mkdir } from "node:fs/promises";
-import { dirname, isAbsolute, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import {
-  StreamableHTTPClientTransport,
-  StreamableHTTPError,
-} from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import {
   type CallToolResult,
+  ErrorCode,
+  McpError,
   type Progress,
   type Tool,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { type SandboxExit, type SandboxPolicy, startSandboxed, withLayer } from "@ollie/sandbox";
+import type { SandboxExit } from "@ollie/sandbox";
 import { WatchedValue } from "@ollie/virtfs";
 import { OutputBuffer } from "../exec/output-buffer.js";
-import { NODE_PREFIX } from "../exec/run-tool.js";
-import type { McpServerConfig, StdioServerConfig } from "./mcp-config.js";
-import { SandboxedStdioTransport } from "./sandboxed-stdio.js";
+import type { McpServerConfig } from "./mcp-config.js";
+import { listTools, type ToolListing } from "./mcp-tool-list.js";
+import { type OpenedTransport, openTransport, type TransportContext } from "./mcp-transport.js";
 
 /**
  * `starting` (the first attempt), `ready`, `restarting` (it died, or an attempt failed, and the next one
@@ -26,14 +22,8 @@ import { SandboxedStdioTransport } from "./sandboxed-stdio.js";
  */
 export type LinkState = "starting" | "ready" | "restarting" | "broken" | "stopped";
 
-/** What every server's link shares: toolsrv's sandbox, and where servers live. */
-export interface LinkContext {
-  policy: SandboxPolicy;
-  protect?: readonly string[];
-  /** The environment every stdio server starts with, before its own `env`. */
-  env: Record<string, string>;
-  /** Where a stdio server without a `cwd` gets a working directory of its own. */
-  workDir: string;
+/** What every server's link shares: toolsrv's sandbox, where servers live, and who to tell of changes. */
+export interface LinkContext extends TransportContext {
   /** Who we are, in MCP's initialize. */
   clientInfo: { name: string; version: string };
   log?: (line: string) => void;
@@ -52,6 +42,8 @@ const FIRST_BACKOFF_MS = 1000;
 const MAX_BACKOFF_MS = 60_000;
 /** A server that stayed up this long before it died starts again at the first backoff. */
 const STABLE_MS = 30_000;
+/** How long a failure's description waits for the process's exit status and the end of its stderr. */
+const EXIT_WAIT_MS = 500;
 
 /**
  * One MCP server: started (or connected to) once, its tools listed, restarted with backoff when it dies
@@ -59,15 +51,17 @@ const STABLE_MS = 30_000;
  */
 export class McpLink {
   readonly state = new WatchedValue<LinkState>("starting");
-  /** Its tools as last listed (kept while it restarts). */
-  tools: Tool[] = [];
+  /** Its tools as last listed (kept while it restarts), and those it offered that cannot be used. */
+  listing: ToolListing = { tools: [], refused: [] };
   /** Why it is broken or restarting: the last failure, with the end of its standard error. */
   problem: string | undefined;
+  /** The sandbox launcher's process, which a stdio server runs under. */
   pid: number | undefined;
   restarts = 0;
   /** Calls under way, and when one last started or ended: how long it has been idle. */
   inFlight = 0;
   lastUsed = Date.now();
+  readonly createdAt = Date.now();
   /** Resolves once the first attempt has ended, however. */
   readonly firstAttempt: Promise<void>;
   private client: Client | undefined;
@@ -75,8 +69,14 @@ export class McpLink {
   private failures = 0;
   private readyAt = 0;
   private timer: NodeJS.Timeout | undefined;
-  /** How the process ended, once it has and its standard error is read to the end. */
+  private attempting: Promise<void> | undefined;
+  /** The transport of the attempt under way, which close() must end too. */
+  private opening: OpenedTransport | undefined;
   private exit: Promise<SandboxExit> | undefined;
+  /** The last error the connection reported (a message too big, a line that is not JSON-RPC). */
+  private lastError: string | undefined;
+  /** The description of the last end, while it is being made. */
+  private ending: Promise<string> | undefined;
 
   constructor(
     readonly config: McpServerConfig,
@@ -91,6 +91,14 @@ export class McpLink {
     return this.config.name;
   }
 
+  get tools(): Tool[] {
+    return this.listing.tools;
+  }
+
+  private get stopped(): boolean {
+    return this.state.get() === "stopped";
+  }
+
   /** The end of what the server wrote to standard error. */
   stderrTail(): string {
     return this.stderr.text();
@@ -100,27 +108,64 @@ export class McpLink {
     this.inFlight++;
     this.lastUsed = Date.now();
     try {
-      const client = await this.whenReady(options.signal);
-      const result = await client.callTool({ name: tool, arguments: args }, undefined, {
-        signal: options.signal,
-        // The caller's signal carries the tool's timeout; the SDK's own (60 s) must not cut it shorter.
-        timeout: 2 ** 31 - 1,
-        ...(options.onprogress && { onprogress: options.onprogress }),
-      });
-      return result as CallToolResult;
+      try {
+        return await this.callOnce(tool, args, options);
+      } catch (error) {
+        // An HTTP server that no longer knows the session did not run the call: once more, on a new session.
+        if (!this.sessionLost(error) || !unknownSession(error)) throw error;
+        return await this.callOnce(tool, args, options);
+      }
+    } catch (error) {
+      throw await this.explain(error);
     } finally {
       this.inFlight--;
       this.lastUsed = Date.now();
     }
   }
 
-  /** Stops the server for good. */
+  /** Stops the server for good, and waits for an attempt under way to end. */
   async close(): Promise<void> {
     this.state.set("stopped");
     clearTimeout(this.timer);
     const client = this.client;
     this.client = undefined;
-    await client?.close().catch(() => undefined);
+    await Promise.all([
+      client?.close().catch(() => undefined),
+      this.opening?.transport.close().catch(() => undefined),
+    ]);
+    await this.attempting;
+  }
+
+  private async callOnce(
+    tool: string,
+    args: Record<string, unknown>,
+    options: McpCallOptions,
+  ): Promise<CallToolResult> {
+    const client = await this.whenReady(options.signal);
+    const result = await client.callTool({ name: tool, arguments: args }, undefined, {
+      signal: options.signal,
+      // The caller's signal carries the tool's timeout; the SDK's own (60 s) must not cut it shorter.
+      timeout: 2 ** 31 - 1,
+      ...(options.onprogress && { onprogress: options.onprogress }),
+    });
+    return result as CallToolResult;
+  }
+
+  /** A call the server's end cut off says how it ended. */
+  private async explain(error: unknown): Promise<unknown> {
+    const closed = error instanceof McpError && error.code === ErrorCode.ConnectionClosed;
+    if (!closed || !this.ending) return error;
+    return new Error(`the MCP server ${this.name} ended during the call: ${await this.ending}`);
+  }
+
+  /** Whether an HTTP server forgot the session or cannot be reached; if so, it is connected to again. */
+  private sessionLost(error: unknown): boolean {
+    if (this.config.kind !== "http") return false;
+    const lost =
+      (error instanceof StreamableHTTPError && (error.code === 404 || error.code === 400)) ||
+      (error instanceof TypeError && /fetch failed/.test(error.message));
+    if (lost && this.state.get() === "ready") this.lost(`the connection failed: ${(error as Error).message}`);
+    return lost;
   }
 
   private async whenReady(signal: AbortSignal): Promise<Client> {
@@ -133,51 +178,78 @@ export class McpLink {
     }
   }
 
-  private async attempt(): Promise<void> {
-    if (this.state.get() === "stopped") return;
+  private attempt(): Promise<void> {
+    this.attempting = this.start().finally(() => {
+      this.attempting = undefined;
+    });
+    return this.attempting;
+  }
+
+  private async start(): Promise<void> {
+    if (this.stopped) return;
     this.stderr = new OutputBuffer(STDERR_TAIL);
+    this.lastError = undefined;
     const client = new Client(this.context.clientInfo, { capabilities: {} });
     let connected = false;
     client.onclose = () => {
-      if (connected && this.client === client) this.lost();
+      if (connected && this.client === client) this.lost("ended");
     };
-    client.onerror = (error) => this.context.log?.(`mcp server ${this.name}: ${error.message}`);
+    client.onerror = (error) => {
+      this.lastError = error.message;
+      this.context.log?.(`mcp server ${this.name}: ${error.message}`);
+    };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       void this.relist(client);
     });
     try {
-      const transport = await this.transport();
+      const opened = await openTransport(this.config, this.context, (chunk) => this.stderr.push(chunk));
+      this.opening = opened;
+      this.pid = opened.pid;
+      this.exit = opened.exit;
+      if (this.stopped) {
+        await opened.transport.close();
+        return;
+      }
       const timeout = this.config.startupTimeoutMs;
-      await client.connect(transport, { timeout });
-      const tools = await listAll(client, timeout);
-      if (this.state.get() === "stopped") {
+      await client.connect(opened.transport, { timeout });
+      const listing = await listTools(client, timeout);
+      if (this.stopped) {
         await client.close();
         return;
       }
       connected = true;
       this.client = client;
-      this.tools = tools;
+      this.listing = listing;
       this.problem = undefined;
+      this.ending = undefined;
       this.readyAt = Date.now();
       this.state.set("ready");
       this.context.onToolsChanged();
     } catch (error) {
       await client.close().catch(() => undefined);
-      if (this.state.get() === "stopped") return;
-      this.problem = await this.describeFailure(`could not start: ${startupError(error)}`);
-      this.context.log?.(`mcp server ${this.name}: ${this.problem}`);
+      if (this.stopped) return;
+      const problem = await this.describeFailure(`could not start: ${startupError(error)}`);
+      if (this.stopped) return;
+      this.problem = problem;
+      this.context.log?.(`mcp server ${this.name}: ${problem}`);
       this.state.set("broken");
       this.retry();
+    } finally {
+      this.opening = undefined;
     }
   }
 
   /** The server died or the connection dropped: start it again after the backoff. */
-  private lost(): void {
-    if (this.state.get() === "stopped") return;
+  private lost(what: string): void {
+    if (this.stopped) return;
+    const client = this.client;
     this.client = undefined;
+    void client?.close().catch(() => undefined);
     if (Date.now() - this.readyAt >= STABLE_MS) this.failures = 0;
-    void this.describeFailure("ended").then((problem) => {
-      this.problem = problem;
+    const ending = this.describeFailure(what);
+    this.ending = ending;
+    void ending.then((problem) => {
+      if (this.ending === ending) this.problem = problem;
       this.context.log?.(`mcp server ${this.name}: ${problem}; restarting`);
     });
     this.state.set("restarting");
@@ -188,6 +260,7 @@ export class McpLink {
     const delay = Math.min(FIRST_BACKOFF_MS * 2 ** this.failures, MAX_BACKOFF_MS);
     this.failures++;
     this.timer = setTimeout(() => {
+      if (this.stopped) return;
       this.restarts++;
       void this.attempt();
     }, delay);
@@ -196,37 +269,17 @@ export class McpLink {
 
   private async relist(client: Client): Promise<void> {
     try {
-      this.tools = await listAll(client, this.config.startupTimeoutMs);
+      this.listing = await listTools(client, this.config.startupTimeoutMs);
       this.context.onToolsChanged();
     } catch (error) {
       this.context.log?.(`mcp server ${this.name}: listing its changed tools: ${(error as Error).message}`);
     }
   }
 
-  private async transport(): Promise<Transport> {
-    this.pid = undefined;
-    this.exit = undefined;
-    const config = this.config;
-    if (config.kind === "http")
-      return new StreamableHTTPClientTransport(config.url, { requestInit: { headers: config.headers } });
-    const cwd = config.cwd ?? join(this.context.workDir, config.name);
-    if (config.cwd === undefined) await mkdir(cwd, { recursive: true, mode: 0o700 });
-    const child = await startSandboxed(config.command, config.args, {
-      policy: serverPolicy(config, this.context.policy),
-      cwd,
-      env: { ...this.context.env, ...config.env },
-      ...(this.context.protect && { protect: this.context.protect }),
-    });
-    child.stderr.on("data", (chunk: Buffer) => this.stderr.push(chunk));
-    this.pid = child.pid;
-    const stderrRead = new Promise((resolve) => child.stderr.once("close", resolve));
-    this.exit = Promise.all([child.exit, stderrRead]).then(([exit]) => exit);
-    return new SandboxedStdioTransport(child, `the MCP server ${config.name}`);
-  }
-
-  /** `what`, with how the process ended (if it has) and the end of its standard error. */
+  /** `what`, with the last error, how the process ended (if it has) and the end of its standard error. */
   private async describeFailure(what: string): Promise<string> {
-    const exit = this.exit && (await Promise.race([this.exit, settle(500)]));
+    const exit = this.exit && (await Promise.race([this.exit, settle(EXIT_WAIT_MS)]));
+    const error = this.lastError ? `; the last error: ${this.lastError}` : "";
     const how =
       exit === undefined
         ? ""
@@ -234,15 +287,8 @@ export class McpLink {
           ? `; it exited with status ${exit.exitCode}`
           : `; it was killed by ${exit.signal}`;
     const tail = this.stderr.text().trim();
-    return `${what}${how}${tail ? `; its standard error ends:\n  ${tail.split("\n").slice(-10).join("\n  ")}` : ""}`;
+    return `${what}${error}${how}${tail ? `; its standard error ends:\n  ${tail.split("\n").slice(-10).join("\n  ")}` : ""}`;
   }
-}
-
-/** toolsrv's policy, with read-and-execute on Node and on the command's own directory, then the server's layer. */
-function serverPolicy(config: StdioServerConfig, policy: SandboxPolicy): SandboxPolicy {
-  const rox = [NODE_PREFIX, ...(isAbsolute(config.command) ? [dirname(config.command)] : [])];
-  const base = withLayer(policy, { filesystem: { rox } }, `mcp server ${config.name}`);
-  return config.sandbox ? withLayer(base, config.sandbox, `${config.source}.sandbox`) : base;
 }
 
 /** Why a start failed; for an HTTP server, with the status, and what to do about a refused credential. */
@@ -256,16 +302,13 @@ function startupError(error: unknown): string {
   return `HTTP ${error.code}${credentials}: ${message}`;
 }
 
-/** Every page of the server's tools. */
-async function listAll(client: Client, timeout: number): Promise<Tool[]> {
-  const tools: Tool[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout });
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
-  return tools;
+/**
+ * A refusal for a session the server does not know (it restarted, or dropped it): 404 in the specification,
+ * 400 naming the session from servers built on older SDKs. Either way the request was not run.
+ */
+function unknownSession(error: unknown): boolean {
+  if (!(error instanceof StreamableHTTPError)) return false;
+  return error.code === 404 || (error.code === 400 && /session/i.test(error.message));
 }
 
 const settle = (ms: number) =>

@@ -48,7 +48,10 @@ export class SandboxedStdioTransport implements Transport {
     try {
       this.buffer.append(chunk);
     } catch (error) {
-      this.onerror?.(new Error(`${this.label}: ${(error as Error).message}`));
+      // The message cannot be taken whole, nor the stream followed after it: the server is ended, and the
+      // calls waiting on it fail at once rather than at their timeouts.
+      this.onerror?.(new Error(`${this.label} sent a message too big to take: ${(error as Error).message}`));
+      this.child.end();
       return;
     }
     for (;;) {

@@ -74,9 +74,11 @@ export function toolTree(service: ToolService, options: ToolTreeOptions): Virtua
         0o666,
       ),
       file("call", callFile(service), 0o666),
+      // The servers' standard error may say what agents must not read (another agent's own server's, say).
       file(
         "mcp",
         text(async () => json((await sources.mcp?.status()) ?? [])),
+        { mode: 0o400, owner: options.owner },
       ),
       each(
         "proc",

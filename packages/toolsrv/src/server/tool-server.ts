@@ -95,6 +95,6 @@ function startMcp(options: ToolServerOptions, mcp: McpOptions, onToolsChanged: (
     onToolsChanged,
   });
   // Servers start with toolsrv, not at the first look, so their tools are listed by the time an agent asks.
-  void bridge.tools().catch((error: unknown) => options.log?.(`mcp: ${(error as Error).message}`));
+  void bridge.survey(false).catch((error: unknown) => options.log?.(`mcp: ${(error as Error).message}`));
   return bridge;
 }

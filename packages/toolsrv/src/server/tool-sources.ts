@@ -17,32 +17,37 @@ export class ToolSources {
     readonly mcp: McpBridge | undefined,
   ) {}
 
+  /** Every tool, once the MCP servers added a moment ago have started (see McpBridge.tools). */
   async tools(): Promise<ReadonlyMap<string, ToolEntry>> {
-    return (await this.survey()).tools;
+    return (await this.survey(true)).tools;
   }
 
+  /** A tool by name: one already known is had at once, whatever servers are still starting. */
   async get(name: string): Promise<ToolEntry | undefined> {
-    return (await this.tools()).get(name);
+    const known = (await this.survey(false)).tools.get(name);
+    if (known || !name.startsWith("mcp__")) return known;
+    return (await this.survey(true)).tools.get(name);
   }
 
   async broken(): Promise<readonly BrokenTool[]> {
-    return (await this.survey()).broken;
+    return (await this.survey(true)).broken;
   }
 
-  private async survey(): Promise<{ tools: ReadonlyMap<string, ToolEntry>; broken: BrokenTool[] }> {
+  private async survey(
+    wait: boolean,
+  ): Promise<{ tools: ReadonlyMap<string, ToolEntry>; broken: BrokenTool[] }> {
     if (!this.mcp) {
       const [tools, broken] = await Promise.all([this.catalog.tools(), this.catalog.broken()]);
       return { tools, broken: [...broken] };
     }
-    const [files, fileBroken, mcpTools, mcpBroken] = await Promise.all([
+    const [files, fileBroken, mcp] = await Promise.all([
       this.catalog.tools(),
       this.catalog.broken(),
-      this.mcp.tools(),
-      this.mcp.broken(),
+      this.mcp.survey(wait),
     ]);
     const tools = new Map<string, ToolEntry>(files);
-    const broken = [...fileBroken, ...mcpBroken];
-    for (const [name, entry] of mcpTools) {
+    const broken = [...fileBroken, ...mcp.broken];
+    for (const [name, entry] of mcp.tools) {
       const file = files.get(name);
       if (file)
         broken.push({ file: entry.link.config.source, reason: `its tool ${name} is also ${file.file}` });
