@@ -69,7 +69,7 @@ describe("MCP servers that misbehave", () => {
     expect((await statusOf("hang")).state).toBe("starting");
   });
 
-  it("offer the tools that can be used, and say why the others cannot", async () => {
+  it("offer the tools that can be used, and say why the others cannot; a line that is no message is skipped", async () => {
     expect(await call("mcp__odd__ping")).toMatchObject({ isError: false, output: "pong" });
     const { fsys, close } = await daemon.attach("agent");
     const broken = (await fsys.readFile("broken")).toString();
