@@ -23,6 +23,7 @@ beforeAll(async () => {
     hang: odd("hang", { startupTimeout: 3600 }),
     odd: odd("tools", { timeout: 1 }),
     looping: odd("loop"),
+    big: odd("tools"),
   };
   writeFileSync(join(s.config, "ollie", "mcp.json"), JSON.stringify({ mcpServers }));
   daemon = await startDaemon(s);
@@ -100,9 +101,9 @@ describe("MCP servers that misbehave", () => {
   });
 
   it("end a server whose message is too big to take, failing the call at once", async () => {
-    const huge = await call("mcp__odd__huge");
+    const huge = await call("mcp__big__huge");
     expect(huge).toMatchObject({ isError: true, timedOut: false });
-    expect(huge.output).toMatch(/ended during the call: .*too big to take/);
+    expect(huge.output).toMatch(/the MCP server big ended during the call: ended: it sent a message too big/);
   });
 
   it("are stopped with toolsrv, even while starting", async () => {

@@ -73,8 +73,8 @@ export class McpLink {
   /** The transport of the attempt under way, which close() must end too. */
   private opening: OpenedTransport | undefined;
   private exit: Promise<SandboxExit> | undefined;
-  /** The last error the connection reported (a message too big, a line that is not JSON-RPC). */
-  private lastError: string | undefined;
+  /** Why the transport ended the server itself (a message too big to take), if it did. */
+  private endReason: (() => string | undefined) | undefined;
   /** The description of the last end, while it is being made. */
   private ending: Promise<string> | undefined;
 
@@ -188,16 +188,12 @@ export class McpLink {
   private async start(): Promise<void> {
     if (this.stopped) return;
     this.stderr = new OutputBuffer(STDERR_TAIL);
-    this.lastError = undefined;
     const client = new Client(this.context.clientInfo, { capabilities: {} });
     let connected = false;
     client.onclose = () => {
       if (connected && this.client === client) this.lost("ended");
     };
-    client.onerror = (error) => {
-      this.lastError = error.message;
-      this.context.log?.(`mcp server ${this.name}: ${error.message}`);
-    };
+    client.onerror = (error) => this.context.log?.(`mcp server ${this.name}: ${error.message}`);
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       void this.relist(client);
     });
@@ -206,6 +202,7 @@ export class McpLink {
       this.opening = opened;
       this.pid = opened.pid;
       this.exit = opened.exit;
+      this.endReason = opened.endReason;
       if (this.stopped) {
         await opened.transport.close();
         return;
@@ -276,10 +273,11 @@ export class McpLink {
     }
   }
 
-  /** `what`, with the last error, how the process ended (if it has) and the end of its standard error. */
+  /** `what`, with why it was ended, how the process ended (if it has) and the end of its standard error. */
   private async describeFailure(what: string): Promise<string> {
     const exit = this.exit && (await Promise.race([this.exit, settle(EXIT_WAIT_MS)]));
-    const error = this.lastError ? `; the last error: ${this.lastError}` : "";
+    const ended = this.endReason?.();
+    const error = ended ? `: ${ended}` : "";
     const how =
       exit === undefined
         ? ""

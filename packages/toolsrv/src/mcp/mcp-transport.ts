@@ -30,6 +30,8 @@ export interface OpenedTransport {
   pid?: number;
   /** How the process ended, once it has and its standard error is read to the end. */
   exit?: Promise<SandboxExit>;
+  /** Why the transport ended the server itself, if it did. */
+  endReason?: () => string | undefined;
 }
 
 /** Starts a stdio server under the sandbox, or makes the transport to an HTTP one. */
@@ -52,8 +54,10 @@ export async function openTransport(
   });
   child.stderr.on("data", stderr);
   const stderrRead = new Promise((resolve) => child.stderr.once("close", resolve));
+  const transport = new SandboxedStdioTransport(child, `the MCP server ${config.name}`);
   return {
-    transport: new SandboxedStdioTransport(child, `the MCP server ${config.name}`),
+    transport,
+    endReason: () => transport.endReason,
     pid: child.pid,
     exit: Promise.all([child.exit, stderrRead]).then(([exit]) => exit),
   };

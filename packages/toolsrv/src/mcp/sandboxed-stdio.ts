@@ -14,6 +14,8 @@ export class SandboxedStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   private readonly buffer = new ReadBuffer();
   private closed = false;
+  /** Why this transport ended the server itself, if it did. */
+  endReason: string | undefined;
 
   constructor(
     private readonly child: SandboxedProcess,
@@ -50,7 +52,8 @@ export class SandboxedStdioTransport implements Transport {
     } catch (error) {
       // The message cannot be taken whole, nor the stream followed after it: the server is ended, and the
       // calls waiting on it fail at once rather than at their timeouts.
-      this.onerror?.(new Error(`${this.label} sent a message too big to take: ${(error as Error).message}`));
+      this.endReason = `it sent a message too big to take (${(error as Error).message})`;
+      this.onerror?.(new Error(`${this.label}: ${this.endReason}`));
       this.child.end();
       return;
     }
