@@ -1,14 +1,19 @@
 import { HEADER_SIZE, MAXWELEM, QID_SIZE } from "./constants.js";
 import { ProtocolError } from "./errors.js";
+import { decodeLinuxBody } from "./linux/codec.js";
+import { LINUX_BY_NUMBER } from "./linux/messages.js";
 import { FrameCursor } from "./reader.js";
 import type { Message } from "./types.js";
+
+/** The protocol a connection speaks: 9P2000.L adds its messages and `n_uname[4]` to Tauth and Tattach. */
+export type Dialect = "9P2000" | "9P2000.L";
 
 /**
  * Decodes one whole frame (as delimited by its size field). Throws ProtocolError — carrying the tag when the
  * header was readable — for an unknown type, a field running past the end, or bytes left over. Never allocates
  * more than the frame itself: counts are checked against the bytes present before anything is read.
  */
-export function decodeMessage(frame: Buffer): Message {
+export function decodeMessage(frame: Buffer, dialect: Dialect = "9P2000"): Message {
   if (frame.length < HEADER_SIZE) {
     throw new ProtocolError(`message of ${frame.length} bytes is shorter than a header`);
   }
@@ -19,32 +24,36 @@ export function decodeMessage(frame: Buffer): Message {
   const typeNumber = frame[4]!;
   const tag = frame.readUInt16LE(5);
   const c = new FrameCursor(frame, HEADER_SIZE, frame.length, tag);
-  const m = decodeBody(c, typeNumber, tag);
+  const linux = dialect === "9P2000.L";
+  const linuxType = linux ? LINUX_BY_NUMBER.get(typeNumber) : undefined;
+  const m = linuxType ? decodeLinuxBody(c, linuxType, tag) : decodeBody(c, typeNumber, tag, linux);
   if (c.offset !== c.end) {
     throw new ProtocolError(`${m.type} has ${c.end - c.offset} bytes left over`, tag);
   }
   return m;
 }
 
-function decodeBody(c: FrameCursor, typeNumber: number, tag: number): Message {
+function decodeBody(c: FrameCursor, typeNumber: number, tag: number, linux: boolean): Message {
   switch (typeNumber) {
     case 100:
       return { type: "Tversion", tag, msize: c.u32("msize"), version: c.string("version") };
     case 101:
       return { type: "Rversion", tag, msize: c.u32("msize"), version: c.string("version") };
-    case 102:
-      return { type: "Tauth", tag, afid: c.u32("afid"), uname: c.string("uname"), aname: c.string("aname") };
+    case 102: {
+      const afid = c.u32("afid");
+      const uname = c.string("uname");
+      const aname = c.string("aname");
+      return { type: "Tauth", tag, afid, uname, aname, ...(linux && { nUname: c.u32("n_uname") }) };
+    }
     case 103:
       return { type: "Rauth", tag, aqid: c.qid("aqid") };
-    case 104:
-      return {
-        type: "Tattach",
-        tag,
-        fid: c.u32("fid"),
-        afid: c.u32("afid"),
-        uname: c.string("uname"),
-        aname: c.string("aname"),
-      };
+    case 104: {
+      const fid = c.u32("fid");
+      const afid = c.u32("afid");
+      const uname = c.string("uname");
+      const aname = c.string("aname");
+      return { type: "Tattach", tag, fid, afid, uname, aname, ...(linux && { nUname: c.u32("n_uname") }) };
+    }
     case 105:
       return { type: "Rattach", tag, qid: c.qid() };
     case 107:

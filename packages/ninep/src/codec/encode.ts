@@ -1,19 +1,25 @@
 import { MessageTypeNumber, QID_SIZE } from "./constants.js";
+import { encodeLinuxBody, linuxBodySize } from "./linux/codec.js";
+import { isLinuxMessageName, LINUX_MESSAGES, type LinuxMessage } from "./linux/messages.js";
 import type { Message } from "./types.js";
 import { FrameWriter, statSize, stringSize } from "./writer.js";
 
+const isLinux = (m: Message): m is LinuxMessage => isLinuxMessageName(m.type);
+const nUnameSize = (m: { nUname?: number }) => (m.nUname === undefined ? 0 : 4);
+
 /** Encoded size of a message's body (everything after the 7-byte header). */
 function bodySize(m: Message): number {
+  if (isLinux(m)) return linuxBodySize(m);
   switch (m.type) {
     case "Tversion":
     case "Rversion":
       return 4 + stringSize(m.version);
     case "Tauth":
-      return 4 + stringSize(m.uname) + stringSize(m.aname);
+      return 4 + stringSize(m.uname) + stringSize(m.aname) + nUnameSize(m);
     case "Rauth":
       return QID_SIZE;
     case "Tattach":
-      return 8 + stringSize(m.uname) + stringSize(m.aname);
+      return 8 + stringSize(m.uname) + stringSize(m.aname) + nUnameSize(m);
     case "Rattach":
       return QID_SIZE;
     case "Rerror":
@@ -68,6 +74,12 @@ export function encodeMessage(m: Message): Buffer {
   const size = messageSize(m);
   const w = new FrameWriter(Buffer.allocUnsafe(size));
   w.u32(size);
+  if (isLinux(m)) {
+    w.u8(LINUX_MESSAGES[m.type].number);
+    w.u16(m.tag);
+    encodeLinuxBody(w, m);
+    return w.buf;
+  }
   w.u8(MessageTypeNumber[m.type]);
   w.u16(m.tag);
   switch (m.type) {
@@ -80,6 +92,7 @@ export function encodeMessage(m: Message): Buffer {
       w.u32(m.afid);
       w.string(m.uname);
       w.string(m.aname);
+      if (m.nUname !== undefined) w.u32(m.nUname);
       break;
     case "Rauth":
       w.qid(m.aqid);
@@ -89,6 +102,7 @@ export function encodeMessage(m: Message): Buffer {
       w.u32(m.afid);
       w.string(m.uname);
       w.string(m.aname);
+      if (m.nUname !== undefined) w.u32(m.nUname);
       break;
     case "Rattach":
       w.qid(m.qid);

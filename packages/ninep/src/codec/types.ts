@@ -1,10 +1,8 @@
-/** A server's unique identification of a file: `path` is stable for the file's life, `version` changes with it. */
-export interface Qid {
-  /** QT bits: directory, append-only, exclusive, auth, temporary. */
-  type: number;
-  version: number;
-  path: bigint;
-}
+import type { LinuxRMessage, LinuxTMessage } from "./linux/messages.js";
+
+import type { Qid } from "./qid.js";
+
+export type { Qid } from "./qid.js";
 
 /** A directory entry as 9P carries it in Rstat, Twstat and directory reads. */
 export interface Stat {
@@ -41,6 +39,8 @@ export interface Tauth {
   afid: number;
   uname: string;
   aname: string;
+  /** 9P2000.L only: the user's numeric id (NONUNAME: none, use `uname`); absent in 9P2000. */
+  nUname?: number;
 }
 export interface Rauth {
   type: "Rauth";
@@ -54,6 +54,8 @@ export interface Tattach {
   afid: number;
   uname: string;
   aname: string;
+  /** 9P2000.L only: the user's numeric id (NONUNAME: none, use `uname`); absent in 9P2000. */
+  nUname?: number;
 }
 export interface Rattach {
   type: "Rattach";
@@ -175,8 +177,8 @@ export interface Rwstat {
   tag: number;
 }
 
-/** Every request a client may send. */
-export type TMessage =
+/** Every request of 9P2000. */
+export type PlainTMessage =
   | Tversion
   | Tauth
   | Tattach
@@ -191,8 +193,8 @@ export type TMessage =
   | Tstat
   | Twstat;
 
-/** Every reply a server may send. */
-export type RMessage =
+/** Every reply of 9P2000. */
+export type PlainRMessage =
   | Rversion
   | Rauth
   | Rattach
@@ -207,6 +209,11 @@ export type RMessage =
   | Rremove
   | Rstat
   | Rwstat;
+
+/** Every request a client may send, in either dialect. */
+export type TMessage = PlainTMessage | LinuxTMessage;
+/** Every reply a server may send, in either dialect. */
+export type RMessage = PlainRMessage | LinuxRMessage;
 
 export type Message = TMessage | RMessage;
 export type MessageType = Message["type"];

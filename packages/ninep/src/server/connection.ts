@@ -1,16 +1,18 @@
 import type { Duplex } from "node:stream";
 import { IOHDRSZ, NOTAG } from "../codec/constants.js";
-import { decodeMessage } from "../codec/decode.js";
+import { type Dialect, decodeMessage } from "../codec/decode.js";
 import { encodeMessage } from "../codec/encode.js";
 import { ProtocolError } from "../codec/errors.js";
 import { formatMessage } from "../codec/format.js";
 import { FrameReader } from "../codec/frame-reader.js";
+import { Errno } from "../codec/linux/constants.js";
 import type { Message, RMessage, TMessage, Tversion } from "../codec/types.js";
 import { WriteBatcher } from "../transport/write-batcher.js";
 import type { ConnectionContext, ConnectionOptions } from "./connection-context.js";
 import type { FidState } from "./fid-state.js";
 import type { FileServer } from "./file-server.js";
-import { errorText, truncateUtf8 } from "./ninep-error.js";
+import { errnoOf } from "./linux/errno.js";
+import { errorText, NinepError, truncateUtf8 } from "./ninep-error.js";
 import { PendingRequest } from "./pending-request.js";
 import { RequestHandlers } from "./request-handlers.js";
 import { negotiateVersion } from "./version.js";
@@ -28,6 +30,8 @@ const DISPATCH_BATCH = 32;
 export class Connection<A = unknown> implements ConnectionContext<A> {
   msize: number;
   negotiated = false;
+  /** What Tversion settled: 9P2000.L answers errors with Rlerror and has messages of its own. */
+  dialect: Dialect = "9P2000";
   readonly tags = new Map<number, PendingRequest>();
   readonly fids = new Map<number, FidState<A>>();
   private readonly reader: FrameReader;
@@ -134,7 +138,13 @@ export class Connection<A = unknown> implements ConnectionContext<A> {
   }
 
   respondError(req: PendingRequest, err: unknown): void {
-    this.respond(req, { type: "Rerror", tag: req.tag, ename: this.fitError(errorText(err)) });
+    this.respond(req, this.errorReply(req.tag, err));
+  }
+
+  /** Rerror with the error's text, or in 9P2000.L Rlerror with its errno (see errnoOf). */
+  private errorReply(tag: number, err: unknown): RMessage {
+    if (this.dialect === "9P2000.L") return { type: "Rlerror", tag, ecode: errnoOf(err) };
+    return { type: "Rerror", tag, ename: this.fitError(errorText(err)) };
   }
 
   /** Ends the session's state as Tversion and disconnection require: aborts and discards every pending
@@ -240,10 +250,10 @@ export class Connection<A = unknown> implements ConnectionContext<A> {
   private dispatch(frame: Buffer): void {
     let msg: Message;
     try {
-      msg = decodeMessage(frame);
+      msg = decodeMessage(frame, this.dialect);
     } catch (err) {
       if (err instanceof ProtocolError && err.tag !== undefined) {
-        this.send({ type: "Rerror", tag: err.tag, ename: this.fitError(err.message) });
+        this.send(this.errorReply(err.tag, new NinepError(err.message, { errno: Errno.EPROTO })));
       } else {
         this.fail(err as Error);
       }
@@ -255,20 +265,22 @@ export class Connection<A = unknown> implements ConnectionContext<A> {
       return;
     }
     const tag = msg.tag;
+    const refuse = (text: string) =>
+      this.send(this.errorReply(tag, new NinepError(text, { errno: Errno.EPROTO })));
     if (msg.type[0] !== "T") {
-      this.send({ type: "Rerror", tag, ename: `unexpected message ${msg.type}` });
+      refuse(`unexpected message ${msg.type}`);
       return;
     }
     if (!this.negotiated) {
-      this.send({ type: "Rerror", tag, ename: "Tversion must come first" });
+      refuse("Tversion must come first");
       return;
     }
     if (tag === NOTAG) {
-      this.send({ type: "Rerror", tag, ename: "NOTAG is only for Tversion" });
+      refuse("NOTAG is only for Tversion");
       return;
     }
     if (this.tags.has(tag)) {
-      this.send({ type: "Rerror", tag, ename: "duplicate tag" });
+      refuse("duplicate tag");
       return;
     }
     const req = new PendingRequest(tag);
@@ -285,6 +297,7 @@ export class Connection<A = unknown> implements ConnectionContext<A> {
       return;
     }
     this.negotiated = outcome.version !== "unknown";
+    this.dialect = outcome.version === "9P2000.L" ? "9P2000.L" : "9P2000";
     if (this.negotiated) {
       this.msize = outcome.msize;
       this.reader.maxSize = this.attached

@@ -1,4 +1,5 @@
 import type { AuthSession } from "../auth/server-auth.js";
+import type { Dirent } from "../codec/linux/messages.js";
 import type { Qid } from "../codec/types.js";
 import type { Fid } from "./file-server.js";
 import type { PendingRequest } from "./pending-request.js";
@@ -23,6 +24,10 @@ export class FidState<A> implements Fid<A> {
   refs = 1;
   readonly inflight = new Set<PendingRequest>();
   dir: DirListing | null = null;
+  /** A 9P2000.L listing being read through this fid with Treaddir (cookies are indexes into it). */
+  dirents: Dirent[] | null = null;
+  /** A 9P2000.L extended-attribute fid (Txattrwalk): it reads as empty. */
+  xattr = false;
   auth: AuthSession | null = null;
   /** The FileServer made this fid (attach, walk, create), so its `clunk` must see it released. */
   serverOwned = false;

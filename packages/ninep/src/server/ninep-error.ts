@@ -1,7 +1,13 @@
 /** An error whose message is the Rerror text sent to the client. Throw it from a FileServer for clarity;
- * any other Error's message is sent the same way. */
+ * any other Error's message is sent the same way. `errno` is what a 9P2000.L client is told (Rlerror);
+ * without it the engine finds one from the message (see the README's table). */
 export class NinepError extends Error {
   override readonly name = "NinepError";
+  readonly errno: number | undefined;
+  constructor(message: string, options: { errno?: number } = {}) {
+    super(message);
+    this.errno = options.errno;
+  }
 }
 
 /** The Rerror text for a request that failed with `err`. */

@@ -1,8 +1,12 @@
 import { ORCLOSE, OREAD, OTRUNC, OWRITE, QT } from "../codec/constants.js";
+import { NONUNAME } from "../codec/linux/constants.js";
 import { isDontTouchQid, isSyncStat } from "../codec/stat.js";
 import type {
   Qid,
+  Rcreate,
   RMessage,
+  Ropen,
+  Rstat,
   Tattach,
   Tauth,
   Tclunk,
@@ -23,6 +27,10 @@ import { readDirectory } from "./dir-read.js";
 import { FidAccess } from "./fid-access.js";
 import { FidState } from "./fid-state.js";
 import type { FileServer, OpenResult } from "./file-server.js";
+import { call, checkName, isDir, live } from "./handler-call.js";
+import { handleLinux, isLinuxRequest } from "./linux/linux-handlers.js";
+import type { PlainHandlers } from "./linux/plain-handlers.js";
+import { UserIds } from "./linux/user-ids.js";
 import { NinepError } from "./ninep-error.js";
 import type { PendingRequest } from "./pending-request.js";
 
@@ -31,48 +39,6 @@ const OPEN_MODE_BITS = 3 | OTRUNC | ORCLOSE;
 const ROOT_PLACEHOLDER: Qid = { type: QT.DIR, version: 0, path: 0n };
 
 type Work = Exclude<TMessage, Tversion | { type: "Tflush" }>;
-
-function isDir(f: FidState<unknown>): boolean {
-  return (f.qid.type & QT.DIR) !== 0;
-}
-
-function checkName(name: string): void {
-  if (name === "" || name === "." || name === ".." || name.includes("/") || name.includes("\0")) {
-    throw new NinepError(`bad file name '${name}'`);
-  }
-}
-
-const REQUEST = Symbol("request");
-
-/**
- * What a FileServer handler receives. The signal is made only when the handler reads it: most requests
- * finish without anyone looking, and an AbortController costs more than the rest of a small read.
- */
-class HandlerCall<A> {
-  private readonly [REQUEST]: PendingRequest;
-  constructor(
-    req: PendingRequest,
-    readonly fid: FidState<A>,
-  ) {
-    this[REQUEST] = req;
-  }
-  get signal(): AbortSignal {
-    return this[REQUEST].signal;
-  }
-}
-
-/** Starts a FileServer call with `fields`; a request already flushed goes no further. */
-function call<A, T extends object>(req: PendingRequest, fid: FidState<A>, fields?: T): HandlerCall<A> & T {
-  req.throwIfAborted();
-  const c = new HandlerCall(req, fid);
-  return (fields ? Object.assign(c, fields) : c) as HandlerCall<A> & T;
-}
-
-/** The request's signal, for a call that takes one directly; a request already flushed goes no further. */
-function live(req: PendingRequest): AbortSignal {
-  req.throwIfAborted();
-  return req.signal;
-}
 
 function checkOpenMode(mode: number): void {
   if ((mode & ~OPEN_MODE_BITS) !== 0) throw new NinepError(`bad open mode 0x${mode.toString(16)}`);
@@ -83,13 +49,15 @@ function checkOpenMode(mode: number): void {
  * handler, then committing the result (new fids, open state) unless the session was reset meanwhile.
  * Each handler does its fid bookkeeping before its first `await`, that is, in arrival order.
  */
-export class RequestHandlers<A> {
+export class RequestHandlers<A> implements PlainHandlers<A> {
   readonly fids: FidAccess<A>;
+  /** Users' names and numbers, for 9P2000.L's attributes. */
+  readonly ids = new UserIds();
   private authPath = 0n;
 
   constructor(
-    private readonly conn: ConnectionContext<A>,
-    private readonly fs: FileServer<A>,
+    readonly conn: ConnectionContext<A>,
+    readonly fs: FileServer<A>,
   ) {
     this.fids = new FidAccess(conn, fs);
   }
@@ -123,6 +91,7 @@ export class RequestHandlers<A> {
   }
 
   private handle(req: PendingRequest, m: Work, used: FidState<A>[]): Promise<RMessage> {
+    if (isLinuxRequest(m)) return handleLinux(this, req, m, used);
     switch (m.type) {
       case "Tauth":
         return this.auth(m);
@@ -160,21 +129,27 @@ export class RequestHandlers<A> {
     }
   }
 
+  /** The user a Tauth or Tattach names: in 9P2000.L an empty uname with a number is that number's user. */
+  private unameOf(m: Tauth | Tattach): string {
+    if (m.nUname === undefined || m.nUname === NONUNAME) return m.uname;
+    const uname = m.uname === "" ? this.ids.nameOf(m.nUname) : m.uname;
+    this.ids.note(uname, m.nUname);
+    return uname;
+  }
+
   private async auth(m: Tauth): Promise<RMessage> {
     const auth = this.conn.options.auth;
     if (!auth) throw new NinepError("authentication not required");
-    this.checkNames(m.uname, m.aname);
+    const uname = this.unameOf(m);
+    this.checkNames(uname, m.aname);
     const max = this.conn.options.limits.maxAuthFids;
     let held = 0;
     for (const f of this.conn.fids.values()) if (f.auth) held++;
     if (held >= max) throw new NinepError(`too many authentication fids (at most ${max}); clunk one first`);
     const aqid = { type: QT.AUTH, version: 0, path: this.authPath++ };
-    const f = this.fids.reserve(
-      m.afid,
-      () => new FidState<A>(m.afid, m.uname, m.aname, aqid, undefined as A),
-    );
+    const f = this.fids.reserve(m.afid, () => new FidState<A>(m.afid, uname, m.aname, aqid, undefined as A));
     try {
-      f.auth = auth.start(m.uname, m.aname);
+      f.auth = auth.start(uname, m.aname);
     } catch (err) {
       this.fids.unreserve(f);
       throw err;
@@ -183,11 +158,11 @@ export class RequestHandlers<A> {
     return { type: "Rauth", tag: m.tag, aqid };
   }
 
-  private checkAuthentication(m: Tattach): void {
+  private checkAuthentication(m: Tattach, uname: string): void {
     try {
-      this.verifyAttach(m);
+      this.verifyAttach(m, uname);
     } catch (err) {
-      this.refused(m.uname, m.aname, err);
+      this.refused(uname, m.aname, err);
       throw err;
     }
   }
@@ -207,7 +182,7 @@ export class RequestHandlers<A> {
     this.conn.options.auth?.refused?.({ uname, aname, reason, peer: this.conn.peer });
   }
 
-  private verifyAttach(m: Tattach): void {
+  private verifyAttach(m: Tattach, uname: string): void {
     if (m.afid === 0xffffffff) {
       if (this.conn.options.auth) throw new NinepError("authentication required");
       return;
@@ -215,23 +190,24 @@ export class RequestHandlers<A> {
     const a = this.conn.fids.get(m.afid);
     if (!a || a.pending) throw new NinepError("unknown fid");
     if (!a.auth) throw new NinepError("afid is not an authentication file");
-    if (a.uname !== m.uname || a.aname !== m.aname) {
+    if (a.uname !== uname || a.aname !== m.aname) {
       throw new NinepError("afid was made for another uname or aname");
     }
     if (!a.auth.verified()) throw new NinepError("authentication failed");
   }
 
   private async attach(req: PendingRequest, m: Tattach): Promise<RMessage> {
-    this.checkNames(m.uname, m.aname);
-    this.checkAuthentication(m);
+    const uname = this.unameOf(m);
+    this.checkNames(uname, m.aname);
+    this.checkAuthentication(m, uname);
     const f = this.fids.reserve(
       m.fid,
-      () => new FidState<A>(m.fid, m.uname, m.aname, ROOT_PLACEHOLDER, undefined as A),
+      () => new FidState<A>(m.fid, uname, m.aname, ROOT_PLACEHOLDER, undefined as A),
     );
     const end = f.beginBusy();
     try {
       try {
-        f.qid = await this.fs.attach(call(req, f, { uname: m.uname, aname: m.aname }));
+        f.qid = await this.fs.attach(call(req, f, { uname, aname: m.aname }));
       } catch (err) {
         this.fids.unreserve(f);
         throw err;
@@ -323,7 +299,7 @@ export class RequestHandlers<A> {
     }
   }
 
-  private async open(req: PendingRequest, m: Topen, used: FidState<A>[]): Promise<RMessage> {
+  async open(req: PendingRequest, m: Topen, used: FidState<A>[]): Promise<Ropen> {
     const opened = await this.openFid(req, used, m.fid, m.mode, (f) => {
       if (isDir(f) && m.mode !== OREAD) throw new NinepError("is a directory");
       return this.fs.open(call(req, f, { mode: m.mode }));
@@ -331,7 +307,7 @@ export class RequestHandlers<A> {
     return { type: "Ropen", tag: m.tag, ...opened };
   }
 
-  private async create(req: PendingRequest, m: Tcreate, used: FidState<A>[]): Promise<RMessage> {
+  async create(req: PendingRequest, m: Tcreate, used: FidState<A>[]): Promise<Rcreate> {
     const created = await this.openFid(req, used, m.fid, m.mode, (f) => {
       if (!isDir(f)) throw new NinepError("create in non-directory");
       checkName(m.name);
@@ -348,6 +324,7 @@ export class RequestHandlers<A> {
     await ready;
     const count = Math.min(m.count, this.conn.maxIo);
     if (f.auth) return { type: "Rread", tag: m.tag, data: await f.auth.read(count, live(req)) };
+    if (f.xattr) return { type: "Rread", tag: m.tag, data: Buffer.alloc(0) };
     if (f.mode === null || (f.mode & 3) === OWRITE) throw new NinepError("file not open for reading");
     if (m.offset > MAX_OFFSET) throw new NinepError("bad offset");
     if (isDir(f)) {
@@ -405,7 +382,7 @@ export class RequestHandlers<A> {
     return { type: "Rremove", tag: m.tag };
   }
 
-  private async stat(req: PendingRequest, m: Tstat, used: FidState<A>[]): Promise<RMessage> {
+  async stat(req: PendingRequest, m: Tstat, used: FidState<A>[]): Promise<Rstat> {
     const { f, ready } = this.fids.claim(req, used, m.fid);
     await ready;
     if (f.auth) throw new NinepError("cannot stat an authentication file");
@@ -414,7 +391,7 @@ export class RequestHandlers<A> {
     return { type: "Rstat", tag: m.tag, stat };
   }
 
-  private async wstat(req: PendingRequest, m: Twstat, used: FidState<A>[]): Promise<RMessage> {
+  async wstat(req: PendingRequest, m: Twstat, used: FidState<A>[]): Promise<RMessage> {
     const { f, ready } = this.fids.claim(req, used, m.fid);
     await ready;
     if (f.auth) throw new NinepError("cannot wstat an authentication file");

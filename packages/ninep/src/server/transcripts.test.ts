@@ -32,13 +32,15 @@ async function play<A>(fs: FileServer<A>, script: string): Promise<void> {
 }
 
 describe("version negotiation (version(5))", () => {
-  it("answers 9P2000 to later versions and dialects, and takes the smaller msize", () =>
+  it("answers 9P2000 to later versions and other dialects, 9P2000.L to itself, and takes the smaller msize", () =>
     play(
       new BlockingFs(),
       `
 Tversion tag NOTAG msize 65536 version '9P2025.u'
 Rversion tag NOTAG msize 8192 version '9P2000'
 Tversion tag NOTAG msize 4096 version '9P2000.L'
+Rversion tag NOTAG msize 4096 version '9P2000.L'
+Tversion tag NOTAG msize 4096 version '9P2000.L.Google.1'
 Rversion tag NOTAG msize 4096 version '9P2000'
 `,
     ));

@@ -1,5 +1,6 @@
 import { MessageTypeNumber, NOFID, NOTAG } from "../codec/constants.js";
-import { QID_TYPE_LETTERS } from "../codec/format.js";
+import { QID_TYPE_LETTERS } from "../codec/format-values.js";
+import { isLinuxMessageName, LINUX_MESSAGES, type LinuxMessageName } from "../codec/linux/messages.js";
 import { DONT_TOUCH_QID } from "../codec/stat.js";
 import type { Message, Qid, Stat } from "../codec/types.js";
 import { type Token, tokenize } from "./tokens.js";
@@ -91,7 +92,8 @@ function stat(t: Token | undefined): Stat {
 export function parseMessage(line: string): Message {
   const tokens = tokenize(line);
   const type = word(tokens[0], "message type");
-  if (!(type in MessageTypeNumber)) throw new Error(`unknown message type '${type}'`);
+  if (!(type in MessageTypeNumber) && !isLinuxMessageName(type))
+    throw new Error(`unknown message type '${type}'`);
   const f = new Map<string, Token>();
   for (let i = 1; i + 1 < tokens.length; i += 2) f.set(word(tokens[i], `${type} field name`), tokens[i + 1]!);
   const tag = f.has("tag") ? number(f.get("tag"), "tag") : 0;
@@ -103,6 +105,8 @@ export function parseMessage(line: string): Message {
     return v.items;
   };
   const m = { type, tag } as Record<string, unknown>;
+  if (isLinuxMessageName(type)) return linuxFields(type, f, m) as unknown as Message;
+  if (f.has("n_uname")) m.nUname = n("n_uname");
   switch (type) {
     case "Tversion":
     case "Rversion":
@@ -179,4 +183,29 @@ export function parseMessage(line: string): Message {
       break;
   }
   return m as unknown as Message;
+}
+
+/** The fields of a 9P2000.L message, by the kinds its table gives them. */
+function linuxFields(type: LinuxMessageName, f: Map<string, Token>, m: Record<string, unknown>) {
+  for (const [name, kind] of LINUX_MESSAGES[type].fields) {
+    const t = f.get(name);
+    const what = `${type} ${name}`;
+    if (kind === "u64") m[name] = bigNumber(t, what, 0xffffffffffffffffn);
+    else if (kind === "string") m[name] = text(t, what);
+    else if (kind === "qid") m[name] = qid(t, what);
+    else if (kind === "dirents") {
+      if (t?.kind !== "list") throw new Error(`${what}: expected [ (qid offset type 'name') … ]`);
+      m[name] = t.items.map((entry) => {
+        if (entry.kind !== "group") throw new Error(`${what}: expected (qid offset type 'name')`);
+        const [q, offset, dtype, entryName] = entry.items;
+        return {
+          qid: qid(q, what),
+          offset: bigNumber(offset, what, 0xffffffffffffffffn),
+          type: number(dtype, what, 0xff),
+          name: text(entryName, what),
+        };
+      });
+    } else m[name] = number(t, what, kind === "u8" ? 0xff : 0xffffffff);
+  }
+  return m;
 }

@@ -32,7 +32,8 @@ class ReplyQueue {
     stream.on("data", (chunk: Buffer) => {
       this.reader.push(chunk);
       for (let frame = this.reader.next(); frame; frame = this.reader.next()) {
-        this.replies.push(formatMessage(decodeMessage(frame)));
+        // Replies read the same in both dialects, and 9P2000.L adds its own numbers.
+        this.replies.push(formatMessage(decodeMessage(frame, "9P2000.L")));
       }
       this.wake?.();
     });
