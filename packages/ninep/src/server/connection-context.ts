@@ -1,4 +1,5 @@
 import type { ServerAuth } from "../auth/server-auth.js";
+import type { Dialect } from "../codec/decode.js";
 import type { RMessage } from "../codec/types.js";
 import type { FidState } from "./fid-state.js";
 import type { ServerLimits } from "./limits.js";
@@ -27,6 +28,8 @@ export interface ConnectionContext<A = unknown> {
   readonly fids: Map<number, FidState<A>>;
   /** The negotiated message size. */
   readonly msize: number;
+  /** The negotiated protocol. */
+  readonly dialect: Dialect;
   /** The largest read or write payload a message can carry. */
   readonly maxIo: number;
   /** Who is at the other end, for messages. */

@@ -233,7 +233,10 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
     try {
       await ready;
       if (f.auth) throw new NinepError("cannot walk an authentication file");
-      if (f.mode !== null) throw new NinepError("cannot walk from an open fid");
+      // Linux's clients walk from an open directory to its entries (diodls -l does); that leaves the open
+      // fid as it was, unless it is the fid being walked.
+      if (f.mode !== null && (this.conn.dialect !== "9P2000.L" || sameFid))
+        throw new NinepError("cannot walk from an open fid");
       if (m.wnames.length > 0 && !isDir(f)) throw new NinepError("walk in non-directory");
       nf.qid = f.qid;
       nf.aux = f.aux;

@@ -48,7 +48,7 @@ describe("9P2000.L: the kernel's and diod's sequences", () => {
   it("mounts: version, Tauth refused with ENOENT (no authentication), attach by number, getattr of the root", () =>
     play(ramfs(), MOUNT));
 
-  it("lists a directory with Treaddir: whole entries, cookies to go on from, an empty reply at the end", () =>
+  it("lists a directory with Treaddir (whole entries, cookies, an empty reply at the end) and walks from it", () =>
     play(
       ramfs(),
       `${FILES}
@@ -65,6 +65,10 @@ Rreaddir tag 1 entries [((1 1) 1 8 'a.txt')]
 Treaddir tag 1 fid 3 offset 1 count 30
 Rreaddir tag 1 entries [((2 0 d) 2 4 'd')]
 Treaddir tag 1 fid 3 offset 1 count 10
+Rlerror tag 1 ecode 22
+Twalk tag 1 fid 3 newfid 5 wname ['a.txt']
+Rwalk tag 1 wqid [(1 1)]
+Twalk tag 1 fid 3 newfid 3 wname ['a.txt']
 Rlerror tag 1 ecode 22
 Tclunk tag 1 fid 3
 Rclunk tag 1
