@@ -20,9 +20,7 @@ function prng(seed: number) {
   };
 }
 
-const version = encodeMessage({ type: "Tversion", tag: 0xffff, msize: 8192, version: "9P2000" });
-
-const corpus: Message[] = [
+const plainCorpus: Message[] = [
   { type: "Tattach", tag: 1, fid: 0, afid: 0xffffffff, uname: "fuzz", aname: "" },
   { type: "Tauth", tag: 2, afid: 9, uname: "fuzz", aname: "" },
   { type: "Twalk", tag: 3, fid: 0, newfid: 1, wnames: ["hello"] },
@@ -42,21 +40,75 @@ const corpus: Message[] = [
   { type: "Tflush", tag: 13, oldtag: 7 },
   { type: "Tversion", tag: 0xffff, msize: 4096, version: "9P2000" },
 ];
-const corpusFrames = corpus.map(encodeMessage);
+
+/** The same session's work as the kernel and diod's clients send it in 9P2000.L, and every message it adds. */
+const linuxCorpus: Message[] = [
+  { type: "Tattach", tag: 1, fid: 0, afid: 0xffffffff, uname: "", aname: "", nUname: 1000 },
+  { type: "Tauth", tag: 2, afid: 9, uname: "", aname: "", nUname: 1000 },
+  { type: "Twalk", tag: 3, fid: 0, newfid: 1, wnames: ["hello"] },
+  { type: "Twalk", tag: 4, fid: 0, newfid: 2, wnames: ["dir"] },
+  { type: "Twalk", tag: 4, fid: 0, newfid: 3, wnames: ["block"] },
+  { type: "Tlopen", tag: 5, fid: 1, flags: 0 },
+  { type: "Tlopen", tag: 5, fid: 2, flags: 0o304000 },
+  { type: "Tlopen", tag: 5, fid: 3, flags: 0 },
+  { type: "Tlcreate", tag: 6, fid: 0, name: "new", flags: 0o102, mode: 0o100644, gid: 0 },
+  { type: "Tgetattr", tag: 7, fid: 1, requestMask: 0x3fffn },
+  {
+    type: "Tsetattr",
+    tag: 7,
+    fid: 1,
+    valid: 0x68,
+    mode: 0,
+    uid: 0,
+    gid: 0,
+    size: 0n,
+    atimeSec: 0n,
+    atimeNsec: 0n,
+    mtimeSec: 0n,
+    mtimeNsec: 0n,
+  },
+  { type: "Treaddir", tag: 7, fid: 2, offset: 0n, count: 100 },
+  { type: "Tread", tag: 7, fid: 3, offset: 0n, count: 100 },
+  { type: "Twrite", tag: 8, fid: 1, offset: 0n, data: Buffer.from("data") },
+  { type: "Tmkdir", tag: 8, dfid: 0, name: "made", mode: 0o755, gid: 0 },
+  { type: "Tunlinkat", tag: 8, dirfid: 0, name: "made", flags: 0x200 },
+  { type: "Trenameat", tag: 8, olddirfid: 0, oldname: "hello", newdirfid: 0, newname: "hi" },
+  { type: "Trename", tag: 8, fid: 1, dfid: 0, name: "hi" },
+  { type: "Tstatfs", tag: 9, fid: 0 },
+  { type: "Tfsync", tag: 9, fid: 1, datasync: 0 },
+  { type: "Tlock", tag: 9, fid: 1, lockType: 1, flags: 0, start: 0n, length: 0n, procId: 1, clientId: "x" },
+  { type: "Tgetlock", tag: 9, fid: 1, lockType: 1, start: 0n, length: 0n, procId: 1, clientId: "x" },
+  { type: "Txattrwalk", tag: 10, fid: 1, newfid: 4, name: "" },
+  { type: "Txattrwalk", tag: 10, fid: 1, newfid: 5, name: "security.capability" },
+  { type: "Txattrcreate", tag: 10, fid: 1, name: "user.x", attrSize: 1n, flags: 0 },
+  { type: "Tsymlink", tag: 11, fid: 0, name: "l", symtgt: "hello", gid: 0 },
+  { type: "Tmknod", tag: 11, dfid: 0, name: "n", mode: 0o20644, major: 1, minor: 3, gid: 0 },
+  { type: "Tlink", tag: 11, dfid: 0, fid: 1, name: "h" },
+  { type: "Treadlink", tag: 11, fid: 1 },
+  { type: "Tclunk", tag: 12, fid: 1 },
+  { type: "Tflush", tag: 13, oldtag: 7 },
+  { type: "Tversion", tag: 0xffff, msize: 4096, version: "9P2000.L" },
+];
+
+const DIALECTS = {
+  "9P2000": { corpus: plainCorpus.map(encodeMessage) },
+  "9P2000.L": { corpus: linuxCorpus.map(encodeMessage) },
+};
+type Dialect = keyof typeof DIALECTS;
 
 /**
  * One frame: a valid message, a mutation of one, or noise. `fatal` marks a size field no server can accept,
  * after which the connection is expected to end.
  */
-function nextFrame(rand: () => number): { bytes: Buffer; fatal: boolean } {
-  const bytes = mutate(rand);
+function nextFrame(rand: () => number, corpus: Buffer[]): { bytes: Buffer; fatal: boolean } {
+  const bytes = mutate(rand, corpus);
   const size = bytes.readUInt32LE(0);
   return { bytes, fatal: size < 7 || size > 8192 };
 }
 
-function mutate(rand: () => number): Buffer {
+function mutate(rand: () => number, corpus: Buffer[]): Buffer {
   const pick = <T>(xs: T[]) => xs[Math.floor(rand() * xs.length)]!;
-  const base = Buffer.from(pick(corpusFrames));
+  const base = Buffer.from(pick(corpus));
   const kind = rand();
   if (kind < 0.2) return base;
   if (kind < 0.45) {
@@ -105,81 +157,88 @@ function heapAfterGc(): number {
 }
 
 describe("fuzzing a live server", () => {
-  it(`survives ${FRAMES.toLocaleString("en")} random and mutated frames while serving a well-behaved client`, async () => {
-    const fs = new BlockingFs();
-    harness = (await serve(fs)) as Harness<unknown>;
-    const good = await (await harness.client()).attach({ uname: "good" });
-    const hello = async () => expect((await good.readFile("hello")).toString()).toBe("hello, world\n");
-    await hello();
+  it.each(Object.keys(DIALECTS) as Dialect[])(
+    `survives ${FRAMES.toLocaleString("en")} random and mutated %s frames while serving a well-behaved client`,
+    async (dialect) => {
+      const corpus = DIALECTS[dialect].corpus;
+      const version = encodeMessage({ type: "Tversion", tag: 0xffff, msize: 8192, version: dialect });
+      await harness?.close();
+      const fs = new BlockingFs();
+      harness = (await serve(fs)) as Harness<unknown>;
+      const good = await (await harness.client()).attach({ uname: "good" });
+      const hello = async () => expect((await good.readFile("hello")).toString()).toBe("hello, world\n");
+      await hello();
 
-    const rand = prng(20261130);
-    const openConnection = async (): Promise<Socket> => {
-      const s: Socket = await new Promise((resolve, reject) => {
-        const c = connect(harness!.path, () => resolve(c));
-        c.once("error", reject);
-      });
-      s.on("data", (chunk: Buffer) => {
-        replyBytes += chunk.length;
-      });
-      s.on("error", () => {});
-      return s;
-    };
+      const rand = prng(20261130);
+      const openConnection = async (): Promise<Socket> => {
+        const s: Socket = await new Promise((resolve, reject) => {
+          const c = connect(harness!.path, () => resolve(c));
+          c.once("error", reject);
+        });
+        s.on("data", (chunk: Buffer) => {
+          replyBytes += chunk.length;
+        });
+        s.on("error", () => {});
+        return s;
+      };
 
-    const baseline = heapAfterGc();
-    let replyBytes = 0;
-    let sent = 0;
-    let connections = 0;
-    let goodReads = 0;
-    let goodFailures = 0;
-    let fuzzing = true;
-    const goodLoop = (async () => {
-      while (fuzzing) {
-        try {
-          await hello();
-          goodReads++;
-        } catch {
-          goodFailures++;
+      const baseline = heapAfterGc();
+      let replyBytes = 0;
+      let sent = 0;
+      let connections = 0;
+      let goodReads = 0;
+      let goodFailures = 0;
+      let fuzzing = true;
+      const goodLoop = (async () => {
+        while (fuzzing) {
+          try {
+            await hello();
+            goodReads++;
+          } catch {
+            goodFailures++;
+          }
         }
+      })();
+
+      while (sent < FRAMES) {
+        const sock = await openConnection();
+        connections++;
+        if (rand() < 0.9) sock.write(version);
+        const burst = 50 + Math.floor(rand() * 400);
+        for (let i = 0; i < burst && sent < FRAMES; i++) {
+          const frame = nextFrame(rand, corpus);
+          sock.write(frame.bytes);
+          sent++;
+          if (frame.fatal) break;
+        }
+        // The server answers everything it received, then ends the connection.
+        await new Promise<void>((resolve) => {
+          sock.once("close", () => resolve());
+          sock.end();
+        });
       }
-    })();
+      fuzzing = false;
+      await goodLoop;
 
-    while (sent < FRAMES) {
-      const sock = await openConnection();
-      connections++;
-      if (rand() < 0.9) sock.write(version);
-      const burst = 50 + Math.floor(rand() * 400);
-      for (let i = 0; i < burst && sent < FRAMES; i++) {
-        const frame = nextFrame(rand);
-        sock.write(frame.bytes);
-        sent++;
-        if (frame.fatal) break;
-      }
-      // The server answers everything it received, then ends the connection.
-      await new Promise<void>((resolve) => {
-        sock.once("close", () => resolve());
-        sock.end();
-      });
-    }
-    fuzzing = false;
-    await goodLoop;
+      await eventually(() => harness!.server.stats().connections === 1, 10_000);
+      await hello();
+      await eventually(() => harness!.server.stats().fids === 1);
+      expect(goodFailures).toBe(0);
+      expect(goodReads).toBeGreaterThan(0);
+      // Most frames are well delimited and each earns a reply of at least a header.
+      expect(replyBytes).toBeGreaterThan(sent * 7 * 0.5);
+      expect(harness.server.stats()).toMatchObject({ connections: 1, fids: 1, requests: 0 });
+      expect(fs.blockedReads.size).toBe(0);
 
-    await eventually(() => harness!.server.stats().connections === 1, 10_000);
-    await hello();
-    await eventually(() => harness!.server.stats().fids === 1);
-    expect(goodFailures).toBe(0);
-    expect(goodReads).toBeGreaterThan(0);
-    // Most frames are well delimited and each earns a reply of at least a header.
-    expect(replyBytes).toBeGreaterThan(sent * 7 * 0.5);
-    expect(harness.server.stats()).toMatchObject({ connections: 1, fids: 1, requests: 0 });
-    expect(fs.blockedReads.size).toBe(0);
-
-    fs.aborted.length = 0;
-    fs.clunked.length = 0;
-    const after = heapAfterGc();
-    const grown = after - baseline;
-    console.log(
-      `fuzz: ${sent} frames on ${connections} connections, ${(replyBytes / 2 ** 20).toFixed(1)} MiB of replies; good client read ${goodReads} times; heap ${(baseline / 2 ** 20).toFixed(1)} MiB -> ${(after / 2 ** 20).toFixed(1)} MiB`,
-    );
-    expect(grown).toBeLessThan(8 * 2 ** 20);
-  }, 120_000);
+      fs.aborted.length = 0;
+      fs.clunked.length = 0;
+      const after = heapAfterGc();
+      const grown = after - baseline;
+      console.log(
+        `fuzz (${dialect}): ${sent} frames on ${connections} connections, ${(replyBytes / 2 ** 20).toFixed(1)} MiB of replies; good client read ${goodReads} times; heap ${(baseline / 2 ** 20).toFixed(1)} MiB -> ${(after / 2 ** 20).toFixed(1)} MiB`,
+      );
+      expect(grown).toBeLessThan(8 * 2 ** 20);
+    },
+    120_000,
+  );
 });
