@@ -108,6 +108,27 @@ describe("ninep command with ninep ramfs", () => {
     expect((await other).exitCode).toBe(0);
     expect(() => statSync(address)).toThrow(/ENOENT/);
   });
+
+  it("does the same in 9P2000.L (-L) as in 9P2000, byte for byte, on the same tree", async () => {
+    const run = async (dialect: string[], dir: string) => {
+      const say = (args: string[], input?: string) => ninep([...dialect, ...args], input);
+      expect((await say(["create", "-d", `ramfs/${dir}`])).exitCode).toBe(0);
+      expect((await say(["create", "-m", "0600", `ramfs/${dir}/f`])).exitCode).toBe(0);
+      expect((await say(["write", `ramfs/${dir}/f`], "line one\nline two\n")).exitCode).toBe(0);
+      const read = await say(["read", `ramfs/${dir}/f`]);
+      const list = await say(["ls", `ramfs/${dir}`]);
+      const missing = await say(["read", `ramfs/${dir}/nope`]);
+      expect((await say(["rm", `ramfs/${dir}/f`, `ramfs/${dir}`])).exitCode).toBe(0);
+      return { read: read.stdout, list: list.stdout, missing: missing.exitCode };
+    };
+    const plain = await run([], "plain");
+    const linux = await run(["-L"], "linux");
+    expect(linux).toEqual(plain);
+    expect(plain).toEqual({ read: "line one\nline two", list: "f", missing: 1 });
+    const traced = await ninep(["-L", "-D", "ls", "ramfs/"]);
+    expect(traced.stderr).toMatch(/<- Rversion .* version '9P2000\.L'/);
+    expect(traced.stderr).toMatch(/-> Tlopen .*\n(.*\n)*-> Treaddir /);
+  });
 });
 
 /** A one-file server whose `log` blocks readers at its end until more is appended. */

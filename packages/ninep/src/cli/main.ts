@@ -11,6 +11,7 @@ const GLOBAL_OPTIONS = {
   u: { type: "string" },
   k: { type: "string" },
   D: { type: "boolean" },
+  L: { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
@@ -33,6 +34,7 @@ function parseGlobals(argv: string[]) {
     uname: values.u ?? defaultUname(),
     keyFile: values.k,
     trace: values.D ?? false,
+    linux: values.L ?? false,
   };
   const rest = argv.slice(first?.kind === "option-terminator" ? end + 1 : end);
   return { options, rest, help: values.help, version: values.version };

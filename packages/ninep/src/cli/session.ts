@@ -13,6 +13,8 @@ export interface GlobalOptions {
   uname: string;
   keyFile?: string | undefined;
   trace: boolean;
+  /** `-L`: ask for 9P2000.L (a server that answers 9P2000 is spoken to in 9P2000). */
+  linux: boolean;
 }
 
 /** Where a command-line path lives: the server's address and the path inside its tree. */
@@ -43,7 +45,10 @@ export class Sessions {
 
   private async attach(address: Address): Promise<Fsys> {
     const trace = this.options.trace ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
-    const client = await NinepClient.dial(address, trace ? { trace } : {});
+    const client = await NinepClient.dial(address, {
+      ...(trace && { trace }),
+      ...(this.options.linux && { dialect: "9P2000.L" as const }),
+    });
     try {
       const key = this.options.keyFile ? (await readFile(this.options.keyFile, "utf8")).trim() : undefined;
       return await client.attach({

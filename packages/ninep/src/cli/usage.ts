@@ -1,4 +1,4 @@
-export const USAGE = `usage: ninep [-a ADDRESS] [-A ANAME] [-u UNAME] [-k KEYFILE] [-D] COMMAND ARGS...
+export const USAGE = `usage: ninep [-a ADDRESS] [-A ANAME] [-u UNAME] [-k KEYFILE] [-D] [-L] COMMAND ARGS...
        ninep --help | --version
 
 Commands on a 9P server:
@@ -21,7 +21,7 @@ names a service posted in the namespace directory ($NAMESPACE, or /tmp/ns.$USER.
   ninep read ramfs/notes   reads /notes from the server at $NAMESPACE/ramfs.
 -u sets the uname to attach as (default: the name of the account running ninep, else $USER); -k proves it
 with the secret in KEYFILE;
--D traces every 9P message to standard error.
+-D traces every 9P message to standard error; -L speaks 9P2000.L (Linux's dialect) when the server does.
 `;
 
 /** A mistake in how the command was called: the message is printed with the usage, exit status 2. */

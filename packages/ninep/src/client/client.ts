@@ -1,9 +1,11 @@
 import type { Duplex } from "node:stream";
 import { IOHDRSZ, MAXWELEM, NOFID, NOTAG } from "../codec/constants.js";
-import { decodeMessage } from "../codec/decode.js";
+import { type Dialect, decodeMessage } from "../codec/decode.js";
 import { encodeMessage } from "../codec/encode.js";
 import { formatMessage } from "../codec/format.js";
 import { FrameReader } from "../codec/frame-reader.js";
+import { NONUNAME } from "../codec/linux/constants.js";
+import { errnoText } from "../codec/linux/errno-text.js";
 import type { Qid, ReplyTo, RMessage, Stat, TMessage } from "../codec/types.js";
 import type { Address } from "../transport/address.js";
 import { dial } from "../transport/dial.js";
@@ -13,6 +15,7 @@ import { ConnectionClosedError, NinepRemoteError } from "./errors.js";
 import type { FidClient } from "./fid-client.js";
 import { FidPool } from "./fid-pool.js";
 import { Fsys } from "./fsys.js";
+import { LinuxOps } from "./linux-ops.js";
 import { TagPool } from "./tag-pool.js";
 
 export const DEFAULT_CLIENT_MSIZE = 64 * 1024 + IOHDRSZ;
@@ -22,6 +25,11 @@ export interface ClientOptions {
   msize?: number;
   /** Receives one line per 9P message in and out. */
   trace?: (line: string) => void;
+  /**
+   * The protocol to ask for (default 9P2000). A server that answers 9P2000.L with 9P2000 is spoken to in
+   * 9P2000: `dialect` says which was settled.
+   */
+  dialect?: Dialect;
 }
 
 export interface AttachOptions {
@@ -29,6 +37,8 @@ export interface AttachOptions {
   aname?: string;
   /** Proves the uname through Tauth before attaching; skipped when the server needs no authentication. */
   authenticator?: Authenticator;
+  /** In 9P2000.L, the user's numeric id (default: none, the server goes by `uname`). */
+  nUname?: number;
   signal?: AbortSignal;
 }
 
@@ -53,6 +63,9 @@ function abortError(signal: AbortSignal): unknown {
  */
 export class NinepClient implements FidClient {
   msize: number;
+  /** The protocol settled with the server. */
+  dialect: Dialect = "9P2000";
+  private readonly linux: LinuxOps;
   private readonly reader: FrameReader;
   private readonly batch: WriteBatcher;
   private readonly pending = new Map<number, Pending>();
@@ -67,6 +80,10 @@ export class NinepClient implements FidClient {
     private readonly options: ClientOptions,
   ) {
     this.msize = options.msize ?? DEFAULT_CLIENT_MSIZE;
+    this.linux = new LinuxOps(
+      (request, signal) => this.rpc(request as unknown as Request, signal) as never,
+      (fid, names, signal) => this.rpc({ type: "Twalk", fid, newfid: fid, wnames: names }, signal),
+    );
     this.reader = new FrameReader(this.msize);
     this.batch = new WriteBatcher(socket);
     this.closedPromise = new Promise((resolve) => {
@@ -112,10 +129,12 @@ export class NinepClient implements FidClient {
   }
 
   private async version(): Promise<void> {
-    const reply = await this.rpc({ type: "Tversion", msize: this.msize, version: "9P2000" });
-    if (reply.version !== "9P2000") {
-      throw new NinepRemoteError(`server speaks version '${reply.version}', not 9P2000`, "Tversion");
+    const asked = this.options.dialect ?? "9P2000";
+    const reply = await this.rpc({ type: "Tversion", msize: this.msize, version: asked });
+    if (reply.version !== "9P2000" && reply.version !== asked) {
+      throw new NinepRemoteError(`server speaks version '${reply.version}', not ${asked}`, "Tversion");
     }
+    this.dialect = reply.version as Dialect;
     if (reply.msize > this.msize || reply.msize < 256) {
       throw new NinepRemoteError(`server offered unacceptable msize ${reply.msize}`, "Tversion");
     }
@@ -182,7 +201,7 @@ export class NinepClient implements FidClient {
       try {
         const frame = this.reader.next();
         if (!frame) return;
-        const m = decodeMessage(frame);
+        const m = decodeMessage(frame, this.dialect);
         if (m.type[0] !== "R") throw new Error(`server sent a request (${m.type})`);
         reply = m as RMessage;
       } catch (err) {
@@ -208,6 +227,8 @@ export class NinepClient implements FidClient {
     this.pending.delete(reply.tag);
     if (reply.tag !== NOTAG) this.tags.release(reply.tag);
     if (reply.type === "Rerror") entry.reject(new NinepRemoteError(reply.ename, entry.request.type));
+    else if (reply.type === "Rlerror")
+      entry.reject(new NinepRemoteError(errnoText(reply.ecode), entry.request.type, undefined, reply.ecode));
     else if (reply.type !== expected) {
       entry.reject(new ConnectionClosedError(`server answered ${entry.request.type} with ${reply.type}`));
       this.close();
@@ -242,7 +263,7 @@ export class NinepClient implements FidClient {
     const fid = this.fids.acquire();
     try {
       const reply = await this.rpc(
-        { type: "Tattach", fid, afid, uname: options.uname, aname },
+        { type: "Tattach", fid, afid, uname: options.uname, aname, ...this.nUname(options) },
         options.signal,
       );
       return new Fsys<NinepClient>(this, fid, reply.qid, options.uname);
@@ -254,10 +275,18 @@ export class NinepClient implements FidClient {
     }
   }
 
+  /** Tauth's and Tattach's n_uname, which only 9P2000.L has. */
+  private nUname(options: AttachOptions): { nUname?: number } {
+    return this.dialect === "9P2000.L" ? { nUname: options.nUname ?? NONUNAME } : {};
+  }
+
   private async authenticate(options: AttachOptions, aname: string): Promise<number> {
     const afid = this.fids.acquire();
     try {
-      await this.rpc({ type: "Tauth", afid, uname: options.uname, aname }, options.signal);
+      await this.rpc(
+        { type: "Tauth", afid, uname: options.uname, aname, ...this.nUname(options) },
+        options.signal,
+      );
     } catch (err) {
       this.fids.release(afid);
       if (err instanceof NinepRemoteError) return NOFID;
@@ -315,10 +344,12 @@ export class NinepClient implements FidClient {
   }
 
   open(fid: number, mode: number, signal?: AbortSignal) {
+    if (this.dialect === "9P2000.L") return this.linux.open(fid, mode, signal);
     return this.rpc({ type: "Topen", fid, mode }, signal);
   }
 
   create(fid: number, name: string, perm: number, mode: number, signal?: AbortSignal) {
+    if (this.dialect === "9P2000.L") return this.linux.create(fid, name, perm, mode, signal);
     return this.rpc({ type: "Tcreate", fid, name, perm, mode }, signal);
   }
 
@@ -332,12 +363,33 @@ export class NinepClient implements FidClient {
     return reply.count;
   }
 
+  /** The file's stat; in 9P2000.L its attributes, without a name (the caller knows it). */
   async stat(fid: number, signal?: AbortSignal): Promise<Stat> {
+    if (this.dialect === "9P2000.L") return this.linux.stat(fid, signal);
     return (await this.rpc({ type: "Tstat", fid }, signal)).stat;
   }
 
   async wstat(fid: number, stat: Stat, signal?: AbortSignal): Promise<void> {
+    if (this.dialect === "9P2000.L") return this.linux.wstat(fid, stat, signal);
     await this.rpc({ type: "Twstat", fid, stat }, signal);
+  }
+
+  /**
+   * The entries of a directory open for reading, in 9P2000.L: Treaddir for the names, then each one's
+   * attributes (walked to from the directory, all at once).
+   */
+  async readdir(fid: number, signal?: AbortSignal): Promise<Stat[]> {
+    const entries = await this.linux.readdir(fid, this.maxIo, signal);
+    return Promise.all(
+      entries.map(async ({ name }) => {
+        const { fid: entry } = await this.walk(fid, [name], signal);
+        try {
+          return { ...(await this.linux.stat(entry, signal)), name };
+        } finally {
+          this.forget(entry);
+        }
+      }),
+    );
   }
 
   /**

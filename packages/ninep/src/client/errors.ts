@@ -7,6 +7,8 @@ export class NinepRemoteError extends Error {
     readonly ename: string,
     readonly request: MessageType,
     readonly path?: string,
+    /** In 9P2000.L, the Linux errno of the server's Rlerror (`ename` is its words). */
+    readonly errno?: number,
   ) {
     super(path === undefined ? ename : `${path}: ${ename}`);
   }
@@ -20,7 +22,7 @@ export class ConnectionClosedError extends Error {
 /** Adds the path an operation was about to an error from a lower layer. */
 export function withPath(err: unknown, path: string): unknown {
   if (err instanceof NinepRemoteError && err.path === undefined) {
-    return new NinepRemoteError(err.ename, err.request, path);
+    return new NinepRemoteError(err.ename, err.request, path, err.errno);
   }
   return err;
 }

@@ -1,3 +1,4 @@
+import type { Dialect } from "../codec/decode.js";
 import type { Qid, Rcreate, Ropen, Rread, Stat } from "../codec/types.js";
 
 /**
@@ -8,6 +9,10 @@ import type { Qid, Rcreate, Ropen, Rread, Stat } from "../codec/types.js";
 export interface FidClient {
   /** The largest read or write payload a message can carry. */
   readonly maxIo: number;
+  /** The protocol settled with the server. */
+  readonly dialect: Dialect;
+  /** In 9P2000.L, the entries of a directory open for reading (9P2000 reads them from the directory). */
+  readdir(fid: number, signal?: AbortSignal): Promise<Stat[]>;
   walk(fid: number, names: readonly string[], signal?: AbortSignal): Promise<{ fid: number; qids: Qid[] }>;
   open(fid: number, mode: number, signal?: AbortSignal): Promise<Ropen>;
   create(fid: number, name: string, perm: number, mode: number, signal?: AbortSignal): Promise<Rcreate>;

@@ -3,6 +3,7 @@ import type { Qid, Stat } from "../codec/types.js";
 import { parseDirEntries } from "./dir-entries.js";
 import { withPath } from "./errors.js";
 import type { FidClient } from "./fid-client.js";
+import { named } from "./path.js";
 
 export interface ReadAllOptions {
   signal?: AbortSignal;
@@ -119,6 +120,13 @@ export class File<C extends FidClient = FidClient> {
   async readdir(signal?: AbortSignal): Promise<Stat[]> {
     if (this.mode !== OREAD || !this.isDirectory)
       throw new Error(`${this.path}: not a directory open for reading`);
+    if (this.client.dialect === "9P2000.L") {
+      try {
+        return await this.client.readdir(this.fid, signal);
+      } catch (err) {
+        throw withPath(err, this.path);
+      }
+    }
     const entries: Stat[] = [];
     for await (const chunk of this.stream(signal ? { signal } : {})) entries.push(...parseDirEntries(chunk));
     return entries;
@@ -126,7 +134,7 @@ export class File<C extends FidClient = FidClient> {
 
   async stat(signal?: AbortSignal): Promise<Stat> {
     try {
-      return await this.client.stat(this.fid, signal);
+      return named(await this.client.stat(this.fid, signal), this.path);
     } catch (err) {
       throw withPath(err, this.path);
     }

@@ -4,7 +4,7 @@ import type { Qid, Stat } from "../codec/types.js";
 import { NinepRemoteError, withPath } from "./errors.js";
 import type { FidClient } from "./fid-client.js";
 import { File } from "./file.js";
-import { splitParent, splitPath } from "./path.js";
+import { named, splitParent, splitPath } from "./path.js";
 
 export interface CreateOptions {
   /** Permission bits, plus DM flags (default 0644, or 0755 with DM.DIR). */
@@ -190,7 +190,7 @@ export class Fsys<C extends FidClient = FidClient> {
   async stat(path: string, signal?: AbortSignal): Promise<Stat> {
     const { fid } = await this.walk(path, signal);
     try {
-      return await this.client.stat(fid, signal);
+      return named(await this.client.stat(fid, signal), path);
     } catch (err) {
       throw withPath(err, path);
     } finally {

@@ -1,0 +1,137 @@
+import { execFileSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { execa, type ResultPromise } from "execa";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+
+// diod (Debian's `diod` package) both ways: its 9P2000.L clients against `ninep ramfs` as users run it, and
+// its server against the `ninep` command speaking 9P2000.L (-L).
+const has = (command: string) => {
+  try {
+    execFileSync("sh", ["-c", `command -v ${command}`], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+};
+const DIOD = has("diodls") && has("diodcat") && has("diod");
+if (!DIOD) console.warn("diod (diod, diodls, diodcat) is not installed: the tests with it are skipped");
+
+const bin = fileURLToPath(new URL("../../bin/ninep.js", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "ninep-diod-"));
+const env = { NAMESPACE: join(dir, "ns") };
+const socket = join(dir, "ns", "ramfs");
+let ramfs: ResultPromise;
+let diodServer: ResultPromise | undefined;
+
+const ninep = (args: string[], input?: string) =>
+  execa(process.execPath, [bin, ...args], { env, input, reject: false });
+const diod = (command: string, args: string[]) =>
+  execa(command, ["-s", socket, "-a", "", ...args], { reject: false });
+
+beforeAll(async () => {
+  if (!DIOD) return;
+  ramfs = execa(process.execPath, [bin, "ramfs"], { env, reject: false });
+  await new Promise<void>((resolve, reject) => {
+    let said = "";
+    ramfs.stderr!.on("data", (chunk: Buffer) => {
+      said += chunk.toString();
+      if (said.includes("serving on")) resolve();
+    });
+    ramfs.then(() => reject(new Error(`ninep ramfs exited: ${said}`)));
+  });
+  for (const args of [
+    ["create", "-d", "ramfs/notes"],
+    ["create", "ramfs/notes/todo"],
+    ["create", "ramfs/top"],
+  ])
+    expect((await ninep(args)).exitCode).toBe(0);
+  expect((await ninep(["write", "ramfs/notes/todo"], "buy milk\nfix 9p\n")).exitCode).toBe(0);
+});
+
+afterAll(async () => {
+  ramfs?.kill("SIGTERM");
+  await ramfs;
+  diodServer?.kill("SIGTERM");
+  await diodServer;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe.skipIf(!DIOD)("diod's clients with ninep ramfs (9P2000.L)", () => {
+  it("diodls lists a directory, and with -l each entry's mode, size and owner", async () => {
+    expect((await diod("diodls", ["/"])).stdout.split("\n").sort()).toEqual(["notes", "top"]);
+    const long = await diod("diodls", ["-l", "/notes"]);
+    expect(long.exitCode).toBe(0);
+    // The owner is the user running ramfs, numbered as that user's uid and named back by diodls.
+    const me = userInfo().username;
+    expect(long.stdout).toMatch(new RegExp(`^-rw-r--r--\\.? +1 +${me} +${me} +16 .* todo$`));
+  });
+
+  it("diodcat reads a file whole, and both say what is missing", async () => {
+    expect(await diod("diodcat", ["/notes/todo"])).toMatchObject({ exitCode: 0, stdout: "buy milk\nfix 9p" });
+    const missing = await diod("diodcat", ["/nope"]);
+    expect(missing.exitCode).not.toBe(0);
+    expect(missing.stderr).toContain("No such file or directory");
+  });
+});
+
+describe.skipIf(!DIOD)("the ninep command (-L) with diod's server", () => {
+  const exported = join(dir, "export");
+  const diodSocket = join(dir, "diod.sock");
+  const ninepL = (args: string[], input?: string) =>
+    execa(process.execPath, [bin, "-L", "-a", `unix!${diodSocket}`, "-A", exported, ...args], {
+      input,
+      reject: false,
+    });
+
+  beforeAll(async () => {
+    mkdirSync(join(exported, "sub"), { recursive: true });
+    writeFileSync(join(exported, "hello.txt"), "from diod\n");
+    // No authentication, no user database, no configuration file: it serves `exported` to its own user.
+    diodServer = execa("diod", ["-f", "-n", "-N", "-c", "/dev/null", "-l", diodSocket, "-e", exported], {
+      reject: false,
+    });
+    await vi.waitFor(() => expect(existsSync(diodSocket)).toBe(true), { timeout: 10_000, interval: 20 });
+  });
+
+  it("lists with Treaddir and reads, as a Linux client would", async () => {
+    expect((await ninepL(["ls", "/"])).stdout).toBe("hello.txt\nsub");
+    expect((await ninepL(["read", "hello.txt"])).stdout).toBe("from diod");
+    const traced = await execa(
+      process.execPath,
+      [bin, "-L", "-D", "-a", `unix!${diodSocket}`, "-A", exported, "ls", "-l", "/"],
+      {
+        reject: false,
+      },
+    );
+    expect(traced.stderr).toMatch(/-> Tversion .* version '9P2000\.L'/);
+    expect(traced.stderr).toMatch(/-> Treaddir /);
+    expect(traced.stdout).toMatch(/^--rw-r--r-- \d+ \d+ +10 .* hello\.txt$/m);
+  });
+
+  it("creates, writes, makes a directory and removes, which the exported directory shows", async () => {
+    expect((await ninepL(["create", "sub/new.txt"])).exitCode).toBe(0);
+    expect((await ninepL(["write", "sub/new.txt"], "written over 9P2000.L\n")).exitCode).toBe(0);
+    expect(readFileSync(join(exported, "sub", "new.txt"), "utf8")).toBe("written over 9P2000.L\n");
+    expect((await ninepL(["create", "-d", "sub/made"])).exitCode).toBe(0);
+    expect(statSync(join(exported, "sub", "made")).isDirectory()).toBe(true);
+    expect((await ninepL(["rm", "sub/new.txt", "sub/made"])).exitCode).toBe(0);
+    expect(readdirSync(join(exported, "sub"))).toEqual([]);
+  });
+
+  it("says a missing file's errno in words", async () => {
+    const missing = await ninepL(["read", "nope"]);
+    expect(missing).toMatchObject({ exitCode: 1, stderr: "ninep: nope: No such file or directory" });
+  });
+});
