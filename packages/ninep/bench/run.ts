@@ -1,7 +1,16 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { encodeMessage, FrameReader, NinepClient, NinepServer, NOFID, OREAD, Ramfs } from "../src/index.js";
+import {
+  type Dialect,
+  encodeMessage,
+  FrameReader,
+  NinepClient,
+  NinepServer,
+  NOFID,
+  OREAD,
+  Ramfs,
+} from "../src/index.js";
 import { dialRaw, drain, pingPong, pingPongServer, streamServer } from "./raw-socket.js";
 import { OneFileFs } from "./small-file-fs.js";
 
@@ -11,6 +20,8 @@ import { OneFileFs } from "./small-file-fs.js";
  *   b. 64-byte reads with 16 in flight vs the raw ping-pong with 16 in flight
  *   c. reading a 64 MiB file at msize 64 KiB vs a raw socket copy of 64 MiB
  *   d. server heap per open fid, with 10,000 fids open
+ *   e. sequential 64-byte reads in 9P2000.L vs the same in 9P2000
+ *   f. listing a directory of 1,000 files in 9P2000.L (Treaddir, then each entry's Tgetattr) vs 9P2000
  * Client and server share one process, as do the baselines' two ends.
  */
 
@@ -32,16 +43,20 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 const TREAD_SIZE = 23;
 const RREAD_64_SIZE = 11 + 64;
 
-async function smallReads(count: number, depth: number): Promise<{ ninep: number; raw: number }> {
-  const rawPath = join(dir, `raw-${depth}`);
+async function smallReads(
+  count: number,
+  depth: number,
+  dialect: Dialect = "9P2000",
+): Promise<{ ninep: number; raw: number }> {
+  const rawPath = join(dir, `raw-${depth}-${dialect}`);
   const rawServer = await pingPongServer(rawPath, TREAD_SIZE, Buffer.alloc(RREAD_64_SIZE, 1));
   const rawSock = await dialRaw(rawPath);
   const request = Buffer.alloc(TREAD_SIZE, 2);
 
   const server = new NinepServer(new OneFileFs(Buffer.alloc(64, 3)));
-  const path = join(dir, `ninep-${depth}`);
+  const path = join(dir, `ninep-${depth}-${dialect}`);
   await server.listen(path);
-  const client = await NinepClient.dial(path);
+  const client = await NinepClient.dial(path, { dialect });
   const fsys = await client.attach({ uname: "bench" });
   const file = await fsys.open("data", OREAD);
 
@@ -102,6 +117,36 @@ async function bigFile(size: number): Promise<{ ninep: number; raw: number }> {
   await server.close();
   rawServer.close();
   return result;
+}
+
+/** Lists a directory of `files` entries, in each dialect, on one server: entries per second. */
+async function listing(files: number): Promise<Record<Dialect, number>> {
+  const ramfs = new Ramfs();
+  const server = new NinepServer(ramfs);
+  const path = join(dir, "listing");
+  await server.listen(path);
+  const rates = {} as Record<Dialect, number>;
+  const setup = await (await NinepClient.dial(path)).attach({ uname: "bench" });
+  await setup.mkdir("d");
+  for (let i = 0; i < files; i++) await setup.writeFile(`d/f${i}`, "x");
+  setup.client.close();
+  for (const dialect of ["9P2000", "9P2000.L"] as const) {
+    const client = await NinepClient.dial(path, { dialect });
+    const fsys = await client.attach({ uname: "bench" });
+    const run = async () => {
+      let got = 0;
+      const seconds = await timed(async () => {
+        got = (await fsys.readdir("d")).length;
+      });
+      if (got !== files) throw new Error(`listed ${got} of ${files} entries`);
+      return files / seconds;
+    };
+    await run();
+    rates[dialect] = await best(run);
+    client.close();
+  }
+  await server.close();
+  return rates;
 }
 
 function heap(): number {
@@ -166,6 +211,14 @@ async function main() {
   const d = await fidMemory(10_000);
   console.log(
     `d. server heap with ${fmt(d.fids)} fids open: ${fmt(d.bytesPerFid)} bytes per fid (${((d.bytesPerFid * d.fids) / 2 ** 20).toFixed(1)} MiB)`,
+  );
+  const e = await smallReads(20_000, 1, "9P2000.L");
+  console.log(
+    `e. sequential 64-byte reads in 9P2000.L: ${fmt(e.ninep)}/s; the same in 9P2000 (a) ${fmt(a.ninep)}/s; ratio ${(e.ninep / a.ninep).toFixed(2)}`,
+  );
+  const f = await listing(1000);
+  console.log(
+    `f. listing 1,000 entries in 9P2000.L: ${fmt(f["9P2000.L"])} entries/s; in 9P2000 ${fmt(f["9P2000"])}/s; ratio ${(f["9P2000.L"] / f["9P2000"]).toFixed(2)}`,
   );
   rmSync(dir, { recursive: true, force: true });
 }

@@ -31,11 +31,33 @@ export {
   QT,
   STATFIXLEN,
 } from "./codec/constants.js";
-export { decodeMessage } from "./codec/decode.js";
+export { type Dialect, decodeMessage } from "./codec/decode.js";
 export { encodeMessage, messageSize } from "./codec/encode.js";
 export { ProtocolError } from "./codec/errors.js";
 export { type FormatOptions, formatMessage, formatQid, formatStat } from "./codec/format.js";
 export { FrameReader } from "./codec/frame-reader.js";
+export {
+  AT_REMOVEDIR,
+  Errno,
+  GetattrMask,
+  LinuxOpen,
+  NONUNAME,
+  S_IFDIR,
+  S_IFMT,
+  S_IFREG,
+  SetattrValid,
+  V9FS_MAGIC,
+} from "./codec/linux/constants.js";
+export { errnoText } from "./codec/linux/errno-text.js";
+export {
+  type Dirent,
+  LINUX_MESSAGES,
+  type LinuxMessage,
+  type LinuxMessageName,
+  type LinuxMessageOf,
+  type LinuxRMessage,
+  type LinuxTMessage,
+} from "./codec/linux/messages.js";
 export { DONT_TOUCH_QID, dontTouchStat, isSyncStat } from "./codec/stat.js";
 export type {
   Message,
@@ -63,6 +85,7 @@ export type {
   WstatRequest,
 } from "./server/file-server.js";
 export { DEFAULT_LIMITS, type ServerLimits } from "./server/limits.js";
+export { errnoOf } from "./server/linux/errno.js";
 export { NinepError } from "./server/ninep-error.js";
 export {
   accessForOpenMode,
