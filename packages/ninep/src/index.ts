@@ -1,6 +1,7 @@
 // The public face of @ollie/ninep: every name exported here is part of the API.
 
 export { type HmacAuthOptions, hmacAuth, hmacAuthenticator } from "./auth/hmac.js";
+export type { AttachClaim, IdentifyPeer, PeerIdentity } from "./auth/peer-identity.js";
 export type { AuthRefusal, AuthSession, ServerAuth } from "./auth/server-auth.js";
 export type { Authenticator, AuthFile } from "./client/authenticator.js";
 export {
@@ -104,6 +105,7 @@ export {
   NinepServer,
   type ServerOptions,
   type ServerStats,
+  type StreamOptions,
 } from "./server/server.js";
 export { MIN_MSIZE } from "./server/version.js";
 export {

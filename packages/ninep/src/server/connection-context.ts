@@ -1,3 +1,4 @@
+import type { PeerIdentity } from "../auth/peer-identity.js";
 import type { ServerAuth } from "../auth/server-auth.js";
 import type { Dialect } from "../codec/decode.js";
 import type { RMessage } from "../codec/types.js";
@@ -11,6 +12,8 @@ export interface ConnectionOptions {
   limits: ServerLimits;
   /** Require authentication on every attach. */
   auth?: ServerAuth | undefined;
+  /** Who the peer is, known before it spoke: attaches are made as it, without Tauth (takes over `auth`). */
+  identity?: PeerIdentity | undefined;
   /** Receives one line per message in and out. */
   trace?: ((line: string) => void) | undefined;
   /** Receives errors no client can be told of (see ServerOptions.onError). */

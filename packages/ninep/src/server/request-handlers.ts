@@ -139,7 +139,7 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
 
   private async auth(m: Tauth): Promise<RMessage> {
     const auth = this.conn.options.auth;
-    if (!auth) throw new NinepError("authentication not required");
+    if (!auth || this.conn.options.identity) throw new NinepError("authentication not required");
     const uname = this.unameOf(m);
     this.checkNames(uname, m.aname);
     const max = this.conn.options.limits.maxAuthFids;
@@ -196,10 +196,24 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
     if (!a.auth.verified()) throw new NinepError("authentication failed");
   }
 
+  /** The uname an attach is made as: the identified peer's, or the one it names and proves. */
+  private attacher(m: Tattach): string {
+    const identity = this.conn.options.identity;
+    if (!identity) {
+      const uname = this.unameOf(m);
+      this.checkNames(uname, m.aname);
+      this.checkAuthentication(m, uname);
+      return uname;
+    }
+    this.checkNames(m.uname, m.aname);
+    const nUname = m.nUname === NONUNAME ? undefined : m.nUname;
+    identity.admit?.({ uname: m.uname, nUname, aname: m.aname });
+    if (identity.uid !== undefined) this.ids.note(identity.uname, identity.uid);
+    return identity.uname;
+  }
+
   private async attach(req: PendingRequest, m: Tattach): Promise<RMessage> {
-    const uname = this.unameOf(m);
-    this.checkNames(uname, m.aname);
-    this.checkAuthentication(m, uname);
+    const uname = this.attacher(m);
     const f = this.fids.reserve(
       m.fid,
       () => new FidState<A>(m.fid, uname, m.aname, ROOT_PLACEHOLDER, undefined as A),

@@ -1,5 +1,6 @@
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
+import type { IdentifyPeer, PeerIdentity } from "../auth/peer-identity.js";
 import type { ServerAuth } from "../auth/server-auth.js";
 import { type Address, parseAddress } from "../transport/address.js";
 import { type Listener, listen } from "../transport/listen.js";
@@ -29,6 +30,18 @@ export interface ServerOptions {
 export interface ListenOptions {
   /** Overrides the server's `auth` for connections on this listener. */
   auth?: ServerAuth;
+  /**
+   * Decides who each accepted socket's peer is before anything is read from it; attaches on the connection
+   * are then made as that identity, without Tauth (see PeerIdentity). A rejection closes the connection and
+   * tells `onError` why. Takes over `auth` on this listener.
+   */
+  identify?: IdentifyPeer;
+}
+
+/** How one connection is served: `auth` as in ListenOptions, or an `identity` already established. */
+export interface StreamOptions {
+  auth?: ServerAuth;
+  identity?: PeerIdentity;
 }
 
 export interface ServerStats {
@@ -53,6 +66,8 @@ export class NinepServer<A = unknown> {
   readonly limits: ServerLimits;
   /** Connections closed on arrival because `maxConnections` were open. */
   private refused = 0;
+  /** Accepted sockets whose peer is being identified: they count against `maxConnections`. */
+  private readonly identifying = new Set<Socket>();
 
   constructor(
     private readonly fs: FileServer<A>,
@@ -67,21 +82,13 @@ export class NinepServer<A = unknown> {
    * Serves one already-connected stream (a socket, or one end of an in-memory pair). Past `maxConnections`
    * the stream is closed at once (and `onError` told); undefined is returned then.
    */
-  handle(stream: Duplex, options: ListenOptions = {}): Connection<A> | undefined {
-    if (this.connections.size >= this.limits.maxConnections) {
-      this.refused++;
-      this.options.onError?.(
-        new Error(
-          `connection refused: ${this.limits.maxConnections} connections are open (limits.maxConnections)`,
-        ),
-      );
-      stream.destroy();
-      return undefined;
-    }
+  handle(stream: Duplex, options: StreamOptions = {}): Connection<A> | undefined {
+    if (this.full(stream)) return undefined;
     const conn = new Connection(stream, this.fs, {
       maxMsize: this.maxMsize,
       limits: this.limits,
       auth: options.auth ?? this.options.auth,
+      identity: options.identity,
       trace: this.options.trace,
       onError: this.options.onError,
     });
@@ -90,12 +97,50 @@ export class NinepServer<A = unknown> {
     return conn;
   }
 
+  /** Closes a stream that arrives when `maxConnections` are open (or being identified), telling onError. */
+  private full(stream: Duplex): boolean {
+    if (this.connections.size + this.identifying.size < this.limits.maxConnections) return false;
+    this.refused++;
+    this.options.onError?.(
+      new Error(
+        `connection refused: ${this.limits.maxConnections} connections are open (limits.maxConnections)`,
+      ),
+    );
+    stream.destroy();
+    return true;
+  }
+
   /** Listens on `unix!PATH`, `tcp!HOST!PORT` or a socket path. */
   async listen(address: Address | string, options: ListenOptions = {}): Promise<Listener> {
     const a = typeof address === "string" ? parseAddress(address) : address;
-    const listener = await listen(a, (socket: Socket) => this.handle(socket, options));
+    const { identify, auth } = options;
+    const accept = identify
+      ? (socket: Socket) => void this.identifyThenHandle(socket, identify)
+      : (socket: Socket) => this.handle(socket, auth ? { auth } : {});
+    const listener = await listen(a, accept);
     this.listeners.add(listener);
     return listener;
+  }
+
+  private async identifyThenHandle(socket: Socket, identify: IdentifyPeer): Promise<void> {
+    if (this.full(socket)) return;
+    // Nothing is read until the peer is known; an error meanwhile only ends the socket.
+    const ignore = () => {};
+    socket.on("error", ignore);
+    this.identifying.add(socket);
+    let identity: PeerIdentity;
+    try {
+      identity = await identify(socket);
+    } catch (err) {
+      this.options.onError?.(new Error(`connection refused: ${(err as Error).message}`, { cause: err }));
+      socket.destroy();
+      return;
+    } finally {
+      this.identifying.delete(socket);
+      socket.off("error", ignore);
+    }
+    if (socket.destroyed) return;
+    this.handle(socket, { identity });
   }
 
   stats(): ServerStats {
@@ -119,6 +164,7 @@ export class NinepServer<A = unknown> {
     const closing = [...this.listeners].map((l) => l.close());
     this.listeners.clear();
     for (const c of this.connections) c.close();
+    for (const socket of this.identifying) socket.destroy();
     await Promise.all(closing);
   }
 }
