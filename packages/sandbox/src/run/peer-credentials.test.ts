@@ -1,33 +1,80 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Socket } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { realpathSync } from "node:fs";
+import { createServer, type Server, type Socket } from "node:net";
+import { dirname, join } from "node:path";
 import { execa } from "execa";
-import { afterAll, describe, expect, it } from "vitest";
-import { peerCredentials } from "./peer-credentials.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Scratch, scratch } from "../__fixtures__/sandbox-fixture.js";
+import { confinedBeyond, ownConfinement, peerCredentials } from "./peer-credentials.js";
 
-const dir = mkdtempSync(join(tmpdir(), "peer-cred-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let s: Scratch;
+beforeAll(async () => {
+  s = await scratch();
+});
+afterAll(() => s.cleanup());
+
+/** A script for node that connects to the socket at PATH and waits for the server to hang up. */
+const connectAndWait = (path: string) =>
+  `require("node:net").connect(${JSON.stringify(path)}).on("close", () => process.exit(0))`;
+
+/** Listens at `name` in the scratch area and hands back the first socket accepted. */
+function acceptOne(name: string): { path: string; accepted: Promise<Socket>; server: Server } {
+  const path = join(s.rw, name);
+  let server!: Server;
+  const accepted = new Promise<Socket>((resolve) => {
+    // Half-open: a socket whose peer is gone stays open on this side, as a busy server's may.
+    server = createServer({ allowHalfOpen: true }, (socket) => {
+      server.close();
+      resolve(socket);
+    });
+    server.listen(path);
+  });
+  return { path, accepted, server };
+}
 
 describe("peerCredentials", () => {
-  it("names the process, user and group that connected to a Unix socket", async () => {
-    const path = join(dir, "s.sock");
-    const accepted = new Promise<Socket>((resolve) => {
-      const server = createServer((socket) => {
-        server.close();
-        resolve(socket);
-      });
-      server.listen(path);
-    });
-    // Another process connects and waits for the server to hang up.
-    const peer = execa(process.execPath, [
-      "-e",
-      `require("node:net").connect(${JSON.stringify(path)}).on("close", () => process.exit(0))`,
-    ]);
+  it("names the process, user and group that connected to a Unix socket, confined no more than this one", async () => {
+    const { path, accepted } = acceptOne("plain.sock");
+    const peer = execa(process.execPath, ["-e", connectAndWait(path)]);
     const socket = await accepted;
     const who = await peerCredentials(socket);
-    expect(who).toEqual({ pid: peer.pid, uid: process.getuid!(), gid: process.getgid!() });
+    expect(who).toMatchObject({ pid: peer.pid, uid: process.getuid!(), gid: process.getgid!() });
+    expect(who.confinement).toEqual(ownConfinement());
+    expect(confinedBeyond(who.confinement)).toBe(false);
     socket.destroy();
     await peer;
+  });
+
+  it("tells a command the launcher runs by the seccomp filter and no_new_privs it cannot shed", async () => {
+    const { path, accepted } = acceptOne("sandboxed.sock");
+    const policy = await s.policy({
+      filesystem: { rox: [dirname(realpathSync(process.execPath))], ro: ["/etc/ssl"] },
+    });
+    const peer = s.run(realpathSync(process.execPath), ["-e", connectAndWait(path)], { policy });
+    const socket = await accepted;
+    const who = await peerCredentials(socket);
+    const own = ownConfinement();
+    expect(who.uid).toBe(process.getuid!());
+    expect(who.confinement).toMatchObject({ noNewPrivs: true, seccompMode: 2 });
+    expect(who.confinement.seccompFilters).toBeGreaterThan(own.seccompFilters!);
+    expect(confinedBeyond(who.confinement)).toBe(true);
+    socket.destroy();
+    expect((await peer).exitCode).toBe(0);
+  });
+
+  it("fails when the peer exited before it was asked about, rather than name whoever has its pid now", async () => {
+    const { path, accepted, server } = acceptOne("gone.sock");
+    const peer = execa(process.execPath, ["-e", connectAndWait(path)]);
+    const socket = await accepted;
+    peer.kill("SIGKILL");
+    await peer.catch(() => {});
+    // The peer is gone: its pid may be anyone's now, so it is not named.
+    await expect(peerCredentials(socket)).rejects.toThrow(
+      /cannot tell who is at the other end of the socket: .*exited before it could be identified/,
+    );
+    socket.destroy();
+    server.close();
+    await expect(peerCredentials(socket)).rejects.toThrow(
+      "cannot tell who is at the other end of the socket: it is closed",
+    );
   });
 });
