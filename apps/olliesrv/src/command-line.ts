@@ -3,10 +3,14 @@ import { daemonLogSettings, type LogSettings, levelsOnly } from "@ollie/log";
 import { DEFAULT_LIMITS, type ServerLimits } from "@ollie/ninep";
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "./session/limits.js";
 
-export const USAGE = `usage: olliesrv [-a ADDR] [--tcp [HOST:]PORT] [--key-file FILE] [--max-* N] [--toolsrv ADDR]
-                [--log-level LEVEL] [-D] [--version]
+export const USAGE = `usage: olliesrv [-a ADDR] [--tcp [HOST:]PORT] [--mount-socket PATH|none] [--key-file FILE]
+                [--max-* N] [--toolsrv ADDR] [--log-level LEVEL] [-D] [--version]
   -a ADDR           where to serve the namespace (default: $NAMESPACE/ollie)
   --tcp [HOST:]PORT also serve on TCP (HOST defaults to 127.0.0.1; port 0 picks a free one)
+  --mount-socket PATH
+                    serve the namespace without a key to the owner's own processes, as the kernel names
+                    them, for mount -t 9p and diod's tools (default: ADDR.mount beside a Unix -a socket;
+                    none: do not)
   --key-file FILE   the owner's key (default: $XDG_DATA_HOME/ollie/keys/owner.key, made at first start)
   --max-depth N     how deep agents may spawn sessions from sessions (default 3)
   --max-children N  sessions one agent may have spawned at once (default 16)
@@ -29,7 +33,7 @@ export const USAGE = `usage: olliesrv [-a ADDR] [--tcp [HOST:]PORT] [--key-file 
                     that listens (for a parent that waits for that)
   --version         print the version
   -h, --help        print this
-Every attach, on every listener, must prove its uname (see NAMESPACE.md, "Principals").
+Every attach, on every listener but the mount socket, must prove its uname (see NAMESPACE.md, "Principals").
 `;
 
 /** What the command line asks olliesrv to serve with. */
@@ -38,6 +42,8 @@ export interface DaemonOptions {
   address: string | undefined;
   /** `--tcp`, as a 9P address. */
   tcp: string | undefined;
+  /** `--mount-socket`: a path, false for `none`, undefined for the default. */
+  mountSocket: string | false | undefined;
   keyFile: string | undefined;
   /** `--toolsrv`: a toolsrv that already runs. */
   toolsrv: string | undefined;
@@ -63,6 +69,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
       a: { type: "string" },
       toolsrv: { type: "string" },
       tcp: { type: "string" },
+      "mount-socket": { type: "string" },
       "key-file": { type: "string" },
       "max-depth": { type: "string" },
       "max-children": { type: "string" },
@@ -110,6 +117,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
     options: {
       address: values.a,
       tcp: values.tcp === undefined ? undefined : tcpAddress(values.tcp),
+      mountSocket: mountSocket(values["mount-socket"]),
       keyFile: values["key-file"],
       toolsrv: values.toolsrv,
       limits,
@@ -134,6 +142,16 @@ function ninepLimits(settings: readonly string[]): Partial<ServerLimits> {
     limits[name as keyof ServerLimits] = n;
   }
   return limits;
+}
+
+/** `--mount-socket`: `none`, or a path (a `unix!PATH` address is taken as its path). */
+function mountSocket(spec: string | undefined): string | false | undefined {
+  if (spec === undefined) return undefined;
+  if (spec === "none") return false;
+  const path = spec.startsWith("unix!") ? spec.slice("unix!".length) : spec;
+  if (path === "" || spec.startsWith("tcp!"))
+    throw new Error(`--mount-socket takes a Unix socket path or none, not '${spec}'`);
+  return path;
 }
 
 /** `PORT`, `HOST:PORT`, `[V6]:PORT` or a 9P address; a bare port is loopback. */

@@ -13,6 +13,7 @@ import {
   serveUntilSignal,
 } from "@ollie/ninep";
 import { AuditTrail, auditSource } from "./auth/audit-trail.js";
+import { listenMountSocket, MountRefusal } from "./auth/mount-socket.js";
 import { loadOwnerKey } from "./auth/owner-key.js";
 import { Principals } from "./auth/principals.js";
 import { startBypass } from "./bypass/start-bypass.js";
@@ -190,7 +191,8 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     auth: principals.serverAuth((uname) => sessions.agent(uname) !== undefined),
     limits: options.serverLimits,
     ...(ninepLog.enabled("trace") && { trace: ninepLog.trace }),
-    onError: (error) => ninepLog.warn(error.message),
+    // A refused mount-socket connection is on the audit trail already, which bounds a flood of them.
+    onError: (error) => void (error.cause instanceof MountRefusal || ninepLog.warn(error.message)),
   });
   // Prefetched while the listener comes up: reading `models` never waits for a backend it need not.
   models.refresh();
@@ -198,8 +200,27 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
   let unsaved = 0;
   // The TCP listener comes up once the sessions are restored (a failure to listen stops the daemon, status 1).
   let stopping = false;
-  let tcpFailed = false;
+  let listenFailed = false;
   const giveUp = new AbortController();
+  const mountSocket =
+    options.mountSocket ?? (parsedAddress.kind === "unix" ? `${parsedAddress.path}.mount` : false);
+  // Up before the sessions are restored, like the main socket; a failure to listen stops the daemon.
+  const listenMount = async (path: string): Promise<void> => {
+    try {
+      await listenMountSocket(server, path, {
+        owner: principals.owner,
+        uid: userInfo().uid,
+        audit: (line) => trail.record(line, "mount"),
+      });
+      log.info(
+        `serving the owner's mount socket on ${path}: mount -t 9p -o trans=unix,version=9p2000.L,access=${userInfo().uid} ${path} DIR`,
+      );
+    } catch (error) {
+      listenFailed = true;
+      log.error(`cannot serve the mount socket on ${path}: ${(error as Error).message}; stopping`);
+      giveUp.abort();
+    }
+  };
   const listenTcp = async (tcp: string) => {
     if (stopping) return;
     try {
@@ -208,7 +229,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
       log.info(`serving on ${bound} (authenticated, like every listener)`);
       if (options.printAddress) process.stdout.write(`${bound}\n`);
     } catch (error) {
-      tcpFailed = true;
+      listenFailed = true;
       log.error(`cannot listen on ${tcp}: ${(error as Error).message}; stopping`);
       giveUp.abort();
     }
@@ -229,15 +250,20 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
         log.info(`you attach as ${principals.owner}, proven with ${keyFile} (ninep: -k ${keyFile})`);
         if (pidFile) void writeFileAtomic(pidFile, `${process.pid}\n`).catch(() => {});
         const started = performance.now();
-        restoring = sessions.restore().then(
-          (n) => {
-            const ms = (performance.now() - started).toFixed(0);
-            sessionsLog.info(`restored ${n} session${n === 1 ? "" : "s"} from ${paths.sessions} in ${ms} ms`);
-          },
-          (e: unknown) => {
-            log.error(`restoring sessions failed: ${(e as Error).message}`);
-          },
-        );
+        const mounting = mountSocket ? listenMount(mountSocket) : Promise.resolve();
+        restoring = mounting
+          .then(() => (listenFailed ? 0 : sessions.restore()))
+          .then(
+            (n) => {
+              const ms = (performance.now() - started).toFixed(0);
+              sessionsLog.info(
+                `restored ${n} session${n === 1 ? "" : "s"} from ${paths.sessions} in ${ms} ms`,
+              );
+            },
+            (e: unknown) => {
+              log.error(`restoring sessions failed: ${(e as Error).message}`);
+            },
+          );
         // Ready is said once the sessions are back: a client that comes now finds them.
         if (options.printAddress) restoring = restoring.then(() => void process.stdout.write(`${bound}\n`));
         if (options.tcp !== undefined) restoring = restoring.then(() => listenTcp(options.tcp!));
@@ -259,5 +285,5 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     await toolsrv?.stop();
   }
   // What could not be saved was logged, session by session; the exit status says that something was lost.
-  return unsaved > 0 || tcpFailed ? 1 : 0;
+  return unsaved > 0 || listenFailed ? 1 : 0;
 }

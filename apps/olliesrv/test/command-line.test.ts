@@ -32,6 +32,11 @@ describe("olliesrv's command line", () => {
       [["extra"], {}, "olliesrv: Unexpected argument 'extra'"],
       [["--max-depth", "deep"], {}, "olliesrv: --max-depth takes a whole number, not 'deep'\n"],
       [["--tcp", "x:y"], {}, "olliesrv: --tcp takes PORT or HOST:PORT, not 'x:y'\n"],
+      [
+        ["--mount-socket", "tcp!localhost!564"],
+        {},
+        "olliesrv: --mount-socket takes a Unix socket path or none, not 'tcp!localhost!564'\n",
+      ],
       [["--log-level", "info,9p=loud"], {}, "olliesrv: --log-level: 'loud' is not a level ("],
       [
         [],

@@ -29,6 +29,7 @@ type Step = {
   op: "attach" | "read" | "write" | "new";
   path?: string;
   data?: string;
+  address?: string;
 };
 
 /** Runs the probe tool as the main agent of `session`, inside its sandbox; returns what it printed. */
@@ -192,5 +193,24 @@ describe("principals", () => {
     expect(stranger.exitCode).not.toBe(0);
     expect(stranger.stderr).toContain("authentication required");
     expect(stranger.stdout).toBe("");
+  });
+});
+
+describe("the owner's mount socket", () => {
+  it("refuses a sandboxed tool of the owner's own user, which cannot shed the launcher's seccomp filter", async () => {
+    const mount = `unix!${join(o.root, "ns", "ollie.mount")}`;
+    const a = await o.create(`agent=prober cwd=${o.work}`);
+    const said = await probe(a, [
+      { address: mount, as: o.owner, key: "none", op: "read", path: "session/idx" },
+      { address: mount, key: "none", op: "new", data: `cwd=${o.work}` },
+    ]);
+    expect(said).toEqual([
+      `read session/idx as ${o.owner}: connection closed`,
+      `new  as ${a}.main: connection closed`,
+    ]);
+    await o.logged(
+      /\[audit\]: refused the mount socket to pid \d+ \(uid \d+\): it runs under seccomp filters olliesrv does not, as sandboxed tools do\n/,
+    );
+    expect(o.log()).not.toMatch(/connection refused/);
   });
 });

@@ -92,6 +92,9 @@ export class Connection<A = unknown> implements ConnectionContext<A> {
     });
     socket.on("error", () => this.shutdown());
     socket.on("close", () => this.shutdown());
+    // A stream paused before it got here (Node pauses a socket it hands to a child process, as identifying
+    // its peer may) must flow now that someone reads it.
+    socket.resume();
   }
 
   /** Bytes of payload a single Tread/Twrite may carry. */

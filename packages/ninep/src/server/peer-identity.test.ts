@@ -58,7 +58,9 @@ function rawClient(path: string) {
 describe("a listener that identifies its peers", () => {
   it("attaches every client as the identity, without Tauth, whatever uname it names", async () => {
     const claims: AttachClaim[] = [];
-    const { server, address } = await identifyingServer(async () => {
+    const { server, address } = await identifyingServer(async (socket) => {
+      // As Node does to a socket it hands to a child process (which may be how the peer is identified).
+      socket.pause();
       return { uname: "glenda", uid: 4321, admit: (claim) => void claims.push(claim) };
     }, "as-glenda");
     const client = await NinepClient.dial(address);

@@ -1,0 +1,99 @@
+import { execFileSync } from "node:child_process";
+import { statSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { execa } from "execa";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type Ollie, prompt, startOllie, WAIT } from "./harness.js";
+
+// The owner's mount socket as Linux's own 9P2000.L clients meet it: diod's diodls and diodcat (Debian's
+// `diod` package), and the ninep command with -L, none of them proving a key.
+const has = (command: string) => {
+  try {
+    execFileSync("sh", ["-c", `command -v ${command}`], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+};
+const DIOD = has("diodls") && has("diodcat");
+if (!DIOD)
+  console.warn("diod's clients (diodls, diodcat) are not installed: the tests with them are skipped");
+
+const NINEP = fileURLToPath(new URL("../../../packages/ninep/bin/ninep.js", import.meta.url));
+
+let o: Ollie;
+let mount: string;
+beforeAll(async () => {
+  o = await startOllie("olliesrv-mount-", {
+    mock: { models: [{ id: "mock-model", contextLength: 32_768 }] },
+  });
+  mount = join(o.root, "ns", "ollie.mount");
+});
+afterAll(async () => {
+  await o?.stop();
+  await o?.remove();
+});
+
+const diod = (command: "diodls" | "diodcat", args: string[]) =>
+  execa(command, ["-s", mount, "-a", "", ...args], { reject: false });
+const ninepL = (args: string[], input?: string) =>
+  execa(process.execPath, [NINEP, "-L", "-a", `unix!${mount}`, ...args], { reject: false, input });
+
+describe("the owner's mount socket", () => {
+  it("is beside the daemon's socket, owner-only, and said in the log with the mount command line", async () => {
+    expect(statSync(mount).mode & 0o777).toBe(0o600);
+    await o.logged(
+      `serving the owner's mount socket on ${mount}: mount -t 9p -o trans=unix,version=9p2000.L,access=${process.getuid!()} ${mount} DIR`,
+    );
+  });
+
+  it("makes a session for ninep -L without a key, as the owner", async () => {
+    const made = await ninepL(["rdwr", "session/new"], `cwd=${o.work}\n`);
+    expect(made.stderr).toBe("");
+    const id = made.stdout.trim();
+    expect(id).toMatch(/^[\w-]+$/);
+    expect((await o.fsys.stat(`session/${id}`)).uid).toBe(o.owner);
+  });
+});
+
+describe.skipIf(!DIOD)("diod's clients on the mount socket", () => {
+  let id: string;
+  let agent: string;
+  beforeAll(async () => {
+    id = await o.create(`cwd=${o.work}`);
+    agent = `session/${id}/agent/main`;
+    o.mock.enqueue({ text: "Hello from the mock." });
+    await prompt(o, agent, "say hello");
+  });
+
+  it("lists session/ and reads an agent's state, chat and models", async () => {
+    const sessions = await diod("diodls", ["/session"]);
+    expect(sessions.stderr).toBe("");
+    expect(sessions.stdout.split("\n")).toContain(id);
+    const state = await diod("diodcat", [`/${agent}/state`]);
+    expect(state).toMatchObject({ exitCode: 0, stdout: "idle" });
+    const chat = await diod("diodcat", [`/${agent}/chat`]);
+    expect(chat.stdout).toContain("Hello from the mock.");
+    const models = await diod("diodcat", ["/models"]);
+    expect(models.stdout).toContain("mock-model");
+  });
+
+  it("blocks diodcat on statewait until another client prompts", async () => {
+    const waiting = execa("diodcat", ["-s", mount, "-a", "", `/${agent}/statewait`], { reject: false });
+    let said = "";
+    waiting.stdout!.on("data", (chunk: Buffer) => {
+      said += chunk.toString();
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(said).toBe("");
+    o.mock.enqueue({ text: "Woken." });
+    const prompted = await ninepL(["write", `${agent}/prompt`], "wake up\n");
+    expect(prompted).toMatchObject({ exitCode: 0, stderr: "" });
+    await vi.waitFor(() => expect(said).toMatch(/^(thinking|idle)/), WAIT);
+    waiting.kill("SIGTERM");
+    await waiting;
+    await vi.waitFor(async () => expect((await o.read(`${agent}/state`)).trim()).toBe("idle"), WAIT);
+    expect(await o.read(`${agent}/chat`)).toContain("Woken.");
+  });
+});
