@@ -1,7 +1,9 @@
 import { execFileSync } from "node:child_process";
 import { statSync } from "node:fs";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runTranscript } from "@ollie/ninep/testing";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Ollie, prompt, startOllie, WAIT } from "./harness.js";
@@ -46,6 +48,34 @@ describe("the owner's mount socket", () => {
     await o.logged(
       `serving the owner's mount socket on ${mount}: mount -t 9p -o trans=unix,version=9p2000.L,access=${process.getuid!()} ${mount} DIR`,
     );
+  });
+
+  it("answers the kernel's mount sequence: Tauth with ENOENT, an attach by uid, getattr, walk, lopen, clunk", async () => {
+    const me = process.getuid!();
+    const socket = connect(mount);
+    await new Promise((resolve) => socket.once("connect", resolve));
+    await runTranscript(
+      socket,
+      `
+Tversion tag NOTAG msize 131096 version '9P2000.L'
+Rversion tag NOTAG msize 131096 version '9P2000.L'
+Tauth tag 1 afid 0 uname '' aname '' n_uname ${me}
+Rlerror tag 1 ecode 2
+Tattach tag 1 fid 0 afid NOFID uname '' aname '' n_uname ${me}
+Rattach tag 1 qid *
+Tgetattr tag 1 fid 0 requestMask 0x17ff
+Rgetattr tag 1 valid 0x17ff qid * mode 040555 uid ${me} gid * nlink * rdev 0 size 0 blksize * blocks 0 atimeSec * atimeNsec 0 mtimeSec * mtimeNsec 0 ctimeSec * ctimeNsec 0 btimeSec 0 btimeNsec 0 gen 0 dataVersion 0
+Twalk tag 1 fid 0 newfid 1 wname [session]
+Rwalk tag 1 wqid [*]
+Tlopen tag 1 fid 1 flags 0304000
+Rlopen tag 1 qid * iounit *
+Tclunk tag 1 fid 1
+Rclunk tag 1
+Tattach tag 2 fid 2 afid NOFID uname '' aname '' n_uname ${me === 4242 ? 4243 : 4242}
+Rlerror tag 2 ecode 13
+`,
+    );
+    socket.destroy();
   });
 
   it("makes a session for ninep -L without a key, as the owner", async () => {
