@@ -157,6 +157,9 @@ describe("olliesrv over 9P", () => {
       "nothing is running",
     );
     await expect(o.create("color=blue")).rejects.toThrow("unknown key 'color' in the session spec");
+    await expect(o.create("callback=maybe")).rejects.toThrow(
+      "'callback' in the session spec is yes or no, not 'maybe'",
+    );
   });
 
   it("switches model and profile, keeps a plan, and compacts on command", async () => {

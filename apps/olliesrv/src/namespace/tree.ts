@@ -24,7 +24,10 @@ import { fail } from "./fail.js";
 import { modelsFile } from "./models-file.js";
 import { promptFile } from "./prompt-file.js";
 
-/** Reads a session spec: `key=value` words (agent, cwd, backend, model, name) or a JSON object. */
+/**
+ * Reads a session spec: `key=value` words (agent, cwd, remote, backend, model, name, callback) or a JSON
+ * object; `callback` is `yes` or `no` (or a JSON boolean).
+ */
 export function parseSpec(spec: string): SessionSpec {
   const text = spec.trim();
   const raw: Record<string, unknown> = text.startsWith("{")
@@ -41,10 +44,16 @@ export function parseSpec(spec: string): SessionSpec {
       );
   const out: SessionSpec = {};
   for (const [key, value] of Object.entries(raw)) {
-    if (!["agent", "profile", "cwd", "remote", "backend", "model", "name"].includes(key)) {
+    if (!["agent", "profile", "cwd", "remote", "backend", "model", "name", "callback"].includes(key)) {
       throw new NinepError(
-        `unknown key '${key}' in the session spec (agent, cwd, remote, backend, model, name)`,
+        `unknown key '${key}' in the session spec (agent, cwd, remote, backend, model, name, callback)`,
       );
+    }
+    if (key === "callback") {
+      if (value !== true && value !== false && value !== "yes" && value !== "no")
+        throw new NinepError(`'callback' in the session spec is yes or no, not '${String(value)}'`);
+      out.callback = value === true || value === "yes";
+      continue;
     }
     if (typeof value !== "string" || value === "")
       throw new NinepError(`'${key}' in the session spec needs a value`);

@@ -80,6 +80,8 @@ export interface SlotSession {
   readonly remote: RemoteTarget | undefined;
   /** The agent that spawned the session, which hears how the turns it asked for ended. */
   readonly parent: string | undefined;
+  /** False when the parent waits for the turns itself and wants no callbacks. */
+  readonly callback: boolean;
   save(): Promise<void>;
   planStep(): string | undefined;
   /** Where the agent's events are published, as `agent.NAME.TYPE` (the session's `events` file). */
@@ -239,7 +241,7 @@ export class AgentSlot {
     // The writer learns the prompt was taken only once it is on disk: a crash now cannot lose it.
     await this.session.save();
     const parent = this.session.parent;
-    if (parent !== undefined && from === parent) {
+    if (parent !== undefined && from === parent && this.session.callback) {
       void submission.then((outcome) =>
         this.session.peers
           .deliver(parent, callbackText(this.uname, outcome, this.lastArtifacts), this.uname)

@@ -34,6 +34,8 @@ export interface SessionFile {
   parent?: string;
   /** How many spawns deep (0: made by a person). */
   depth?: number;
+  /** False when the parent waits for the session's turns itself and wants no callbacks. */
+  callback?: false;
   /** Principals outside the session allowed to write its files (ctl grant). */
   grants?: string[];
   /** The ssh destination its tools run on (its directory there is `cwd`). */
@@ -56,6 +58,7 @@ const schema = z.object({
   paused: z.boolean(),
   parent: z.string().optional(),
   depth: z.number().int().nonnegative().optional(),
+  callback: z.literal(false).optional(),
   grants: z.array(z.string()).optional(),
   remote: z
     .string()

@@ -17,6 +17,8 @@ export interface SessionSpec {
   backend?: string;
   model?: string;
   name?: string;
+  /** Whether a turn its parent asked for is reported to the parent as a prompt (default true). */
+  callback?: boolean;
   /** The agent spawning it (set by the daemon from the proven uname, never by the spec). */
   parent?: string;
   depth?: number;
@@ -34,8 +36,10 @@ export class Session {
   private told = { name: "", cwd: "", plan: "" };
   env: Record<string, string>;
   readonly created: string;
-  /** The agent that spawned this session; it hears how each turn it prompted ended. */
+  /** The agent that spawned this session; it hears how each turn it prompted ended, unless not `callback`. */
   readonly parent: string | undefined;
+  /** False when the parent waits for the turns itself (e.g. a fan-out tool reading `prompts/N`). */
+  readonly callback: boolean;
   readonly depth: number;
   /** Principals outside the session that may write its files, as its own agents may. */
   readonly grants: Set<string>;
@@ -61,6 +65,7 @@ export class Session {
     this.created = file?.created ?? new Date().toISOString();
     this.parent = file ? file.parent : spec.parent;
     this.depth = (file ? file.depth : spec.depth) ?? 0;
+    this.callback = (file ? file.callback : spec.callback) ?? true;
     this.grants = new Set(file?.grants ?? []);
     if (file) {
       for (const a of file.agents) {
@@ -163,6 +168,7 @@ export class Session {
       paused: [...this.agents.values()].every((a) => a.agent === undefined),
       ...(this.parent !== undefined && { parent: this.parent }),
       ...(this.depth > 0 && { depth: this.depth }),
+      ...(!this.callback && { callback: false as const }),
       ...(this.grants.size > 0 && { grants: [...this.grants] }),
       ...(this.remote && { remote: this.remote.destination }),
       agents: [...this.agents.values()].map((a) => a.toSaved()),
