@@ -9,29 +9,22 @@
 // ollie:param backend string  The child's backend (default: its profile's)
 // ollie:param model string  The child's model (default: its profile's)
 // ollie:timeout 60
-import { ORDWR } from "@ollie/ninep";
+import { specOf, startSession } from "./lib/child-session.js";
 import { withNamespace } from "./lib/ollie-namespace.js";
 import { stringArg, ToolError, tool } from "./lib/tool-io.js";
 
 await tool(async (args) => {
   const task = stringArg(args, "task", true);
   if (task.trim() === "") throw new ToolError("task is empty: say what the child should do");
-  const spec: Record<string, string> = { agent: stringArg(args, "profile") || "coding", cwd: process.cwd() };
-  // Left out when not given, so the profile's own choices hold (olliesrv refuses empty values).
-  for (const key of ["name", "backend", "model"]) {
-    const value = stringArg(args, key);
-    if (value) spec[key] = value;
-  }
+  const spec = specOf({
+    agent: stringArg(args, "profile") || "coding",
+    cwd: process.cwd(),
+    name: stringArg(args, "name"),
+    backend: stringArg(args, "backend"),
+    model: stringArg(args, "model"),
+  });
   return withNamespace(async (fsys) => {
-    // session/new is a clone file: the id of the session a spec created is read back on the same fid.
-    const id = await fsys
-      .withFile("session/new", ORDWR, async (f) => {
-        await f.write(JSON.stringify(spec));
-        return (await f.read(0)).toString("utf8").trim();
-      })
-      .catch((error: unknown) => {
-        throw new ToolError(`cannot start the child: ${(error as Error).message}`);
-      });
+    const id = await startSession(fsys, spec, "the child");
     await fsys.writeFile(`session/${id}/agent/main/prompt`, task).catch((error: unknown) => {
       throw new ToolError(`session ${id} was started, but the task was refused: ${(error as Error).message}`);
     });
