@@ -245,22 +245,27 @@ describe("web_search", () => {
   });
 });
 
-describe("web_fetch through toolsrv, under the session's sandbox", () => {
-  /** A toolsrv whose policy is the defaults plus the overlay `yaml`, and one web_fetch call through it. */
-  async function fetchUnder(yaml: string | undefined, url: string) {
-    const args: string[] = [];
+describe("through toolsrv, under the session's sandbox", () => {
+  /** A toolsrv whose policy is the defaults plus the overlay `yaml`, and one call through it. */
+  async function callUnder(
+    yaml: string | undefined,
+    tool: string,
+    args: Record<string, unknown>,
+    env: Record<string, string> = {},
+  ) {
+    const daemonArgs: string[] = [];
     if (yaml !== undefined) {
       const name = `web-${Math.random().toString(36).slice(2)}`;
       mkdirSync(join(s.config, "ollie", "sandbox"), { recursive: true });
       writeFileSync(join(s.config, "ollie", "sandbox", `${name}.yaml`), yaml);
-      args.push("--sandbox", name);
+      daemonArgs.push("--sandbox", name);
     }
     let daemon: Daemon | undefined;
     try {
-      daemon = await startDaemon(s, args);
-      const conn = await daemon.conn("agent-web", { autoLoad: ["web_fetch"] });
+      daemon = await startDaemon(s, daemonArgs);
+      const conn = await daemon.conn("agent-web", { autoLoad: [tool], env });
       try {
-        return await conn.callRaw({ tool: "web_fetch", args: { url } }, new AbortController().signal);
+        return await conn.callRaw({ tool, args }, new AbortController().signal);
       } finally {
         await conn.close();
       }
@@ -268,21 +273,19 @@ describe("web_fetch through toolsrv, under the session's sandbox", () => {
       await daemon?.stop();
     }
   }
+  const fetchUnder = (yaml: string | undefined, url: string) => callUnder(yaml, "web_fetch", { url });
+  const noNetwork = "the sandbox allows no network for this session (its policy's network.enabled is false)";
 
-  it("is refused by the sandbox when the policy has no network", async () => {
+  it("web_fetch is refused by the sandbox when the policy has no network", async () => {
     const byAddress = await fetchUnder("network:\n  enabled: false\n", `${base}/page`);
     expect(byAddress).toMatchObject({ isError: true, exitCode: 1 });
-    expect(byAddress.stderr).toBe(
-      `${base}/page: the sandbox allows no network for this session (its policy's network.enabled is false)\n`,
-    );
+    expect(byAddress.stderr).toBe(`${base}/page: ${noNetwork}\n`);
     // By name, the lookup is what fails first; the tool still names the sandbox as the cause.
     const byName = await fetchUnder("network:\n  enabled: false\n", "http://web-fetch-test.invalid/");
-    expect(byName.stderr).toBe(
-      "http://web-fetch-test.invalid/: the sandbox allows no network for this session (its policy's network.enabled is false)\n",
-    );
+    expect(byName.stderr).toBe(`http://web-fetch-test.invalid/: ${noNetwork}\n`);
   });
 
-  it("gets no port the policy does not grant: the defaults allow 80 and 443 only", async () => {
+  it("web_fetch gets no port the policy does not grant: the defaults allow 80 and 443 only", async () => {
     const r = await fetchUnder(undefined, `${base}/page`);
     expect(r.isError).toBe(true);
     expect(r.stderr).toBe(
@@ -290,10 +293,24 @@ describe("web_fetch through toolsrv, under the session's sandbox", () => {
     );
   });
 
-  it("fetches when the policy grants the connection", async () => {
+  it("web_fetch fetches when the policy grants the connection", async () => {
     const r = await fetchUnder(`network:\n  connect_tcp: [${new URL(base).port}]\n`, `${base}/start`);
     expect(r).toMatchObject({ isError: false, exitCode: 0 });
     expect(r.output).toContain(`URL: ${base}/page\nStatus: 200 OK\n`);
     expect(r.output).toContain(`[to the intro](${base}/docs/intro.html)`);
+  });
+
+  it("web_search runs the session's search command in the sandbox, where the policy lets it run", async () => {
+    const dir = join(s.root, "search-bin");
+    mkdirSync(dir, { recursive: true });
+    const search = join(dir, "search");
+    writeFileSync(search, '#!/bin/sh\necho "results for $1"\n', { mode: 0o755 });
+    const env = { OLLIE_WEB_SEARCH: search };
+    const refused = await callUnder(undefined, "web_search", { query: "9p" }, env);
+    expect(refused.stderr).toBe(
+      `OLLIE_WEB_SEARCH '${search}' cannot be run here: it is not executable, or the sandbox does not grant its directory (rox)\n`,
+    );
+    const granted = await callUnder(`filesystem:\n  rox: ["${dir}"]\n`, "web_search", { query: "9p" }, env);
+    expect(granted).toMatchObject({ isError: false, output: "results for 9p\n" });
   });
 });

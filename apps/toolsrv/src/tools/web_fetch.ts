@@ -74,12 +74,9 @@ await tool(async (args) => {
   }
   let content = decodeBody(body, type, kind);
   if (kind === "html" && !raw) {
-    const page = htmlToMarkdown(content, arrival.url.href);
-    if (page.title) header.push(`Title: ${page.title}`);
-    header.push(
-      page.source === "article" ? "Shown: the main article, as Markdown" : "Shown: the page, as Markdown",
-    );
-    content = page.markdown;
+    const page = converted(content, arrival.url);
+    header.push(...page.lines);
+    content = page.text;
   }
   if (content.trim() === "") return `${header.join("\n")}\n\n(no text)`;
   return `${header.join("\n")}\n\n${capped(content, maxChars)}`;
@@ -106,6 +103,24 @@ function headerLines({ response, url, hops }: Arrival): string[] {
   ];
   if (hops.length > 0) lines.push(`Redirected: ${redirectChain(hops, url)}`);
   return lines;
+}
+
+/** An HTML page as Markdown, with the header lines that say what was taken from it. */
+function converted(html: string, url: URL): { lines: string[]; text: string } {
+  try {
+    const page = htmlToMarkdown(html, url.href);
+    const shown = page.source === "article" ? "the main article" : "the page";
+    return {
+      lines: [...(page.title ? [`Title: ${page.title}`] : []), `Shown: ${shown}, as Markdown`],
+      text: page.markdown,
+    };
+  } catch (error) {
+    // Markup the parser cannot take is still worth reading as it is.
+    return {
+      lines: [`Shown: the page as served (it could not be converted: ${(error as Error).message})`],
+      text: html,
+    };
+  }
 }
 
 function cutNote(stopped: NonNullable<BodyRead["stopped"]>, read: number, declared: number): string {
