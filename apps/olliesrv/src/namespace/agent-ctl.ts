@@ -41,7 +41,7 @@ export function agentOperations(sessions: Sessions, session: Session, slot: Agen
     agent: async (profile: string) => {
       if (!profile) fail("agent needs a profile: agent NAME");
       checkProfileName(profile);
-      await env.profiles.get(profile);
+      await session.profile(profile);
       idle(slot, "switch profile");
       await slot.reset(profile);
       await session.save();

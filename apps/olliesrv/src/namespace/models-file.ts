@@ -55,5 +55,5 @@ export async function agentBackendProfile(
   const live = slot.agent?.runtime.backend.name;
   if (live !== undefined && env.backends.conf.profiles.has(live)) return live;
   if (slot.backend !== undefined) return slot.backend;
-  return (await env.profiles.get(slot.profile)).config.backend;
+  return (await slot.profileInUse()).config.backend;
 }

@@ -19,6 +19,7 @@ import type { Session, SessionSpec } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
 import { moveSession, moveSessionHost } from "./agent-ctl.js";
 import { agentTree } from "./agent-tree.js";
+import { agentsDir } from "./agents-dir.js";
 import { eventsFile } from "./events-file.js";
 import { fail } from "./fail.js";
 import { modelsFile } from "./models-file.js";
@@ -271,6 +272,7 @@ function sessionTree(sessions: Sessions, session: Session) {
     ),
     // The session's events as JSON lines, filtered by topic (see NAMESPACE.md).
     eventsFile(session, group),
+    agentsDir(sessions, session, group),
     each(
       "agent",
       () => session.agents.values(),

@@ -9,7 +9,7 @@ import { ToolsrvConn } from "@ollie/toolsrv/client";
 import { LogStream, WatchedValue } from "@ollie/virtfs";
 import { checkModel } from "../config/backends.js";
 import type { ModelCache } from "../config/model-cache.js";
-import type { ProfileBook } from "../config/profile-book.js";
+import type { BookedProfile, ProfileBook } from "../config/profile-book.js";
 import type { Skill } from "../config/skills.js";
 import { RedialingTools } from "../remote/redialing-tools.js";
 import type { RemoteHosts } from "../remote/remote-hosts.js";
@@ -82,6 +82,8 @@ export interface SlotSession {
   readonly parent: string | undefined;
   /** False when the parent waits for the turns itself and wants no callbacks. */
   readonly callback: boolean;
+  /** The agent profile `name` as the session's agents are made from it (its generated ones first). */
+  profile(name: string): Promise<BookedProfile>;
   save(): Promise<void>;
   planStep(): string | undefined;
   /** Where the agent's events are published, as `agent.NAME.TYPE` (the session's `events` file). */
@@ -162,6 +164,11 @@ export class AgentSlot {
   /** The agent profile it runs. */
   get profile(): string {
     return this.#profile;
+  }
+
+  /** Its agent profile as it is made from now (a profile its session generated, else the configured one). */
+  profileInUse(): Promise<BookedProfile> {
+    return this.session.profile(this.profile);
   }
 
   /** The backends.conf profile it was switched to, if it was (else its agent profile's). */
@@ -381,7 +388,7 @@ export class AgentSlot {
   }
 
   private async make(): Promise<Agent> {
-    const { dir, config } = await this.env.profiles.get(this.profile);
+    const { dir, config } = await this.profileInUse();
     await mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
     this.reload.madeFrom(config);
     let toolsrv: (() => ToolsrvConn | undefined) | undefined;

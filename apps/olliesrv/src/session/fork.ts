@@ -43,6 +43,9 @@ export async function forkAgent(
       name: spec.name ?? `${session.name}-fork`,
       ...(slot.backend !== undefined && { backend: slot.backend }),
       ...(slot.model !== undefined && { model: slot.model }),
+      ...(session.profiles.has(slot.profile) && {
+        profiles: { [slot.profile]: session.profiles.get(slot.profile)! },
+      }),
     },
     creator,
   );

@@ -3,6 +3,11 @@ import { basename, join } from "node:path";
 import { type PersistedSession, persistedSessionSchema, writeFileAtomic } from "@ollie/agent-core";
 import { ConfigError, checkDocument, parseConfigText } from "@ollie/config-file";
 import { z } from "zod";
+import {
+  GENERATED_NAME,
+  type GeneratedProfile,
+  generatedProfileSchema,
+} from "../config/generated-profile.js";
 import { parseRemoteTarget } from "../remote/remote-target.js";
 import { AGENT_NAME, PROFILE_NAME, SESSION_ID } from "./names.js";
 
@@ -38,6 +43,8 @@ export interface SessionFile {
   callback?: false;
   /** Principals outside the session allowed to write its files (ctl grant). */
   grants?: string[];
+  /** Profiles its agents generated, by name. */
+  profiles?: Record<string, GeneratedProfile>;
   /** The ssh destination its tools run on (its directory there is `cwd`). */
   remote?: string;
   agents: SavedAgent[];
@@ -60,6 +67,7 @@ const schema = z.object({
   depth: z.number().int().nonnegative().optional(),
   callback: z.literal(false).optional(),
   grants: z.array(z.string()).optional(),
+  profiles: z.record(z.string().regex(GENERATED_NAME), generatedProfileSchema).optional(),
   remote: z
     .string()
     .refine((text) => {

@@ -1,6 +1,8 @@
 import { rm, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { newSessionId } from "@ollie/agent-core";
+import { type GeneratedProfile, generatedAgentConfig } from "../config/generated-profile.js";
+import type { BookedProfile } from "../config/profile-book.js";
 import { parseRemoteTarget, type RemoteTarget } from "../remote/remote-target.js";
 import { type AgentEnvironment, AgentSlot, type Peers, splitUname } from "./agent-slot.js";
 import { EventBus } from "./event-bus.js";
@@ -22,6 +24,8 @@ export interface SessionSpec {
   /** The agent spawning it (set by the daemon from the proven uname, never by the spec). */
   parent?: string;
   depth?: number;
+  /** Generated profiles it starts with: the one it runs, from its maker's session (set by the daemon). */
+  profiles?: Record<string, GeneratedProfile>;
 }
 
 /**
@@ -43,10 +47,13 @@ export class Session {
   readonly depth: number;
   /** Principals outside the session that may write its files, as its own agents may. */
   readonly grants: Set<string>;
+  /** Profiles its agents generated (its `agents/` directory), by name; saved with it. */
+  readonly profiles: Map<string, GeneratedProfile>;
   /** The host its tools run on; the loop, prompts, history and model calls stay here. */
   #remote: RemoteTarget | undefined;
   private saving: Promise<void> = Promise.resolve();
   private killed = false;
+  private readonly environment: AgentEnvironment;
 
   constructor(
     readonly id: string,
@@ -67,6 +74,8 @@ export class Session {
     this.depth = (file ? file.depth : spec.depth) ?? 0;
     this.callback = (file ? file.callback : spec.callback) ?? true;
     this.grants = new Set(file?.grants ?? []);
+    this.profiles = new Map(Object.entries((file ? file.profiles : spec.profiles) ?? {}));
+    this.environment = environment;
     if (file) {
       for (const a of file.agents) {
         this.agents.set(a.name, new AgentSlot(this, environment, a.name, a.profile, a.backend, a.model, a));
@@ -106,6 +115,21 @@ export class Session {
     if (this.told[field] === value) return;
     this.told[field] = value;
     this.events.publish(topic, { [field]: value });
+  }
+
+  /**
+   * The agent profile `name` as this session's agents are made from it: one generated in the session (its
+   * text after the default profile's prompt, as its system section), else the configured one.
+   */
+  async profile(name: string): Promise<BookedProfile> {
+    const generated = this.profiles.get(name);
+    if (!generated) return this.environment.profiles.get(name);
+    const base = await this.environment.profiles.get("default");
+    return {
+      config: generatedAgentConfig(generated, base.config.systemPrompt ?? base.config.prompt),
+      dir: base.dir,
+      file: `session/${this.id}/agents/${name}.json`,
+    };
   }
 
   static create(dir: string, environment: AgentEnvironment, peers: Peers, spec: SessionSpec): Session {
@@ -170,6 +194,7 @@ export class Session {
       ...(this.depth > 0 && { depth: this.depth }),
       ...(!this.callback && { callback: false as const }),
       ...(this.grants.size > 0 && { grants: [...this.grants] }),
+      ...(this.profiles.size > 0 && { profiles: Object.fromEntries(this.profiles) }),
       ...(this.remote && { remote: this.remote.destination }),
       agents: [...this.agents.values()].map((a) => a.toSaved()),
     };

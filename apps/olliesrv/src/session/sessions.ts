@@ -63,7 +63,11 @@ export class Sessions implements Peers {
         throw error;
       }
     }
-    await this.environment.profiles.get(spec.agent ?? "default");
+    const agent = spec.agent ?? "default";
+    // A profile generated in the maker's session goes with the session it makes, which runs it.
+    const generated = spec.profiles?.[agent] ?? home?.profiles.get(agent);
+    if (generated) spec = { ...spec, profiles: { [agent]: generated } };
+    else await this.environment.profiles.get(agent);
     if (spec.backend !== undefined) this.environment.backends.profile(spec.backend);
     if (spec.model !== undefined)
       await checkModel(this.environment.backends, spec.backend, spec.model, this.environment.models);

@@ -9,7 +9,7 @@
 // ollie:param backend string  The child's backend (default: its profile's)
 // ollie:param model string  The child's model (default: its profile's)
 // ollie:timeout 60
-import { specOf, startSession } from "./lib/child-session.js";
+import { promptSession, specOf, startSession } from "./lib/child-session.js";
 import { withNamespace } from "./lib/ollie-namespace.js";
 import { stringArg, ToolError, tool } from "./lib/tool-io.js";
 
@@ -25,9 +25,7 @@ await tool(async (args) => {
   });
   return withNamespace(async (fsys) => {
     const id = await startSession(fsys, spec, "the child");
-    await fsys.writeFile(`session/${id}/agent/main/prompt`, task).catch((error: unknown) => {
-      throw new ToolError(`session ${id} was started, but the task was refused: ${(error as Error).message}`);
-    });
+    await promptSession(fsys, id, task);
     return `spawned session ${id} (agent ${id}.main) with the task; its result will arrive as a prompt starting [from=${id}.main]. Do not poll for it.`;
   });
 });

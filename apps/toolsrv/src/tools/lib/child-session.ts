@@ -42,7 +42,7 @@ export async function promptSession(fsys: Fsys, id: string, text: string): Promi
     })
     .catch((error: unknown) => {
       throw new ToolError(
-        `session ${id} was started, but the prompt was refused: ${(error as Error).message}`,
+        `session ${id} was started, but its prompt was refused: ${(error as Error).message}`,
       );
     });
   const n = Number(answer);
