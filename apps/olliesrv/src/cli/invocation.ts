@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { REQUEST_ID } from "../bypass/request-id.js";
 import { SESSION_ID } from "../session/names.js";
 import type { BypassInvocation } from "./bypass-commands.js";
+import { type FeedInvocation, type ObserveInvocation, parseFeed, parseObserve } from "./feed-args.js";
 import { type InitInvocation, parseInit } from "./init-args.js";
 import { type LoginInvocation, parseLogin } from "./login-args.js";
 
@@ -16,6 +17,8 @@ export type Invocation =
   | { command: "stop" | "kill"; session: string }
   | InitInvocation
   | BypassInvocation
+  | FeedInvocation
+  | ObserveInvocation
   | { command: "backends" }
   | { command: "mcp" }
   | LoginInvocation;
@@ -80,6 +83,10 @@ export function parseInvocation(command: string | undefined, args: string[]): In
     case "stop":
     case "kill":
       return { command, session: needed(operands(1)[0]) };
+    case "feed":
+      return parseFeed(args);
+    case "observe":
+      return parseObserve(args);
     case "init":
       return parseInit(args);
     case "login":

@@ -1,7 +1,9 @@
 import { parseArgs } from "node:util";
 import { askCommand } from "./ask-command.js";
 import { decideCommand, pendingCommand } from "./bypass-commands.js";
+import { feedCommand } from "./feed-command.js";
 import { type Invocation, type LocalInvocation, parseInvocation } from "./invocation.js";
+import { observeCommand } from "./observe-command.js";
 import { defaultAddress, identity, SessionClient } from "./session-client.js";
 import { shell } from "./shell.js";
 import { statusCommand } from "./status-command.js";
@@ -21,6 +23,20 @@ export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] [-k KEYFILE] COMMAND ...
   status [SESSION]          state, model, tokens and cost
   stop SESSION              stop the running turn
   kill SESSION              end the session
+  feed SESSION [--window S] [--max-lines N] [--max-bytes B] [--file PATH | -- CMD [ARGS...]]
+                            run CMD (not sandboxed; its output and errors), follow PATH from its end as tail -F
+                            does, or read standard input, and prompt the session's main agent with the lines in
+                            batches: the lines of a window of S seconds (default 2) after a quiet spell, at most
+                            N lines (200) and B bytes (16384) each, the first and last kept and those between
+                            counted; one batch at a time, the next merging what comes until the agent's turn on
+                            it ends. A line per batch to stderr. Ends with CMD's status (after a last batch), 130
+                            or 143 on Ctrl-C or SIGTERM (CMD's process group stopped), 1 if the session ends
+  observe SESSION [PROFILE] [--window S] [--keep] [--topics PATTERNS]
+                            start an observer session (profile observer unless PROFILE; in SESSION's directory),
+                            print its id, and prompt it with SESSION's events (default: prompts, tool results,
+                            turns, errors) in compact lines, a batch per S seconds (default 5); the observer
+                            writes its findings to SESSION's agent. Until Ctrl-C or SESSION ends (exit 0; 1
+                            if the observer session ends); then the observer session is killed, unless --keep
   init [PROVIDER] [--url U] [--model M] [--key-env V | --key-cmd C | --no-key] [--force] [--no-check]
                             write backends.conf for PROVIDER (none: list them), have olliesrv use it (no
                             restart) and check the backend answers; an existing file is kept unless --force
@@ -141,6 +157,10 @@ async function run(client: SessionClient, invocation: Exclude<Invocation, LocalI
     case "kill":
       await client.write(`session/${invocation.session}/agent/main/ctl`, `${invocation.command}\n`);
       return 0;
+    case "feed":
+      return await feedCommand(client, invocation);
+    case "observe":
+      return await observeCommand(client, invocation);
     case "bypass":
       return await pendingCommand(client);
     case "approve":

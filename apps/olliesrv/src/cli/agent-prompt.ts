@@ -1,0 +1,16 @@
+import { ORDWR } from "@ollie/ninep";
+import type { Delivery } from "./batch-sender.js";
+import type { SessionClient } from "./session-client.js";
+
+/**
+ * Writes `text` to the agent's `prompt` (`agent` is `session/ID/agent/NAME`) and resolves once the agent has
+ * taken it, with its number; `ended` settles when that prompt's turn has ended (a blocking read of
+ * `prompts/N`), whatever else is prompted meanwhile.
+ */
+export async function submitPrompt(client: SessionClient, agent: string, text: string): Promise<Delivery> {
+  const ticket = await client.fsys.withFile(`${agent}/prompt`, ORDWR, async (f) => {
+    await f.write(text, 0);
+    return (await f.read(0)).toString("utf8").trim();
+  });
+  return { ticket, ended: client.read(`${agent}/prompts/${ticket}`) };
+}
