@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Daemon, scratch, shTool, startDaemon, WAIT } from "./daemon.js";
 
 const s = scratch("toolsrv-daemon-");
+/** The tools every agent has without loading them. */
+const BUILTINS = ["tool_load", "tool_list", "tool_active", "process_output", "process_kill"];
 let daemon: Daemon;
 // Outside every path the tools' policy grants (which include the test's own temporary directory), named
 // for this run alone.
@@ -83,8 +85,8 @@ describe("toolsrv", () => {
   it("keeps a loaded set per agent, with a revision that moves when it changes", async () => {
     const a = await daemon.conn("alice");
     const b = await daemon.conn("bob", { autoLoad: ["file_read"] });
-    expect((await a.list()).map((t) => t.name)).toEqual(["tool_load", "tool_list", "echo_json"]);
-    expect((await b.list()).map((t) => t.name)).toEqual(["tool_load", "tool_list", "file_read"]);
+    expect((await a.list()).map((t) => t.name)).toEqual([...BUILTINS, "echo_json"]);
+    expect((await b.list()).map((t) => t.name)).toEqual([...BUILTINS, "file_read"]);
     const before = await a.revision();
     const { fsys, close } = await daemon.attach("alice");
     const waiting = fsys.open("revwait").then((f) => f.read(0));
@@ -94,16 +96,10 @@ describe("toolsrv", () => {
     );
     expect(loaded).toMatchObject({ isError: false, output: "loaded fail, big\n" });
     expect(Number((await waiting).toString())).toBe(before + 1);
-    expect((await a.list()).map((t) => t.name)).toEqual([
-      "tool_load",
-      "tool_list",
-      "big",
-      "echo_json",
-      "fail",
-    ]);
+    expect((await a.list()).map((t) => t.name)).toEqual([...BUILTINS, "big", "echo_json", "fail"]);
     await fsys.writeFile("ctl", "unload big\n");
     expect(await a.revision()).toBe(before + 2);
-    expect((await b.list()).map((t) => t.name)).toEqual(["tool_load", "tool_list", "file_read"]);
+    expect((await b.list()).map((t) => t.name)).toEqual([...BUILTINS, "file_read"]);
     const notLoaded = await b.callRaw({ tool: "fail", args: {} }, new AbortController().signal);
     expect(notLoaded.output).toBe("fail is not loaded: load it with tool_load (tool_list shows what exists)");
     await expect(fsys.writeFile("ctl", "load no_such_tool\n")).rejects.toThrow("no tool named no_such_tool");

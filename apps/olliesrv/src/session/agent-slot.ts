@@ -22,6 +22,7 @@ import { type EventBus, publishAgentEvent } from "./event-bus.js";
 import type { SessionLimits } from "./limits.js";
 import { outcomeText, PromptTickets } from "./prompt-tickets.js";
 import type { SavedAgent } from "./session-file.js";
+import { WithSkillTools } from "./skill-tools.js";
 import { ToolProcs } from "./tool-procs.js";
 
 /** What the daemon gives every agent it makes. */
@@ -401,10 +402,16 @@ export class AgentSlot {
       tools: async (config) => {
         const autoLoad = config.autoLoad ?? ["client_9p"];
         const remote = this.session.remote;
+        // The skill tools are answered here, in front of toolsrv's: skills are the daemon's.
+        const shelf = {
+          skills: () => this.env.skills(),
+          loaded: () => this.skills,
+          setLoaded: (names: readonly string[]) => this.setSkills(names),
+        };
         if (!remote) {
           const conn = await this.dialToolsrv(this.env.toolsrvAddress, autoLoad);
           toolsrv = () => conn;
-          return conn;
+          return new WithSkillTools(conn, shelf);
         }
         const { destination } = remote;
         const tools = await RedialingTools.open(
@@ -413,7 +420,7 @@ export class AgentSlot {
           () => this.env.remotes.state(destination).lost,
         );
         toolsrv = () => tools.current;
-        return tools;
+        return new WithSkillTools(tools, shelf);
       },
       prompt: this.env.prompt,
       // A remote session's directory is on its host; its prompt commands and hooks run here, at home.

@@ -39,6 +39,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Paths the tool must never reach: the sandbox refuses a policy that would (a ProtectedPathError). */
   protect?: readonly string[];
+  /** How long it may run (default: the tool's own timeout); a background run's lifetime. */
+  timeoutMs?: number;
 }
 
 /** A tool process, running or finished. */
@@ -93,7 +95,7 @@ export async function startTool(
     policy,
     cwd: request.cwd,
     env,
-    timeoutMs: entry.meta.timeoutMs,
+    timeoutMs: options.timeoutMs ?? entry.meta.timeoutMs,
     ...(options.signal && { signal: options.signal }),
     ...(options.protect && { protect: options.protect }),
   });

@@ -29,6 +29,7 @@ export class HeaderError extends Error {
  *     # ollie:tier cold
  *     # ollie:timeout 30
  *     # ollie:cache path
+ *     # ollie:background background 3600
  *
  * or, for parameters the compact form cannot say, `ollie:schema` followed by JSON Schema (lines of it are
  * joined). Undefined when the file has no `ollie:tool` line (it is not a tool).
@@ -93,6 +94,16 @@ export function parseHeader(text: string): Record<string, unknown> | undefined {
       case "cache":
         raw.cache = value;
         break;
+      case "background": {
+        const b = /^(\w+)(?:\s+(\S+))?$/.exec(value);
+        if (!b)
+          throw new HeaderError(n, "background is 'ARG [SECONDS]': the boolean argument that asks for it");
+        const [, argument, seconds] = b as unknown as [string, string, string?];
+        if (seconds !== undefined && !Number.isFinite(Number(seconds)))
+          throw new HeaderError(n, `background lifetime '${seconds}' is not a number of seconds`);
+        raw.background = { argument, ...(seconds !== undefined && { timeout: Number(seconds) }) };
+        break;
+      }
       default:
         throw new HeaderError(n, `unknown field 'ollie:${key}'`);
     }

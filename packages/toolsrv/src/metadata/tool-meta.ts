@@ -15,6 +15,12 @@ export interface ToolMeta {
   timeoutMs: number;
   /** The argument naming the one file the tool reads (for the agent's read cache). */
   cacheArgument?: string;
+  /**
+   * The tool may run in the background: a call whose boolean `argument` is true is started detached and
+   * answered at once with its process id, and runs for up to `timeoutMs` (the tool's own timeout unless the
+   * header names a longer or shorter one).
+   */
+  background?: { argument: string; timeoutMs: number };
 }
 
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
@@ -34,6 +40,16 @@ const rawMetaSchema = z.strictObject({
     .max(24 * 3600)
     .optional(),
   cache: z.string().min(1).optional(),
+  background: z
+    .strictObject({
+      argument: z.string().min(1),
+      timeout: z
+        .number()
+        .positive()
+        .max(24 * 3600)
+        .optional(),
+    })
+    .optional(),
 });
 
 /** A tool that could not be used, and why. */
@@ -60,5 +76,14 @@ export function checkMeta(raw: unknown, where: CheckOptions = {}): { meta: ToolM
     timeoutMs: r.timeout === undefined ? DEFAULT_TOOL_TIMEOUT_MS : r.timeout * 1000,
   };
   if (r.cache !== undefined) meta.cacheArgument = r.cache;
+  if (r.background !== undefined) {
+    const { argument, timeout } = r.background;
+    const property = (meta.parameters.properties as Record<string, { type?: unknown }> | undefined)?.[
+      argument
+    ];
+    if (property?.type !== "boolean")
+      return { problem: `background names '${argument}', which is not a boolean parameter of ${r.name}` };
+    meta.background = { argument, timeoutMs: timeout === undefined ? meta.timeoutMs : timeout * 1000 };
+  }
   return { meta };
 }

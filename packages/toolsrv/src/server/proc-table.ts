@@ -12,6 +12,8 @@ export interface ProcEntry {
   /** `running`, `exited N`, `killed by SIGNAL`, `timed out`, `cancelled`, `refused: …` or `failed: …`. */
   readonly status: WatchedValue<string>;
   outcome?: ToolOutcome;
+  /** Where the agent's last process_output of it stopped reading: where the next one starts by default. */
+  cursor: number;
 }
 
 export function describeOutcome(o: ToolOutcome): string {
@@ -24,8 +26,8 @@ export function describeOutcome(o: ToolOutcome): string {
 }
 
 /**
- * The running tool processes, and the last `keepFinished` that ended (so a detached process's output can
- * still be read after it is done).
+ * The running tool processes, and the last `keepFinished` that ended of each kind — detached and not — so a
+ * background process's output can still be read after it is done however many ordinary calls follow it.
  */
 export class ProcTable {
   private readonly procs = new Map<number, ProcEntry>();
@@ -33,8 +35,8 @@ export class ProcTable {
 
   constructor(private readonly keepFinished = 64) {}
 
-  add(entry: Omit<ProcEntry, "id" | "status">): ProcEntry {
-    const proc: ProcEntry = { ...entry, id: this.nextId++, status: new WatchedValue("running") };
+  add(entry: Omit<ProcEntry, "id" | "status" | "cursor">): ProcEntry {
+    const proc: ProcEntry = { ...entry, id: this.nextId++, status: new WatchedValue("running"), cursor: 0 };
     this.procs.set(proc.id, proc);
     void proc.run.done.then((outcome) => {
       proc.outcome = outcome;
@@ -52,6 +54,11 @@ export class ProcTable {
     return [...this.procs.values()];
   }
 
+  /** How many detached processes of `uname` still run. */
+  runningDetached(uname: string): number {
+    return this.list().filter((p) => p.uname === uname && p.detached && !p.outcome).length;
+  }
+
   /** Kills every process still running (shutdown). */
   killAll(): Promise<unknown> {
     const running = this.list().filter((p) => !p.outcome);
@@ -60,8 +67,10 @@ export class ProcTable {
   }
 
   private prune(): void {
-    const finished = this.list().filter((p) => p.outcome);
-    for (const p of finished.slice(0, Math.max(0, finished.length - this.keepFinished)))
-      this.procs.delete(p.id);
+    for (const detached of [false, true]) {
+      const finished = this.list().filter((p) => p.outcome && p.detached === detached);
+      for (const p of finished.slice(0, Math.max(0, finished.length - this.keepFinished)))
+        this.procs.delete(p.id);
+    }
   }
 }

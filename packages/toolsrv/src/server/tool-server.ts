@@ -32,6 +32,11 @@ export interface ToolServerOptions {
    * environment, would grant one, a directory holding one or a path inside one fails without running.
    */
   protect?: readonly string[];
+  /**
+   * How many background processes (calls run detached: a tool's `background` argument set, or `detach`)
+   * one agent may have running at once; a call past it is refused (default 16).
+   */
+  maxBackground?: number;
   /** MCP servers whose tools are offered as `mcp__SERVER__TOOL` (none when absent). */
   mcp?: McpOptions;
 }
@@ -69,6 +74,7 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
     ...(options.maxOutputBytes !== undefined && { maxOutputBytes: options.maxOutputBytes }),
     ...(options.baseEnv && { baseEnv: options.baseEnv }),
     ...(options.protect && { protect: options.protect }),
+    ...(options.maxBackground !== undefined && { maxBackground: options.maxBackground }),
   });
   const broker = new BypassBroker(options.bypass ?? EMPTY_BYPASS_POLICY, options.log);
   const tree = toolTree(service, { owner: options.owner, extra: [bypassTree(broker, options.owner)] });

@@ -7,6 +7,7 @@ import type { ToolMeta } from "../metadata/tool-meta.js";
 import type { AgentToolSets } from "./agent-tools.js";
 import { BUILTINS, isBuiltin } from "./builtins.js";
 import type { ProcTable } from "./proc-table.js";
+import { processKill, processOutput } from "./process-builtins.js";
 import { isMcpTool, type ToolSources } from "./tool-sources.js";
 
 /** A call as written to the `call` file. */
@@ -46,7 +47,11 @@ export interface ToolServiceOptions {
   baseEnv?: Record<string, string>;
   /** Paths no tool may reach (see ToolServerOptions.protect). */
   protect?: readonly string[];
+  /** How many detached processes one agent may have running at once (default 16). */
+  maxBackground?: number;
 }
+
+export const DEFAULT_MAX_BACKGROUND = 16;
 
 const failure = (output: string): CallResult => ({ output, isError: true });
 
@@ -79,13 +84,22 @@ export class ToolService {
       );
     }
     const request = parsed.data;
-    if (isBuiltin(request.tool)) return this.builtin(uname, request.tool, request.args);
+    if (isBuiltin(request.tool)) return this.builtin(uname, request.tool, request.args, signal);
     const agent = this.agents.of(uname);
     if (!agent.loaded.has(request.tool)) {
       return failure(`${request.tool} is not loaded: load it with tool_load (tool_list shows what exists)`);
     }
     const entry = await this.sources.get(request.tool);
     if (!entry) return failure(`${request.tool} is no longer offered (tool_list shows what exists)`);
+    // A tool that may run in the background does when the model sets its argument for it.
+    const background = entry.meta.background;
+    const detach =
+      request.detach === true || (background !== undefined && request.args[background.argument] === true);
+    const limit = this.options.maxBackground ?? DEFAULT_MAX_BACKGROUND;
+    if (detach && this.procs.runningDetached(uname) >= limit)
+      return failure(
+        `${request.tool} was not started: ${limit} background processes of yours are running, the most there may be; end one with process_kill`,
+      );
     const env = { ...this.options.baseEnv, ...request.env, OLLIE_UNAME: uname };
     agent.lastCall = { cwd: request.cwd, env, at: new Date() };
     let run: ToolRun;
@@ -97,7 +111,7 @@ export class ToolService {
             request.args,
             {
               ...(this.options.maxOutputBytes && { maxOutputBytes: this.options.maxOutputBytes }),
-              ...(!request.detach && { signal }),
+              ...(!detach && { signal }),
             },
           )
         : await startTool(
@@ -111,7 +125,7 @@ export class ToolService {
               policy: this.options.policy,
               ...(this.options.maxOutputBytes && { maxOutputBytes: this.options.maxOutputBytes }),
               ...(this.options.protect && { protect: this.options.protect }),
-              ...(!request.detach && { signal }),
+              ...(detach ? background && { timeoutMs: background.timeoutMs } : { signal }),
             },
           );
     } catch (error) {
@@ -121,12 +135,12 @@ export class ToolService {
       uname,
       args: request.args,
       cwd: request.cwd,
-      detached: request.detach === true,
+      detached: detach,
       run,
     });
-    if (request.detach)
+    if (detach)
       return {
-        output: `started in the background as process ${proc.id}`,
+        output: `started in the background as process ${proc.id}; read its output with process_output, end it with process_kill\n`,
         isError: false,
         proc: proc.id,
         detached: true,
@@ -141,9 +155,27 @@ export class ToolService {
     return unknown.length > 0 ? { unknown } : { added: this.agents.of(uname).load(names) };
   }
 
-  private async builtin(uname: string, tool: string, args: Record<string, unknown>): Promise<CallResult> {
+  private async builtin(
+    uname: string,
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<CallResult> {
+    if (tool === "process_output") return processOutput(this.procs, uname, args, signal);
+    if (tool === "process_kill") return processKill(this.procs, uname, args, signal);
     const agent = this.agents.of(uname);
     const tools = await this.sources.tools();
+    if (tool === "tool_active") {
+      const lines = [...agent.loaded]
+        .sort()
+        .flatMap((n) => tools.get(n)?.meta ?? [])
+        .map((m) => `${m.name} — ${m.description.split("\n", 1)[0]}`);
+      const always = `always there: ${BUILTINS.map((b) => b.name).join(", ")}`;
+      return {
+        output: `${[...(lines.length > 0 ? lines : ["no tools loaded (tool_list shows what exists)"]), always].join("\n")}\n`,
+        isError: false,
+      };
+    }
     if (tool === "tool_list") {
       const rest = [...tools.values()].filter((t) => !agent.loaded.has(t.meta.name));
       const lines = rest.map((t) => `${t.meta.name} — ${t.meta.description.split("\n", 1)[0]}`);
