@@ -24,19 +24,21 @@ export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] [-k KEYFILE] COMMAND ...
   stop SESSION              stop the running turn
   kill SESSION              end the session
   feed SESSION [--window S] [--max-lines N] [--max-bytes B] [--file PATH | -- CMD [ARGS...]]
-                            run CMD (not sandboxed; its output and errors), follow PATH from its end as tail -F
-                            does, or read standard input, and prompt the session's main agent with the lines in
-                            batches: the lines of a window of S seconds (default 2) after a quiet spell, at most
-                            N lines (200) and B bytes (16384) each, the first and last kept and those between
-                            counted; one batch at a time, the next merging what comes until the agent's turn on
-                            it ends. A line per batch to stderr. Ends with CMD's status (after a last batch), 130
-                            or 143 on Ctrl-C or SIGTERM (CMD's process group stopped), 1 if the session ends
+                            prompt the session's main agent with the lines CMD prints (stdout and stderr;
+                            CMD runs as you, not sandboxed), or that PATH gains (followed as tail -F does),
+                            or of standard input: those of S seconds (default 2) from the first, at most N
+                            lines (200) and B bytes (16384) a prompt, the first and last kept and those
+                            between counted. One prompt at a time: until the agent's turn on it ends, what
+                            comes joins the next. A line per prompt on stderr. Exit: CMD's status once it
+                            ends (after a last prompt); 128+N on signal N (130 Ctrl-C), CMD's process group
+                            stopped; 1 if the session ends
   observe SESSION [PROFILE] [--window S] [--keep] [--topics PATTERNS]
-                            start an observer session (profile observer unless PROFILE; in SESSION's directory),
-                            print its id, and prompt it with SESSION's events (default: prompts, tool results,
-                            turns, errors) in compact lines, a batch per S seconds (default 5); the observer
-                            writes its findings to SESSION's agent. Until Ctrl-C or SESSION ends (exit 0; 1
-                            if the observer session ends); then the observer session is killed, unless --keep
+                            start an observer session (profile observer unless PROFILE) in SESSION's
+                            directory, print its id, and prompt it with SESSION's events as short lines
+                            (prompts, tool results, turn ends, errors; --topics: an events filter), S seconds'
+                            worth (default 5) at a time; it writes what it finds to SESSION's agent. Until
+                            SESSION ends (exit 0), Ctrl-C (130) or the observer ends (1); then the observer
+                            session is killed (--keep keeps it)
   init [PROVIDER] [--url U] [--model M] [--key-env V | --key-cmd C | --no-key] [--force] [--no-check]
                             write backends.conf for PROVIDER (none: list them), have olliesrv use it (no
                             restart) and check the backend answers; an existing file is kept unless --force
