@@ -2,8 +2,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MockReply, RecordedRequest } from "@ollie/backends/testing";
 import { processGone } from "@ollie/sandbox/testing";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Ollie, prompt, startOllie } from "./harness.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type Ollie, prompt, startOllie, WAIT } from "./harness.js";
 
 type Message = { role: string; content?: string | null };
 
@@ -22,6 +22,17 @@ function model(request: RecordedRequest): MockReply {
   asked.push(messages);
   const last = messages.at(-1)!;
   const text = String(last.content ?? "");
+  const task = String(messages.findLast((m) => m.role === "user")?.content);
+  if (task.includes("Start the sleeper")) {
+    if (last.role === "user")
+      return {
+        toolCalls: [{ name: "shell", arguments: { command: 'echo "pid $$"; sleep 1000', background: true } }],
+      };
+    const id = /process (\d+)/.exec(text)?.[1];
+    if (!text.includes("pid "))
+      return { toolCalls: [{ name: "process_output", arguments: { id: Number(id), wait: 5 } }] };
+    return { text: "It sleeps in the background." };
+  }
   if (last.role === "user" && text.includes("Start the ticker"))
     return {
       toolCalls: [
@@ -107,6 +118,21 @@ describe("the model's own primitives, end to end", () => {
     const idx = await o.read(`${agent}/proc/idx`);
     expect(idx).toMatch(new RegExp(`^${proc}\\tshell\\tcancelled\\t`, "m"));
     expect(await o.read(`${agent}/chat`)).toContain("The ticker ran, and is stopped.");
+  });
+
+  it("ends what an agent left running in the background when its session is killed", async () => {
+    const id = await o.create(`agent=coding cwd=${o.work} name=sleeper`);
+    const agent = `session/${id}/agent/main`;
+    asked.length = 0;
+    await prompt(o, agent, "Start the sleeper.");
+    expect(await o.read(`${agent}/outcome`)).toBe("done\n");
+    const read = String(asked.at(-1)!.at(-1)?.content);
+    expect(read).toMatch(/^process \d+ \(shell\): running\npid \d+\n/);
+    const pid = Number(/pid (\d+)/.exec(read)![1]);
+    expect(processGone(pid)).toBe(false);
+
+    await o.fsys.writeFile(`session/${id}/ctl`, "kill\n");
+    await vi.waitFor(() => expect(processGone(pid)).toBe(true), WAIT);
   });
 
   it("lists the skills, loads one — in the system prompt from the next request — and lists it as active", async () => {

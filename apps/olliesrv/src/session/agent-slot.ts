@@ -289,6 +289,18 @@ export class AgentSlot {
     return this.#toolsrv?.();
   }
 
+  /**
+   * Ends the agent's tool processes still running at toolsrv — those it left in the background too, which
+   * would otherwise run out their lifetime — when its session ends. Never throws: a process that ends
+   * meanwhile, or a connection that is gone, leaves nothing to do.
+   */
+  async killProcesses(): Promise<void> {
+    const conn = this.toolsrv;
+    if (!conn) return;
+    const running = (await conn.processes().catch(() => [])).filter((p) => p.status === "running");
+    await Promise.all(running.map((p) => conn.kill(p.id).catch(() => undefined)));
+  }
+
   /** Closes the live agent (its toolsrv connection); the slot keeps what it needs to come back. */
   async close(): Promise<void> {
     const agent = this.agent;

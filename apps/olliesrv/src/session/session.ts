@@ -225,6 +225,8 @@ export class Session {
       slot.end(new Error(`session ${this.id} was killed`));
       slot.agent?.interrupt("the session was killed");
     }
+    // What its agents left running in the background ends with it.
+    await Promise.all([...this.agents.values()].map((s) => s.killProcesses()));
     await Promise.all([...this.agents.values()].map((s) => s.close()));
     // Observers see the turns end, then this, then the end of the file.
     this.events.end("session.kill");
