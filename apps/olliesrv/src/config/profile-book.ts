@@ -62,6 +62,27 @@ export class ProfileBook {
   }
 
   /**
+   * Every profile by name (the user's directory first: its file hides a shipped one of the same name), with
+   * its description, or what is wrong with it when it cannot be used.
+   */
+  async list(): Promise<Array<{ name: string; description?: string; problem?: string }>> {
+    const names = new Set<string>();
+    for (const dir of this.dirs) {
+      const files = await readdir(dir).catch(() => [] as string[]);
+      for (const f of files)
+        if (f.endsWith(".json") && !f.startsWith(".")) names.add(f.slice(0, -".json".length));
+    }
+    return Promise.all(
+      [...names].sort().map((name) =>
+        this.get(name).then(
+          ({ config }) => ({ name, ...(config.description && { description: config.description }) }),
+          (error: unknown) => ({ name, problem: (error as Error).message }),
+        ),
+      ),
+    );
+  }
+
+  /**
    * Reads every profile of the user's directory (the first of `dirs`), so that each good one is remembered
    * and each broken one is logged now rather than when someone uses it.
    */

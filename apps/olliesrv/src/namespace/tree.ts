@@ -123,6 +123,15 @@ export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree
       ),
       // The default backend's models, as fetched at start (or when backends.conf changed).
       modelsFile(env, async () => undefined),
+      // The agent profiles sessions may be made with, and what each is for (what `route` chooses among).
+      file(
+        "profiles",
+        text(async () =>
+          (await env.profiles.list())
+            .map((p) => `${p.name}\t${p.problem ? `broken: ${p.problem.replace(/\s+/g, " ")}` : (p.description ?? "-")}\n`)
+            .join(""),
+        ),
+      ),
       each(
         "session",
         () => ["new", "idx", ...sessions.list()] as Array<"new" | "idx" | Session>,

@@ -18,6 +18,7 @@
 // ollie:timeout 900
 import type { Fsys } from "@ollie/ninep";
 import {
+  endedIfStopped,
   killSession,
   promptSession,
   specOf,
@@ -115,19 +116,14 @@ await tool(async (args) => {
   const keep = args.keep === true;
   return withNamespace(async (fsys) => {
     const started: string[] = [];
-    const endAll = () => Promise.all(started.map((id) => killSession(fsys, id)));
-    // Stopped or timed out by toolsrv: the sessions end with the call rather than run on unseen.
-    const onSignal = () => void endAll().finally(() => process.exit(143));
-    process.once("SIGTERM", onSignal);
-    process.once("SIGINT", onSignal);
     const deadline = AbortSignal.timeout(seconds * 1000);
     try {
-      const results = await Promise.all(list.map((c, i) => ask(fsys, c, i, prompt, started, deadline)));
+      const results = await endedIfStopped(fsys, started, () =>
+        Promise.all(list.map((c, i) => ask(fsys, c, i, prompt, started, deadline))),
+      );
       return report(list, results, seconds, keep);
     } finally {
-      if (!keep) await endAll();
-      process.off("SIGTERM", onSignal);
-      process.off("SIGINT", onSignal);
+      if (!keep) await Promise.all(started.map((id) => killSession(fsys, id)));
     }
   });
 });

@@ -19,6 +19,8 @@ export const HOOK_NAMES = [
 ] as const;
 
 const schema = z.strictObject({
+  /** One line on what the profile is for: what a person or a router choosing among profiles reads. */
+  description: z.string().max(500).optional(),
   /**
    * The agent's section of the system preamble: text (its `!command`, `@file` and `$VAR` lines expanded), or
    * shell commands whose standard outputs, concatenated, make it.

@@ -68,3 +68,24 @@ export async function turnResult(
 export async function killSession(fsys: Fsys, id: string): Promise<void> {
   await fsys.writeFile(`session/${id}/ctl`, "kill").catch(() => undefined);
 }
+
+/**
+ * Runs `body`; when the call is stopped meanwhile (toolsrv's SIGTERM for a stopped turn or a timeout), the
+ * sessions listed in `started` so far are ended before the tool exits, rather than left running unseen.
+ */
+export async function endedIfStopped<T>(
+  fsys: Fsys,
+  started: readonly string[],
+  body: () => Promise<T>,
+): Promise<T> {
+  const onSignal = () =>
+    void Promise.all(started.map((id) => killSession(fsys, id))).finally(() => process.exit(143));
+  process.once("SIGTERM", onSignal);
+  process.once("SIGINT", onSignal);
+  try {
+    return await body();
+  } finally {
+    process.off("SIGTERM", onSignal);
+    process.off("SIGINT", onSignal);
+  }
+}
