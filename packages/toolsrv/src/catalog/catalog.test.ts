@@ -88,7 +88,7 @@ describe("the tool catalog", () => {
     );
     const [broken] = await new ToolCatalog([dir]).broken();
     expect(broken?.reason).toMatch(
-      /slowgrep\.meta\.json:4:14: timeout: .+; colour: unknown key \(the keys are: name, description, parameters, parallel, tier, timeout, cache, background\)$/,
+      /slowgrep\.meta\.json:4:14: timeout: .+; colour: unknown key \(the keys are: name, description, parameters, parallel, tier, timeout, cache, companion, background\)$/,
     );
   });
 

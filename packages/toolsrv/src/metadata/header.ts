@@ -29,6 +29,7 @@ export class HeaderError extends Error {
  *     # ollie:tier cold
  *     # ollie:timeout 30
  *     # ollie:cache path
+ *     # ollie:companion lsp_broker
  *     # ollie:background background 3600
  *
  * or, for parameters the compact form cannot say, `ollie:schema` followed by JSON Schema (lines of it are
@@ -93,6 +94,9 @@ export function parseHeader(text: string): Record<string, unknown> | undefined {
       }
       case "cache":
         raw.cache = value;
+        break;
+      case "companion":
+        raw.companion = value;
         break;
       case "background": {
         const b = /^(\w+)(?:\s+(\S+))?$/.exec(value);

@@ -16,6 +16,11 @@ export interface ToolMeta {
   /** The argument naming the one file the tool reads (for the agent's read cache). */
   cacheArgument?: string;
   /**
+   * An executable in the tool's directory that must be running, detached, for the calling agent before the
+   * tool runs (a broker the tool talks to): toolsrv starts it when the agent has none running.
+   */
+  companion?: string;
+  /**
    * The tool may run in the background: a call whose boolean `argument` is true is started detached and
    * answered at once with its process id, and runs for up to `timeoutMs` (the tool's own timeout unless the
    * header names a longer or shorter one).
@@ -40,6 +45,10 @@ const rawMetaSchema = z.strictObject({
     .max(24 * 3600)
     .optional(),
   cache: z.string().min(1).optional(),
+  companion: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, "a companion is a file name in the tool's directory")
+    .optional(),
   background: z
     .strictObject({
       argument: z.string().min(1),
@@ -76,6 +85,7 @@ export function checkMeta(raw: unknown, where: CheckOptions = {}): { meta: ToolM
     timeoutMs: r.timeout === undefined ? DEFAULT_TOOL_TIMEOUT_MS : r.timeout * 1000,
   };
   if (r.cache !== undefined) meta.cacheArgument = r.cache;
+  if (r.companion !== undefined) meta.companion = r.companion;
   if (r.background !== undefined) {
     const { argument, timeout } = r.background;
     const property = (meta.parameters.properties as Record<string, { type?: unknown }> | undefined)?.[

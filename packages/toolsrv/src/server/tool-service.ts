@@ -6,6 +6,7 @@ import { startMcpCall } from "../mcp/mcp-call.js";
 import type { ToolMeta } from "../metadata/tool-meta.js";
 import type { AgentToolSets } from "./agent-tools.js";
 import { BUILTINS, isBuiltin } from "./builtins.js";
+import { Companions } from "./companions.js";
 import type { ProcTable } from "./proc-table.js";
 import { processKill, processOutput } from "./process-builtins.js";
 import { isMcpTool, type ToolSources } from "./tool-sources.js";
@@ -57,12 +58,16 @@ const failure = (output: string): CallResult => ({ output, isError: true });
 
 /** Runs calls for agents: checks the tool is loaded, answers builtins, starts the rest under the sandbox. */
 export class ToolService {
+  private readonly companions: Companions;
+
   constructor(
     readonly sources: ToolSources,
     readonly agents: AgentToolSets,
     readonly procs: ProcTable,
     private readonly options: ToolServiceOptions,
-  ) {}
+  ) {
+    this.companions = new Companions(procs);
+  }
 
   /** The policy every call starts from, and the paths no call may reach. */
   get sandbox(): { policy: SandboxPolicy; protect: readonly string[] } {
@@ -104,6 +109,8 @@ export class ToolService {
     agent.lastCall = { cwd: request.cwd, env, at: new Date() };
     let run: ToolRun;
     try {
+      if (!isMcpTool(entry) && entry.meta.companion !== undefined)
+        await this.companions.ensure(uname, entry, { args: {}, cwd: request.cwd, env }, this.runOptions());
       run = isMcpTool(entry)
         ? startMcpCall(
             entry,
@@ -146,6 +153,15 @@ export class ToolService {
         detached: true,
       };
     return { ...resultOf(await run.done), proc: proc.id };
+  }
+
+  /** How every tool process of this service runs: the policy, the output kept, the protected paths. */
+  private runOptions() {
+    return {
+      policy: this.options.policy,
+      ...(this.options.maxOutputBytes && { maxOutputBytes: this.options.maxOutputBytes }),
+      ...(this.options.protect && { protect: this.options.protect }),
+    };
   }
 
   /** Loads `names` for an agent if every one exists: the names it added, or the ones that do not exist. */
