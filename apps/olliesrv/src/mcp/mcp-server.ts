@@ -36,7 +36,7 @@ export function ollieMcpServer(link: OlliesrvLink): McpServer {
           .string()
           .optional()
           .describe(
-            "the agent profile: `default` (the default), `coding`, `orchestrator` or one of your own",
+            "the agent profile: `default` (the default), `coding`, `orchestrator`, `cascade` or one of your own; olliesrv's `profiles` file lists them all with what each is for",
           ),
         name: z.string().optional().describe("a name for the session, shown by ollie_status"),
         backend: z.string().optional().describe("a backend profile of backends.conf (default: its default)"),
