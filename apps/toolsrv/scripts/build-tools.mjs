@@ -30,7 +30,11 @@ for (const name of (await readdir(source)).sort()) {
       platform: "node",
       format: "esm",
       target: "node20",
-      banner: { js: `#!/usr/bin/env node\n${header}` },
+      // After the header (which must stay on top): a `require` for the CommonJS packages bundled in
+      // (vscode-jsonrpc…), whose calls of require("util") an ES module has no other way to answer.
+      banner: {
+        js: `#!/usr/bin/env node\n${header}\nimport { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);`,
+      },
       logLevel: "warning",
     });
     await chmod(target, 0o755);

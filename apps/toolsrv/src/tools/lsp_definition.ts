@@ -1,0 +1,15 @@
+// ollie:tool lsp_definition
+// ollie:description Find where a symbol is defined, through the project's language server (TypeScript and JavaScript;
+// ollie:description Python, Go, Rust, C and C++ when their servers are installed). Point at it with line and column, or
+// ollie:description name it with symbol. Prints path:line:col and the line there.
+// ollie:param path string required  The file, relative to the working directory or absolute
+// ollie:param line integer  The line, counting from 1 (as file_read shows it)
+// ollie:param column integer  The column on that line, counting from 1
+// ollie:param symbol string  A name instead of a column: the one on line when line is given, else where the file declares it
+// ollie:parallel read
+// ollie:tier warm
+// ollie:timeout 90
+// ollie:companion lsp_broker
+import { lspTool } from "./lib/lsp/lsp-tool.js";
+
+await lspTool("definition");
