@@ -45,15 +45,15 @@ const env = {
   OLLIE_TEST_MARK: mark,
 };
 
-// The sandbox lets the calls read and run the language server and TypeScript where pnpm installed them.
-writeFileSync(
-  join(s.config, "ollie", "sandbox.yaml"),
-  `filesystem:\n  rox:\n    - ${join(REPO, "node_modules")}\n    - ${join(APP, "node_modules")}\n`,
-);
-
-function project(): void {
+/** A TypeScript project in the scratch area's working directory, and the sandbox to work on it. */
+function project(s: ReturnType<typeof scratch>): void {
+  // The sandbox lets the calls read and run the language server and TypeScript where pnpm installed them.
+  writeFileSync(
+    join(s.config, "ollie", "sandbox.yaml"),
+    `filesystem:\n  rox:\n    - ${join(REPO, "node_modules")}\n    - ${join(APP, "node_modules")}\n`,
+  );
   mkdirSync(join(s.work, "src"), { recursive: true });
-  mkdirSync(tmp, { recursive: true });
+  mkdirSync(join(s.root, "tmp"), { recursive: true });
   writeFileSync(
     join(s.work, "tsconfig.json"),
     JSON.stringify({
@@ -101,7 +101,7 @@ let daemon: Daemon;
 let conn: ToolsrvConn;
 
 beforeAll(async () => {
-  project();
+  project(s);
   daemon = await startDaemon(s, ["--default-tools", [...TOOLS, "file_write"].join(",")]);
   conn = await daemon.conn("agent1", { env });
 });
@@ -283,5 +283,41 @@ describe("the lsp_* tools", () => {
     await daemon.stop();
     expect(alive(pid!)).toBe(false);
     await vi.waitFor(() => expect(processesMarked(`OLLIE_TEST_MARK=${mark}`)).toEqual([]), WAIT);
+  });
+});
+
+describe("an idle broker", () => {
+  const s2 = scratch("toolsrv-lsp-idle-");
+  const mark2 = randomUUID();
+  afterAll(() => s2.remove());
+
+  it("shuts its idle server down, then exits, saying so in its proc/ output", async () => {
+    project(s2);
+    const daemon2 = await startDaemon(s2, ["--default-tools", "lsp_symbols"]);
+    try {
+      const conn2 = await daemon2.conn("agent2", {
+        env: {
+          ...env,
+          TMPDIR: join(s2.root, "tmp"),
+          OLLIE_TEST_MARK: mark2,
+          OLLIE_LSP_IDLE_SECONDS: "1",
+          OLLIE_LSP_BROKER_IDLE_SECONDS: "1",
+        },
+      });
+      const outline = await conn2.call("lsp_symbols", { path: "src/main.ts" }, new AbortController().signal);
+      expect(outline.output).toContain("src/main.ts:3:7  constant message\n");
+      const [broker] = (await conn2.processes()).filter((p) => p.tool === "lsp_broker");
+      await vi.waitFor(async () => expect((await conn2.process(broker!.id))?.status).toBe("exited 0"), SLOW);
+      const { fsys, close } = await daemon2.attach("agent2");
+      const log = (await fsys.readFile(`proc/${broker!.id}/output`)).toString();
+      close();
+      expect(log).toMatch(/ started typescript-language-server for .+\/work \(pid \d+\)\n/);
+      expect(log).toMatch(/ shutting down typescript-language-server for .+\/work: idle\n/);
+      expect(log).toMatch(/ stopping: idle, with no language server left\n/);
+      expect(processesMarked(`OLLIE_TEST_MARK=${mark2}`)).toEqual([]);
+      await conn2.close();
+    } finally {
+      await daemon2.stop();
+    }
   });
 });

@@ -72,13 +72,21 @@ export async function runBroker(options: BrokerRunOptions = {}): Promise<void> {
       clearInterval(timer);
       resolve();
     };
+    // One look at a time: a sweep that shuts a server down may take longer than the interval.
+    let looking = false;
     const timer = setInterval(async () => {
-      const now = await stat(address).catch(() => undefined);
-      if (now?.ino !== ino) return stop(`${path} was removed or replaced`);
-      await broker.sweep();
-      const idle = Date.now() - broker.idleSince > (options.brokerIdleMs ?? 60_000);
-      if (broker.size === 0 && connections.size === 0 && idle) stop("idle, with no language server left");
-    }, 2000);
+      if (looking) return;
+      looking = true;
+      try {
+        const now = await stat(address).catch(() => undefined);
+        if (now?.ino !== ino) return stop(`${path} was removed or replaced`);
+        await broker.sweep();
+        const idle = Date.now() - broker.idleSince > (options.brokerIdleMs ?? 60_000);
+        if (broker.size === 0 && connections.size === 0 && idle) stop("idle, with no language server left");
+      } finally {
+        looking = false;
+      }
+    }, 1000);
     process.once("SIGTERM", () => stop("terminated"));
     process.once("SIGINT", () => stop("interrupted"));
   });
