@@ -17,7 +17,7 @@
 // ollie:schema   "task": {"type": "string", "description": "The first task: everything the child needs, as it sees nothing else"}},
 // ollie:schema "required": ["name", "prompt", "task"]}
 // ollie:timeout 60
-import { promptSession, specOf, startSession } from "./lib/child-session.js";
+import { giveTask, specOf, startSession } from "./lib/child-session.js";
 import { withNamespace } from "./lib/ollie-namespace.js";
 import { numberArg, stringArg, ToolError, tool } from "./lib/tool-io.js";
 
@@ -47,7 +47,7 @@ await tool(async (args) => {
       throw new ToolError(`the profile was refused: ${(error as Error).message}`);
     });
     const id = await startSession(fsys, { agent: name, cwd: process.cwd(), name }, "the child");
-    await promptSession(fsys, id, task);
+    await giveTask(fsys, id, task);
     return `wrote the profile ${file} and spawned session ${id} (agent ${id}.main) running it with the task; its result will arrive as a prompt starting [from=${id}.main]. Do not poll for it.`;
   });
 });

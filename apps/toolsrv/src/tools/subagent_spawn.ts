@@ -9,7 +9,7 @@
 // ollie:param backend string  The child's backend (default: its profile's)
 // ollie:param model string  The child's model (default: its profile's)
 // ollie:timeout 60
-import { promptSession, specOf, startSession } from "./lib/child-session.js";
+import { giveTask, specOf, startSession } from "./lib/child-session.js";
 import { withNamespace } from "./lib/ollie-namespace.js";
 import { stringArg, ToolError, tool } from "./lib/tool-io.js";
 
@@ -25,7 +25,7 @@ await tool(async (args) => {
   });
   return withNamespace(async (fsys) => {
     const id = await startSession(fsys, spec, "the child");
-    await promptSession(fsys, id, task);
+    await giveTask(fsys, id, task);
     return `spawned session ${id} (agent ${id}.main) with the task; its result will arrive as a prompt starting [from=${id}.main]. Do not poll for it.`;
   });
 });

@@ -32,6 +32,13 @@ export async function startSession(fsys: Fsys, spec: SessionSpec, what: string):
     });
 }
 
+/** Gives a child its task: a prompt to its main agent, whose result comes back as a callback prompt. */
+export async function giveTask(fsys: Fsys, id: string, task: string): Promise<void> {
+  await fsys.writeFile(`session/${id}/agent/main/prompt`, task).catch((error: unknown) => {
+    throw new ToolError(`session ${id} was started, but the task was refused: ${(error as Error).message}`);
+  });
+}
+
 /** Prompts a session's main agent and answers the prompt's number, which names its `prompts/N` file. */
 export async function promptSession(fsys: Fsys, id: string, text: string): Promise<number> {
   const path = `session/${id}/agent/main/prompt`;
