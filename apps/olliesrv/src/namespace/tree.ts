@@ -128,7 +128,9 @@ export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree
         "profiles",
         text(async () =>
           (await env.profiles.list())
-            .map((p) => `${p.name}\t${p.problem ? `broken: ${p.problem.replace(/\s+/g, " ")}` : (p.description ?? "-")}\n`)
+            .map(
+              (p) => `${p.name}\t${p.problem ? `broken: ${oneLine(p.problem)}` : (p.description ?? "-")}\n`,
+            )
             .join(""),
         ),
       ),
@@ -172,6 +174,9 @@ export interface TreeOptions {
   /** Reads backends.conf and the agent profiles again; rejects with what is wrong with a broken file. */
   reload: () => Promise<void>;
 }
+
+/** A problem's text on one line, as a line-per-entry file needs it. */
+const oneLine = (text: string) => text.replace(/\s+/g, " ");
 
 /**
  * `stats`: what the daemon holds, one `name value` line each. The heap is measured after a full collection
