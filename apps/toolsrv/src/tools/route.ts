@@ -102,8 +102,13 @@ await tool(async (args) => {
       ].join("\n");
       const result = await endedIfStopped(fsys, [id], async () => {
         const n = await promptSession(fsys, id, question);
-        return turnResult(fsys, id, n, AbortSignal.timeout(ROUTER_SECONDS * 1000)).catch(() => {
-          throw new ToolError(`the router did not answer within ${ROUTER_SECONDS} s`);
+        const deadline = AbortSignal.timeout(ROUTER_SECONDS * 1000);
+        return turnResult(fsys, id, n, deadline).catch((error: unknown) => {
+          throw new ToolError(
+            deadline.aborted
+              ? `the router did not answer within ${ROUTER_SECONDS} s`
+              : `the router's answer could not be read: ${(error as Error).message}`,
+          );
         });
       });
       if (result.outcome !== "done") throw new ToolError(`the router's turn ended ${result.outcome}`);
