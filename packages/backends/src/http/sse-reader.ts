@@ -1,4 +1,5 @@
 import { createParser } from "eventsource-parser";
+import { Utf8Text } from "./utf8-text.js";
 
 /**
  * One SSE event as the parser gives it, or — with `event` set to RAW_LINE — a line that was not SSE at all
@@ -26,14 +27,14 @@ export async function* readSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<
       if (line !== undefined && line.trim() !== "") batch.push({ event: RAW_LINE, data: line });
     },
   });
-  const decoder = new TextDecoder("utf-8");
+  const text = new Utf8Text();
   for await (const chunk of body) {
-    parser.feed(decoder.decode(chunk, { stream: true }));
+    parser.feed(text.write(chunk));
     if (batch.length > 0) {
       yield batch;
       batch = [];
     }
   }
-  parser.feed(`${decoder.decode()}\n\n`);
+  parser.feed(`${text.end()}\n\n`);
   if (batch.length > 0) yield batch;
 }

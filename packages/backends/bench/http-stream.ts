@@ -1,0 +1,283 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { StringDecoder } from "node:string_decoder";
+import { pathToFileURL } from "node:url";
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { type Model, stream as piStream, Type } from "@mariozechner/pi-ai";
+import { jsonSchema, streamText, tool } from "ai";
+import { createParser } from "eventsource-parser";
+import { request } from "undici";
+import { OpenAiBackend } from "../src/providers/openai/openai-backend.js";
+import { frameBytes } from "../src/testing/mock-reply.js";
+import { renderOpenAi } from "../src/testing/wire/openai.js";
+
+/**
+ * One tool call whose JSON arguments (32 to 256 KiB: `{"content":"xxx…"}`) stream in 1-character deltas,
+ * served over a loopback HTTP server as OpenAI chat completions sends it (the package's own renderer makes
+ * the exact bytes; written in 16 KiB socket writes). What a user pays is timed: from sending the request to
+ * holding the parsed arguments, over the real socket and the real HTTP response. Beside it, in the same
+ * run, interleaved round by round:
+ *   - the floor: undici.request + eventsource-parser + JSON.parse of every event's data, argument fragments
+ *     pushed to an array and joined and parsed once at the end (the bytes decoded by StringDecoder, the
+ *     fastest UTF-8 decoder Node 20 has for a stream);
+ *   - reading the HTTP body alone (undici.request, the chunks counted);
+ *   - the peers: pi-ai's OpenAI completions stream and the AI SDK's openai-compatible provider.
+ * Every result is checked: a client that did not get the whole argument back fails the run. The peers cost
+ * far more per event, so they run fewer rounds, and not at all at sizes beyond one that took PEER_BUDGET_MS.
+ * BENCH_ROUNDS, BENCH_SIZES (KiB, comma-separated) and BENCH_CLIENTS (names' beginnings) narrow a run.
+ */
+
+const SIZES_KIB = (process.env.BENCH_SIZES ?? "32,64,128,256").split(",").map(Number);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const PEER_ROUNDS = Math.min(ROUNDS, 3);
+const CLIENTS = process.env.BENCH_CLIENTS?.split(",");
+/** A peer whose single run takes longer than this is not run at the larger sizes (its cost grows faster). */
+const PEER_BUDGET_MS = Number(process.env.BENCH_PEER_BUDGET_MS ?? 10_000);
+const WRITE = 16 * 1024;
+
+const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
+
+interface Case {
+  kib: number;
+  value: string;
+  body: Buffer;
+  events: number;
+}
+
+function makeCase(kib: number): Case {
+  // `{"content":"` and `"}` are 14 characters: the arguments are exactly `kib` KiB.
+  const value = "x".repeat(kib * 1024 - 14);
+  const rendered = renderOpenAi(
+    { toolCalls: [{ id: "call_1", name: "write", arguments: { content: value } }], chunkSize: 1 },
+    "m",
+  );
+  return { kib, value, body: Buffer.concat(rendered.frames.map(frameBytes)), events: rendered.frames.length };
+}
+
+/** Serves `current.body` to every POST, in WRITE-byte writes. */
+async function serve(current: { body: Buffer }): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      const body = current.body;
+      for (let i = 0; i < body.length; i += WRITE) res.write(body.subarray(i, i + WRITE));
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1` };
+}
+
+const TOOL = {
+  name: "write",
+  description: "Writes a file",
+  parameters: { type: "object", properties: { content: { type: "string" } }, required: ["content"] },
+};
+const REQUEST = {
+  model: "m",
+  stream: true,
+  messages: [{ role: "user", content: "write it" }],
+  tools: [{ type: "function", function: TOOL }],
+};
+
+function check(c: Case, content: unknown): void {
+  if (content !== c.value) throw new Error(`${c.kib} KiB: the arguments did not come back whole`);
+}
+
+type Client = (c: Case, url: string) => Promise<void>;
+
+/** (a) Ours, as a user calls it. */
+const ollie: Client = async (c, url) => {
+  const backend = new OpenAiBackend({ baseUrl: url, model: "m", apiKey: "k" });
+  let args: Record<string, unknown> | undefined;
+  for await (const e of backend.chatStream([{ role: "user", content: "write it" }], [TOOL])) {
+    if (e.type === "done") args = e.message.toolCalls?.[0]?.arguments;
+  }
+  check(c, args?.content);
+};
+
+/** (b) The floor: the same request, SSE parsed by eventsource-parser, each event's data by JSON.parse. */
+const floor: Client = async (c, url) => {
+  const res = await request(`${url}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: "Bearer k" },
+    body: JSON.stringify(REQUEST),
+  });
+  const parts: string[] = [];
+  const parser = createParser({
+    onEvent: (e) => {
+      if (e.data === "[DONE]") return;
+      const chunk = JSON.parse(e.data) as {
+        choices: Array<{ delta?: { tool_calls?: Array<{ function?: { arguments?: string } }> } }>;
+      };
+      const fragment = chunk.choices[0]?.delta?.tool_calls?.[0]?.function?.arguments;
+      if (fragment) parts.push(fragment);
+    },
+  });
+  const decoder = new StringDecoder("utf8");
+  for await (const chunk of res.body) parser.feed(decoder.write(chunk as Buffer));
+  check(c, (JSON.parse(parts.join("")) as { content: string }).content);
+};
+
+/** (c) Reading the HTTP body alone. */
+const bodyOnly: Client = async (c, url) => {
+  const res = await request(`${url}/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: "Bearer k" },
+    body: JSON.stringify(REQUEST),
+  });
+  let bytes = 0;
+  for await (const chunk of res.body) bytes += (chunk as Buffer).length;
+  if (bytes !== c.body.length) throw new Error(`${c.kib} KiB: the body came back short`);
+};
+
+/** pi-ai 0.73.1: its OpenAI completions provider (the openai SDK over fetch). */
+const piAi: Client = async (c, url) => {
+  const model: Model<"openai-completions"> = {
+    id: "m",
+    name: "m",
+    api: "openai-completions",
+    provider: "bench",
+    baseUrl: url,
+    reasoning: false,
+    input: ["text"],
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+    contextWindow: 128_000,
+    maxTokens: 4096,
+  };
+  const events = piStream(
+    model,
+    {
+      messages: [{ role: "user", content: "write it", timestamp: 0 }],
+      tools: [
+        {
+          name: "write",
+          description: "Writes a file",
+          parameters: Type.Object({ content: Type.String() }),
+        },
+      ],
+    },
+    { apiKey: "k" },
+  );
+  for await (const _ of events) {
+  }
+  const message = await events.result();
+  const call = message.content.find((b) => b.type === "toolCall");
+  check(c, call?.type === "toolCall" ? call.arguments.content : undefined);
+};
+
+/** The AI SDK 6 with @ai-sdk/openai-compatible: streamText, its full stream consumed. */
+const aiSdk: Client = async (c, url) => {
+  const provider = createOpenAICompatible({ name: "bench", baseURL: url, apiKey: "k" });
+  const result = streamText({
+    model: provider.chatModel("m"),
+    prompt: "write it",
+    tools: {
+      write: tool({
+        description: "Writes a file",
+        inputSchema: jsonSchema<{ content: string }>(TOOL.parameters as never),
+      }),
+    },
+  });
+  let input: unknown;
+  for await (const part of result.fullStream) {
+    if (part.type === "tool-call") input = part.input;
+    if (part.type === "error") throw part.error;
+  }
+  check(c, (input as { content?: string } | undefined)?.content);
+};
+
+interface Row {
+  name: string;
+  client: Client;
+  peer: boolean;
+  times: Map<number, number[]>;
+  /** Sizes it is not run at: a smaller one took longer than PEER_BUDGET_MS. */
+  skipped: Set<number>;
+}
+
+const stats = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return { min: s[0]!, median: s[Math.floor((s.length - 1) / 2)]! };
+};
+const fmt = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1));
+
+const ALL: Array<[string, Client, boolean]> = [
+  ["a. OpenAiBackend.chatStream", ollie, false],
+  ["b. floor: undici + eventsource-parser + JSON.parse", floor, false],
+  ["c. the HTTP body alone", bodyOnly, false],
+  ["pi-ai 0.73.1", piAi, true],
+  ["ai 6.0 + @ai-sdk/openai-compatible 2.0", aiSdk, true],
+];
+
+/** Runs every client at every size, interleaved, and prints min / median per cell and the ratio a/b. */
+export async function httpStream(): Promise<void> {
+  const cases = SIZES_KIB.map(makeCase);
+  const current = { body: cases[0]!.body };
+  const { server, url } = await serve(current);
+  const rows: Row[] = ALL.filter(([name]) => !CLIENTS || CLIENTS.some((c) => name.startsWith(c))).map(
+    ([name, client, peer]) => ({ name, client, peer, times: new Map(), skipped: new Set() }),
+  );
+  console.log(
+    `2. one tool call whose arguments stream in 1-character deltas, over loopback HTTP (${ROUNDS} rounds interleaved, peers ${PEER_ROUNDS}; min / median ms)`,
+  );
+  try {
+    for (const c of cases) {
+      current.body = c.body;
+      const active = rows.filter((row) => !row.skipped.has(c.kib));
+      // One unmeasured run each warms the code paths and the connection pools.
+      for (const row of active) await row.client(c, url);
+      for (let round = 0; round < ROUNDS; round++) {
+        const turn = active.filter((row) => !row.peer || round < PEER_ROUNDS);
+        // The order turns each round, so that no client always runs after the same one.
+        for (let k = 0; k < turn.length; k++) {
+          const row = turn[(k + round) % turn.length]!;
+          const start = process.hrtime.bigint();
+          await row.client(c, url);
+          const took = ms(start);
+          row.times.set(c.kib, [...(row.times.get(c.kib) ?? []), took]);
+          if (row.peer && took > PEER_BUDGET_MS) {
+            for (const larger of SIZES_KIB) if (larger > c.kib) row.skipped.add(larger);
+          }
+        }
+      }
+    }
+  } finally {
+    server.close();
+  }
+  const header = ["", ...cases.map((c) => `${c.kib} KiB (${c.events.toLocaleString("en")} events)`)];
+  const lines = rows.map((row) => [
+    row.name,
+    ...cases.map((c) => {
+      const t = row.times.get(c.kib);
+      if (!t) return "not run";
+      const { min, median } = stats(t);
+      return `${fmt(min)} / ${fmt(median)}`;
+    }),
+  ]);
+  const [a, b] = [rows.find((r) => r.client === ollie), rows.find((r) => r.client === floor)];
+  if (a && b) {
+    lines.push([
+      "ratio a/b (min / median)",
+      ...cases.map((c) => {
+        const [x, y] = [stats(a.times.get(c.kib)!), stats(b.times.get(c.kib)!)];
+        return `${(x.min / y.min).toFixed(2)} / ${(x.median / y.median).toFixed(2)}`;
+      }),
+    ]);
+  }
+  const widths = header.map((_, i) => Math.max(...[header, ...lines].map((l) => l[i]!.length)));
+  for (const l of [header, ...lines]) {
+    console.log(
+      `   ${l.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join("  ")}`,
+    );
+  }
+  const skipped = rows.filter((r) => r.skipped.size > 0).map((r) => r.name);
+  if (skipped.length > 0) {
+    console.log(`   not run: ${skipped.join(", ")} at sizes after one that took over ${PEER_BUDGET_MS} ms`);
+  }
+}
+
+// Run on its own: node --import tsx bench/http-stream.ts
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href)
+  await httpStream();
