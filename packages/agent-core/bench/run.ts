@@ -1,22 +1,22 @@
 import { spawn } from "node:child_process";
-import { Agent as PiAgent } from "@mariozechner/pi-agent-core";
-import { type Message, OpenAiBackend } from "@ollie/backends";
-import { MockLlmServer, type MockReply, ScriptedBackend } from "@ollie/backends/testing";
-import { Type } from "typebox";
-import { request } from "undici";
+import type { Message } from "@ollie/backends";
+import { type MockReply, ScriptedBackend } from "@ollie/backends/testing";
 import { compactHistory } from "../src/compaction/compact.js";
 import { DEFAULT_COMPACTION } from "../src/compaction/compaction-options.js";
 import { COMPACTION_INSTRUCTIONS } from "../src/compaction/summary.js";
 import { runHook } from "../src/hooks/run-hook.js";
 import { Agent, ToolSet } from "../src/index.js";
 import { DEFAULT_RETRY_POLICY } from "../src/model/retry-policy.js";
+import { idleHeap } from "./idle-heap.js";
+import { loopHttp } from "./loop-http.js";
 
 /**
  * 1. Loop overhead per round of tool calls: a zero-latency scripted model and a no-op tool, 100 rounds,
  *    against driving the same backend and tool by hand.
+ * 0. Heap per idle agent, against pi-agent-core's (bench/idle-heap.ts).
  * 2. A whole prompt → tool call → result → answer over loopback HTTP to the mock OpenAI-compatible server,
- *    against the same two requests made with bare fetch (and undici.request), and against
- *    @mariozechner/pi-agent-core doing the same run on the same server.
+ *    against the same two requests made with bare undici.request and fetch, and against pi-agent-core and
+ *    the AI SDK doing the same run on the same server (bench/loop-http.ts).
  * 3. Memory per idle agent holding a 200-message history, against the messages alone.
  * 4. Compacting a 500-message history, the (scripted, instant) model's time taken out.
  * 5. Running a hook: a shell command with a JSON payload, against spawning the same shell bare.
@@ -69,7 +69,12 @@ async function handRun(): Promise<number> {
   return (now() - start) / ROUNDS;
 }
 
+// A user runs the built package on plain node; tsx turns source-mapped stack traces on, which would charge
+// every Error made on the way (undici makes one per response body closed early) at many times its price.
+process.setSourceMapsEnabled(false);
+
 console.log(`@ollie/agent-core benchmarks (node ${process.version})\n`);
+console.log(`0. ${await idleHeap()}`);
 {
   const ours: number[] = [];
   const hand: number[] = [];
@@ -84,94 +89,7 @@ console.log(`@ollie/agent-core benchmarks (node ${process.version})\n`);
   );
 }
 
-{
-  const server = await MockLlmServer.start();
-  const baseUrl = server.baseUrl("openai");
-  const script: MockReply[] = [
-    { toolCalls: [{ name: "noop", arguments: { path: "README.md" } }], chunkSize: 8 },
-    { text: "The README says hello.", chunkSize: 8 },
-  ];
-  const backend = new OpenAiBackend({ baseUrl, model: "gpt-5-mini", apiKey: "sk-bench" });
-  const prompt = "What does the README say?";
-
-  const timed = async (run: () => Promise<unknown>) => {
-    server.enqueue(...script);
-    const start = now();
-    await run();
-    return now() - start;
-  };
-  const ours = async () => {
-    const agent = await Agent.create({ backend, tools: noop, prompt: "You are brief." });
-    return timed(async () => {
-      const outcome = await agent.submit(prompt);
-      if (outcome.status !== "done") throw new Error(String(outcome.error));
-    });
-  };
-  const piModel = {
-    id: "gpt-5-mini",
-    name: "mock",
-    api: "openai-completions" as const,
-    provider: "mock",
-    baseUrl,
-    reasoning: false,
-    input: ["text" as const],
-    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-    contextWindow: 128_000,
-    maxTokens: 4096,
-  };
-  const piTool = {
-    name: "noop",
-    label: "noop",
-    description: "Does nothing",
-    parameters: Type.Object({ path: Type.String() }),
-    execute: async () => ({ content: [{ type: "text" as const, text: "ok" }], details: {} }),
-  };
-  const pi = async () => {
-    const agent = new PiAgent({
-      initialState: { systemPrompt: "You are brief.", model: piModel, tools: [piTool] },
-      getApiKey: async () => "sk-bench",
-    });
-    return timed(async () => {
-      await agent.prompt(prompt);
-      if (agent.state.messages.length !== 4) throw new Error("pi-agent-core did not finish the run");
-    });
-  };
-
-  // The same two requests, with the bodies our agent sent, read to the end.
-  server.enqueue(...script);
-  await (await Agent.create({ backend, tools: noop, prompt: "You are brief." })).submit(prompt);
-  const bodies = server.requests.slice(-2).map((r) => JSON.stringify(r.body));
-  const headers = { "content-type": "application/json", authorization: "Bearer sk-bench" };
-  const bareFetch = () =>
-    timed(async () => {
-      for (const body of bodies)
-        await (await fetch(`${baseUrl}/chat/completions`, { method: "POST", headers, body })).text();
-    });
-  const bareUndici = () =>
-    timed(async () => {
-      for (const body of bodies)
-        await (await request(`${baseUrl}/chat/completions`, { method: "POST", headers, body })).body.text();
-    });
-
-  const runs = { ours: [] as number[], pi: [] as number[], fetch: [] as number[], undici: [] as number[] };
-  for (let i = 0; i < 110; i++) {
-    const o = await ours();
-    const p = await pi();
-    const f = await bareFetch();
-    const u = await bareUndici();
-    if (i < 10) continue;
-    runs.ours.push(o);
-    runs.pi.push(p);
-    runs.fetch.push(f);
-    runs.undici.push(u);
-  }
-  const [o, p, f, u] = [median(runs.ours), median(runs.pi), median(runs.fetch), median(runs.undici)];
-  const perRequest = (x: number) => `${(x - f) / 2 >= 0 ? "+" : ""}${((x - f) / 2).toFixed(2)} ms`;
-  console.log(
-    `2. prompt → tool call → result → answer, two requests over loopback HTTP (median of 100):\n   bare fetch ${f.toFixed(2)} ms, bare undici.request ${u.toFixed(2)} ms\n   @ollie/agent-core ${o.toFixed(2)} ms (${perRequest(o)} per request over fetch)\n   @mariozechner/pi-agent-core 0.73.1 ${p.toFixed(2)} ms (${perRequest(p)} per request over fetch)`,
-  );
-  await server.close();
-}
+console.log(`2. ${await loopHttp()}`);
 
 {
   const COUNT = 200;

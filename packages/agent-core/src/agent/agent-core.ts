@@ -7,7 +7,7 @@ import {
   DEFAULT_COMPACTION,
 } from "../compaction/compaction-options.js";
 import { type ContextFigures, ContextMeter } from "../context/context-meter.js";
-import type { AgentEvent, AgentListener, AgentState } from "../events/agent-events.js";
+import type { AgentEvent, AgentListener, AgentState, TurnOutcome } from "../events/agent-events.js";
 import { History } from "../history/history.js";
 import { emptyTaskState, type TaskState } from "../history/task-state.js";
 import { UsageMeter } from "../history/usage-meter.js";
@@ -20,12 +20,21 @@ import type { PersistedSession } from "../persist/persisted-session.js";
 import { newSessionId } from "../persist/session-id.js";
 import { type Runtime, refreshRuntime } from "../runtime/runtime.js";
 import type { AgentOptions } from "./agent-options.js";
+import type { BoundedQueue } from "./bounded-queue.js";
 import { ChangeWatch } from "./change-watch.js";
 
 /** Events that come after the fact, with nothing left to block: postCompact (the compaction is done). */
 const AFTER_THE_FACT: ReadonlySet<HookEvent> = new Set(["postCompact"]);
 
 export type Watched = { state: AgentState; name: string };
+
+const NO_LISTENERS: readonly AgentListener[] = [];
+
+/** A submitted prompt waiting its turn, and how its submission is settled. */
+export interface QueuedPrompt {
+  prompt: string;
+  settle(outcome: TurnOutcome): void;
+}
 
 /** AgentOptions without the saved state an agent starts from. */
 export type LastingOptions = Omit<AgentOptions, "history" | "taskState" | "usage" | "compactionUsage">;
@@ -51,22 +60,35 @@ export class AgentCore implements TurnContext, CompactionHost {
   readonly history: History;
   readonly usage: UsageMeter;
   taskState: TaskState;
+  // The policies are the shared defaults unless the options change them: an agent copies only what differs.
   readonly retry: RetryPolicy;
   readonly safety: SafetyLimits;
   readonly dispatch: DispatchOptions;
   readonly compaction: CompactionOptions;
-  readonly meter = new ContextMeter();
   autoCompactions = 0;
-  readonly listeners = new Set<AgentListener>();
-  readonly injections: string[] = [];
-  readonly watch = new ChangeWatch<Watched>(() => ({ state: this.state, name: this.name }));
-  private saving: Promise<void> = Promise.resolve();
+  /**
+   * What an idle agent does not need is made on first use — the meter at the first request, the watch at
+   * the first wait, the injections at the first inject — so that many idle agents cost little. Listeners
+   * are a copy-on-write array: emit walks the one it started with, whoever subscribes meanwhile.
+   */
+  private lazyMeter: ContextMeter | undefined;
+  private lazyWatch: ChangeWatch<Watched> | undefined;
+  private listenerList: readonly AgentListener[];
+  private pending: string[] | undefined;
+  private saving: Promise<void> | undefined;
+  /** Prompts waiting behind the running turn: made at the first submit, dropped when it runs dry. */
+  queue: BoundedQueue<QueuedPrompt> | undefined;
+  /** Prompts `close` took off the queue: still saved, so that the next start runs them. */
+  unrun: readonly string[] | undefined;
 
-  /** What the agent is made with, less the saved state it starts from (not kept: compaction frees it). */
-  private readonly options: LastingOptions;
+  /**
+   * What the agent is made with, less the saved state it starts from (not kept: compaction frees it).
+   * The Agent reads its own options here, and the runtime's spec is the same object.
+   */
+  readonly options: LastingOptions;
 
-  constructor(runtime: Runtime, options: AgentOptions) {
-    this.options = lasting(options);
+  constructor(runtime: Runtime, options: AgentOptions, kept: LastingOptions = lasting(options)) {
+    this.options = kept;
     this.runtime = runtime;
     this.id = options.id ?? randomUUID();
     this.name = options.name ?? this.id;
@@ -76,21 +98,64 @@ export class AgentCore implements TurnContext, CompactionHost {
     this.history = new History(options.history);
     this.usage = new UsageMeter(options.usage, options.compactionUsage);
     this.taskState = options.taskState ?? emptyTaskState();
-    this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-    this.safety = { ...DEFAULT_SAFETY_LIMITS, ...options.safety };
-    this.dispatch = { ...DEFAULT_DISPATCH, ...options.dispatch };
-    this.compaction = { ...DEFAULT_COMPACTION, ...options.compaction };
-    if (options.onEvent) this.listeners.add(options.onEvent);
+    this.retry = options.retry ? { ...DEFAULT_RETRY_POLICY, ...options.retry } : DEFAULT_RETRY_POLICY;
+    this.safety = options.safety ? { ...DEFAULT_SAFETY_LIMITS, ...options.safety } : DEFAULT_SAFETY_LIMITS;
+    this.dispatch = options.dispatch ? { ...DEFAULT_DISPATCH, ...options.dispatch } : DEFAULT_DISPATCH;
+    this.compaction = options.compaction
+      ? { ...DEFAULT_COMPACTION, ...options.compaction }
+      : DEFAULT_COMPACTION;
+    this.listenerList = options.onEvent ? [options.onEvent] : NO_LISTENERS;
+  }
+
+  /** Tracks the size of the next request (made at the first request or measure). */
+  get meter(): ContextMeter {
+    this.lazyMeter ??= new ContextMeter();
+    return this.lazyMeter;
+  }
+
+  /** Waiters for the state or name to change (made at the first wait). */
+  get watch(): ChangeWatch<Watched> {
+    this.lazyWatch ??= new ChangeWatch<Watched>(() => ({ state: this.state, name: this.name }));
+    return this.lazyWatch;
+  }
+
+  /** The state or name changed: wakes the waiters, if any. */
+  changed(): void {
+    this.lazyWatch?.changed();
+  }
+
+  /** Text injected and not yet taken by the running turn, oldest first. */
+  get injections(): string[] {
+    this.pending ??= [];
+    return this.pending;
+  }
+
+  /** How many injected texts wait for the running turn. */
+  get injected(): number {
+    return this.pending?.length ?? 0;
+  }
+
+  /** The prompts waiting behind the running turn, oldest first. */
+  queuedPrompts(): string[] {
+    return this.queue?.toArray().map((q) => q.prompt) ?? [];
+  }
+
+  /** Adds a listener (once, however often it is added); returns the function that removes it. */
+  subscribe(listener: AgentListener): () => void {
+    if (!this.listenerList.includes(listener)) this.listenerList = [...this.listenerList, listener];
+    return () => {
+      this.listenerList = this.listenerList.filter((l) => l !== listener);
+    };
   }
 
   /** Puts `messages` in place of the history; what the meter measured of the old one no longer holds. */
   replaceHistory(messages: readonly Message[]): void {
     this.history.replace(messages);
-    this.meter.reset();
+    this.lazyMeter?.reset();
   }
 
   emit(event: AgentEvent): void {
-    for (const listener of this.listeners) {
+    for (const listener of this.listenerList) {
       try {
         listener(event);
       } catch {
@@ -103,11 +168,11 @@ export class AgentCore implements TurnContext, CompactionHost {
     if (state === this.state) return;
     this.state = state;
     this.emit({ type: "state", state });
-    this.watch.changed();
+    this.changed();
   }
 
   takeInjections(): string[] {
-    return this.injections.splice(0);
+    return this.pending?.splice(0) ?? [];
   }
 
   async refreshRuntime(signal: AbortSignal): Promise<void> {
@@ -118,12 +183,9 @@ export class AgentCore implements TurnContext, CompactionHost {
     return this.options.readPlanStep?.();
   }
 
-  /** The prompts waiting to run, for the snapshot (the Agent that owns the queue sets this). */
-  waitingPrompts: () => readonly string[] = () => [];
-
   /** The session as it would be saved now. */
   snapshot(): PersistedSession {
-    const queued = this.waitingPrompts();
+    const queued = [...(this.unrun ?? []), ...this.queuedPrompts()];
     return {
       version: 1,
       id: this.sessionId,
@@ -144,16 +206,21 @@ export class AgentCore implements TurnContext, CompactionHost {
   persist(): Promise<void> {
     const save = this.options.persist;
     if (!save) return Promise.resolve();
-    this.saving = this.saving.then(() =>
+    const saveNow = () =>
       save(this.snapshot()).catch((error: unknown) => {
         this.emit({
           type: "error",
           message: `the session could not be saved: ${(error as Error).message}`,
           error,
         });
-      }),
-    );
-    return this.saving;
+      });
+    const saving = (this.saving ?? Promise.resolve()).then(saveNow);
+    this.saving = saving;
+    // The last save, once done, is forgotten: an idle agent keeps no settled promise.
+    void saving.then(() => {
+      if (this.saving === saving) this.saving = undefined;
+    });
+    return saving;
   }
 
   /** The fields every hook payload carries. */

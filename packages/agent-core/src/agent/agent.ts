@@ -28,29 +28,27 @@ import { Submission } from "./submission.js";
  */
 export class Agent {
   private readonly core: AgentCore;
-  private readonly queue: BoundedQueue<{ prompt: string; settle: (o: TurnOutcome) => void }>;
   private running: AbortController | undefined;
   /** Settles when the queue has run dry; undefined while nothing runs. */
   private draining: Promise<void> | undefined;
 
-  private readonly options: LastingOptions;
-
-  private constructor(runtime: Runtime, options: AgentOptions) {
-    this.core = new AgentCore(runtime, options);
-    this.options = lasting(options);
-    this.queue = new BoundedQueue(options.maxQueue ?? 64);
-    this.core.waitingPrompts = () => [...this.unrun, ...this.queued];
+  private constructor(runtime: Runtime, options: AgentOptions, kept: LastingOptions) {
+    this.core = new AgentCore(runtime, options, kept);
   }
 
-  /** Prompts `close` took off the queue: still saved, so that the next start runs them. */
-  private unrun: string[] = [];
+  /** How many prompts may wait (and how many texts may be injected and not yet taken). */
+  private get capacity(): number {
+    return this.core.options.maxQueue ?? DEFAULT_MAX_QUEUE;
+  }
 
   /**
    * Makes an agent: lists its tools, renders its preamble, and runs the agentSpawn hook — a block refuses the
    * agent (HookBlockedError); its output goes into the context.
    */
   static async create(options: AgentOptions): Promise<Agent> {
-    const agent = new Agent(await buildRuntime(lasting(options)), options);
+    // One copy of the options serves the agent and its runtime's spec.
+    const kept = lasting(options);
+    const agent = new Agent(await buildRuntime(kept), options, kept);
     if (options.history === undefined) {
       const spawn = await agent.core.hook("agentSpawn", {});
       if (spawn.action === "block") throw new HookBlockedError("agentSpawn", spawn.output);
@@ -103,7 +101,7 @@ export class Agent {
 
   set name(name: string) {
     this.core.name = name;
-    this.core.watch.changed();
+    this.core.changed();
   }
 
   get profile(): string | undefined {
@@ -149,13 +147,12 @@ export class Agent {
 
   /** Prompts waiting behind the running turn, oldest first. */
   get queued(): string[] {
-    return this.queue.toArray().map((q) => q.prompt);
+    return this.core.queuedPrompts();
   }
 
   /** Adds a listener; returns the function that removes it. */
   subscribe(listener: AgentListener): () => void {
-    this.core.listeners.add(listener);
-    return () => this.core.listeners.delete(listener);
+    return this.core.subscribe(listener);
   }
 
   /**
@@ -168,8 +165,10 @@ export class Agent {
     const done = new Promise<TurnOutcome>((resolve) => {
       settle = resolve;
     });
-    const position = this.queue.length + (this.running ? 1 : 0);
-    if (!this.queue.push({ prompt, settle })) throw new QueueFullError(this.queue.capacity);
+    this.core.queue ??= new BoundedQueue(this.capacity);
+    const queue = this.core.queue;
+    const position = queue.length + (this.running ? 1 : 0);
+    if (!queue.push({ prompt, settle })) throw new QueueFullError(queue.capacity);
     this.draining ??= this.drain();
     return new Submission(position, done);
   }
@@ -182,7 +181,7 @@ export class Agent {
   inject(text: string): { injected: true } | Submission {
     if (!this.running) return this.submit(text);
     const waiting = this.core.injections;
-    if (waiting.length >= this.queue.capacity) throw new InjectionsFullError(this.queue.capacity);
+    if (waiting.length >= this.capacity) throw new InjectionsFullError(this.capacity);
     waiting.push(text);
     return { injected: true };
   }
@@ -194,8 +193,8 @@ export class Agent {
    * pending), the text is submitted as a prompt instead.
    */
   injectRewrite(text: string): { injected: true; replaced: string[] } | Submission {
+    if (!this.running && this.core.injected === 0) return this.submit(text);
     const waiting = this.core.injections;
-    if (!this.running && waiting.length === 0) return this.submit(text);
     const replaced = waiting.splice(0, waiting.length, text);
     return { injected: true, replaced };
   }
@@ -209,7 +208,7 @@ export class Agent {
 
   /** Removes the waiting prompts and returns them; their submissions resolve as interrupted. */
   clearQueue(): string[] {
-    return this.queue.drain().map((q) => {
+    return (this.core.queue?.drain() ?? []).map((q) => {
       q.settle({ status: "interrupted", steps: 0, usage: emptyTotals() });
       return q.prompt;
     });
@@ -233,8 +232,9 @@ export class Agent {
    */
   async switchProfile(name: string): Promise<void> {
     if (this.draining) throw new AgentBusyError("switch profile");
-    if (!this.options.profiles) throw new Error("this agent has no profile loader");
-    const next = await buildRuntime(await this.options.profiles(name, this));
+    const profiles = this.core.options.profiles;
+    if (!profiles) throw new Error("this agent has no profile loader");
+    const next = await buildRuntime(await profiles(name, this));
     const core = this.core;
     const old = core.runtime;
     core.runtime = next;
@@ -287,7 +287,8 @@ export class Agent {
    * closes the tools.
    */
   async close(): Promise<void> {
-    this.unrun = this.clearQueue();
+    const unrun = this.clearQueue();
+    if (unrun.length > 0) this.core.unrun = unrun;
     this.interrupt("closed");
     await this.draining;
     await this.persist();
@@ -306,16 +307,18 @@ export class Agent {
     try {
       for (;;) {
         // Text injected too late for the turn it was meant for is not lost: it runs as the next turn.
-        if (this.core.injections.length > 0) {
+        if (this.core.injected > 0) {
           await this.runOne(this.core.takeInjections().join("\n\n"));
           continue;
         }
-        const next = this.queue.shift();
+        const next = this.core.queue?.shift();
         if (!next) break;
         next.settle(await this.runOne(next.prompt));
       }
     } finally {
       this.draining = undefined;
+      // An idle agent keeps no queue: the next submit makes one.
+      if (this.core.queue?.length === 0) this.core.queue = undefined;
     }
   }
 
@@ -359,6 +362,9 @@ export class Agent {
     }
   }
 }
+
+/** Prompts that may wait behind the running turn when `maxQueue` is not given. */
+const DEFAULT_MAX_QUEUE = 64;
 
 /** At most this many postTurn blocks in a row keep a turn going. */
 const POST_TURN_BLOCKS = 3;

@@ -21,25 +21,43 @@ export function emptyTotals(): UsageTotals {
   };
 }
 
+/** The totals of a span nothing was used in yet, shared until the first request is recorded in it. */
+const NOTHING: UsageTotals = Object.freeze(emptyTotals());
+
 /**
  * Adds up what each request used, for the running turn and for the session. A request's cost is what the
- * provider reported, else the price table's figure for the model that served it.
+ * provider reported, else the price table's figure for the model that served it. A span's totals are
+ * made at its first request: until then it reads as zero, so an agent that never asked costs nothing here.
  */
 export class UsageMeter {
-  turn: UsageTotals = emptyTotals();
-  session: UsageTotals;
-  /** What compaction summaries used over the session: a part of `session` (and of `turn`, for one in a turn). */
-  compaction: UsageTotals;
+  private turnTotals: UsageTotals | undefined;
+  private sessionTotals: UsageTotals | undefined;
+  private compactionTotals: UsageTotals | undefined;
   /** The cost of the last finished turn. */
   lastTurnCostUsd = 0;
 
   constructor(session?: UsageTotals, compaction?: UsageTotals) {
-    this.session = session ? { ...session } : emptyTotals();
-    this.compaction = compaction ? { ...compaction } : emptyTotals();
+    if (session) this.sessionTotals = { ...session };
+    if (compaction) this.compactionTotals = { ...compaction };
+  }
+
+  /** The running (or last) turn's totals; read-only: copy them to keep them. */
+  get turn(): Readonly<UsageTotals> {
+    return this.turnTotals ?? NOTHING;
+  }
+
+  /** The session's totals; read-only: copy them to keep them. */
+  get session(): Readonly<UsageTotals> {
+    return this.sessionTotals ?? NOTHING;
+  }
+
+  /** What compaction summaries used over the session: a part of `session` (and of `turn`, for one in a turn). */
+  get compaction(): Readonly<UsageTotals> {
+    return this.compactionTotals ?? NOTHING;
   }
 
   startTurn(): void {
-    this.turn = emptyTotals();
+    this.turnTotals = undefined;
   }
 
   endTurn(): void {
@@ -48,7 +66,9 @@ export class UsageMeter {
 
   /** Records one request; returns its cost. */
   add(model: string, usage: Usage): number {
-    return this.record(model, usage, [this.turn, this.session]);
+    this.turnTotals ??= emptyTotals();
+    this.sessionTotals ??= emptyTotals();
+    return this.record(model, usage, [this.turnTotals, this.sessionTotals]);
   }
 
   /**
@@ -56,7 +76,13 @@ export class UsageMeter {
    * when it was made during one (`inTurn`). Returns its cost.
    */
   addCompaction(model: string, usage: Usage, inTurn: boolean): number {
-    const spans = inTurn ? [this.compaction, this.turn, this.session] : [this.compaction, this.session];
+    this.compactionTotals ??= emptyTotals();
+    this.sessionTotals ??= emptyTotals();
+    const spans = [this.compactionTotals, this.sessionTotals];
+    if (inTurn) {
+      this.turnTotals ??= emptyTotals();
+      spans.push(this.turnTotals);
+    }
     return this.record(model, usage, spans);
   }
 

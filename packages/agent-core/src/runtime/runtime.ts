@@ -1,7 +1,7 @@
 import type { Backend, GenerationParams, Message, Tool } from "@ollie/backends";
 import type { AgentHooks } from "../hooks/agent-hooks.js";
 import type { ToolExecutor, ToolInfo } from "../tools/tool-executor.js";
-import { ToolSet } from "../tools/tool-set.js";
+import { UnknownToolError } from "../tools/tool-set.js";
 import { type EnvironmentFacts, gatherEnvironment, renderEnvironment } from "./environment.js";
 
 /** What an agent runs with; a profile supplies one, and switching profile swaps it whole. */
@@ -59,9 +59,22 @@ export interface Runtime {
 
 export const DEFAULT_MAX_STEPS = 50;
 
+// What an agent without tools, parameters or per-turn prompts shares with every other: nothing to copy.
+const NO_TOOLS: ToolExecutor = {
+  list: async () => [],
+  revision: async () => 0,
+  call: async (name) => {
+    throw new UnknownToolError(name);
+  },
+};
+const NO_TOOL_INFO: ReadonlyMap<string, ToolInfo> = new Map();
+const NO_SCHEMAS: readonly Tool[] = Object.freeze([]);
+const NO_PARAMS: GenerationParams = Object.freeze({});
+const NO_PROMPTS: readonly string[] = Object.freeze([]);
+
 /** Lists the tools and renders the preamble. */
 export async function buildRuntime(spec: RuntimeSpec, signal?: AbortSignal): Promise<Runtime> {
-  const tools = spec.tools ?? new ToolSet();
+  const tools = spec.tools ?? NO_TOOLS;
   const [infos, revision, environment] = await Promise.all([
     tools.list(signal),
     tools.revision(signal),
@@ -71,13 +84,16 @@ export async function buildRuntime(spec: RuntimeSpec, signal?: AbortSignal): Pro
     spec,
     backend: spec.backend,
     tools,
-    toolInfo: new Map(infos.map((t) => [t.name, t])),
-    toolSchemas: infos.map(({ name, description, parameters }) => ({ name, description, parameters })),
+    toolInfo: infos.length > 0 ? new Map(infos.map((t) => [t.name, t])) : NO_TOOL_INFO,
+    toolSchemas:
+      infos.length > 0
+        ? infos.map(({ name, description, parameters }) => ({ name, description, parameters }))
+        : NO_SCHEMAS,
     toolRevision: revision,
     preamble: renderPreamble(spec, infos, environment),
-    params: spec.params ?? {},
+    params: spec.params ?? NO_PARAMS,
     maxSteps: spec.maxSteps ?? DEFAULT_MAX_STEPS,
-    userPrompts: spec.userPrompts ?? [],
+    userPrompts: spec.userPrompts ?? NO_PROMPTS,
   };
 }
 
