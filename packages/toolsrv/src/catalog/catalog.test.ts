@@ -145,3 +145,71 @@ describe("the tool catalog", () => {
     expect(await catalog.get("grep")).toBeUndefined();
   });
 });
+
+describe("finding a tool for a call", () => {
+  /** Dates files and directories back, past the time an mtime takes to vouch for what a look saw. */
+  const settle = (...paths: string[]) => {
+    const then = new Date("2026-01-01T00:00:00Z");
+    for (const p of paths) utimesSync(p, then, then);
+  };
+
+  it("finds what a full look finds, and sees a tool changed, shadowed, disabled or removed", async () => {
+    const first = join(root, "find-first");
+    const second = join(root, "find-second");
+    mkdirSync(first, { recursive: true });
+    const file = tool(second, "grep", header("grep"));
+    settle(first, second, file);
+    const catalog = new ToolCatalog([first, second]);
+    expect((await catalog.find("grep"))?.file).toBe(file);
+    expect(await catalog.find("grep")).toEqual((await catalog.tools()).get("grep"));
+
+    writeFileSync(file, header("grep").replace("Does grep things.", "Searches text."));
+    expect((await catalog.find("grep"))?.meta.description).toBe("Searches text.");
+
+    settle(file, second);
+    await catalog.tools();
+    const earlier = tool(first, "grep", header("grep", "# ollie:tier cold\n"));
+    expect((await catalog.find("grep"))?.file).toBe(earlier);
+
+    settle(first, earlier);
+    await catalog.tools();
+    chmodSync(earlier, 0o644);
+    expect((await catalog.find("grep"))?.file).toBe(file);
+
+    settle(first, second, file);
+    await catalog.tools();
+    rmSync(file);
+    expect(await catalog.find("grep")).toBeUndefined();
+    expect(await catalog.find("nothing")).toBeUndefined();
+  });
+
+  it("costs a few stats: it does not list the directories again while their mtimes hold", async () => {
+    const first = join(root, "stat-first");
+    const second = join(root, "stat-second");
+    mkdirSync(first, { recursive: true });
+    const file = tool(second, "sed", header("sed"));
+    settle(first, second, file);
+    const catalog = new ToolCatalog([first, second]);
+    expect((await catalog.find("sed"))?.file).toBe(file);
+    // A tool slipped into an earlier directory with its mtime put back: only a full look sees it.
+    const hidden = tool(first, "sed", header("sed"));
+    settle(first, hidden);
+    expect((await catalog.find("sed"))?.file).toBe(file);
+    expect((await catalog.tools()).get("sed")?.file).toBe(hidden);
+    expect((await catalog.find("sed"))?.file).toBe(hidden);
+  });
+
+  it("looks again while a directory is too recent for its mtime to vouch for it", async () => {
+    const dir = join(root, "recent");
+    const file = tool(dir, "awk", header("awk"));
+    const catalog = new ToolCatalog([dir]);
+    expect((await catalog.find("awk"))?.file).toBe(file);
+    // Within the same tick of a coarse clock a new file need not move the directory's mtime.
+    const mtime = new Date();
+    utimesSync(dir, mtime, mtime);
+    // Listed first, so a look finds it before the first one.
+    const earlier = tool(dir, "a-awk", header("awk"));
+    utimesSync(dir, mtime, mtime);
+    expect((await catalog.find("awk"))?.file).toBe(earlier);
+  });
+});

@@ -1,3 +1,4 @@
+import { type Stats, statSync } from "node:fs";
 import { open, readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { parseConfigText } from "@ollie/config-file";
@@ -23,6 +24,18 @@ export const SIDECAR = ".meta.json";
 const HEADER_BYTES = 16 * 1024;
 
 /**
+ * How much older than a scan a directory or file must be for its mtime to vouch that the scan saw it as it
+ * is: a change within the same tick of a coarse clock (a second, on some file systems) would not move it.
+ */
+const SETTLED_MS = 2000;
+
+/** A directory of the path as the last scan found it. */
+interface DirSeen {
+  mtimeMs: number;
+  ino: number;
+}
+
+/**
  * The tools on a search path (`OLLIE_TOOLS_PATH`, `:`-separated): executables that describe themselves in a
  * header comment, or in a sidecar `.meta.json`. Discovery is lazy and follows changes: every look checks the
  * directories and files for changed mtimes and sizes and re-reads only those. A tool whose metadata is
@@ -35,6 +48,9 @@ export class ToolCatalog {
   private brokenTools: BrokenTool[] = [];
   /** The scan under way: every look that starts meanwhile shares it instead of statting every file again. */
   private scanning: Promise<void> | undefined;
+  /** The path's directories as the last finished scan found them (before it read them), and when it began. */
+  private dirs: Array<DirSeen | undefined> | undefined;
+  private scannedAt = 0;
 
   constructor(readonly path: readonly string[]) {}
 
@@ -52,6 +68,44 @@ export class ToolCatalog {
     return (await this.tools()).get(name);
   }
 
+  /**
+   * A tool by name for a call, as `get` would find it, with a few stats instead of a look at every file:
+   * the last scan's entry stands when no directory of the path changed since (no file added, removed or
+   * renamed, so none can come first now) and neither did the tool's file or sidecar. Otherwise, and when
+   * anything involved is too recent for its mtime to vouch for it, it looks again.
+   */
+  async find(name: string): Promise<CatalogEntry | undefined> {
+    const known = this.entries.get(name);
+    if (known && !this.scanning && this.unchangedSince(known.file)) return known;
+    return this.get(name);
+  }
+
+  private unchangedSince(file: string): boolean {
+    const dirs = this.dirs;
+    const settled = this.scannedAt - SETTLED_MS;
+    if (!dirs) return false;
+    for (const [i, dir] of this.path.entries()) {
+      const was = dirs[i];
+      const now = statSync(dir, { throwIfNoEntry: false });
+      if (!was || !now) {
+        if (was !== now) return false;
+        continue;
+      }
+      if (now.mtimeMs !== was.mtimeMs || now.ino !== was.ino || was.mtimeMs >= settled) return false;
+    }
+    const seen = this.seen.get(file);
+    const info = statSync(file, { throwIfNoEntry: false });
+    if (!seen || !info?.isFile()) return false;
+    const sidecar = statSync(file + SIDECAR, { throwIfNoEntry: false });
+    const identity = fileIdentity(info, sidecar);
+    return (
+      identity.mtimeMs === seen.mtimeMs &&
+      identity.size === seen.size &&
+      identity.executable === seen.executable &&
+      seen.mtimeMs < settled
+    );
+  }
+
   /** The files that look like tools but cannot be used, and why. */
   async broken(): Promise<readonly BrokenTool[]> {
     await this.scan();
@@ -66,9 +120,19 @@ export class ToolCatalog {
   }
 
   private async rescan(): Promise<void> {
+    const startedAt = Date.now();
     const entries = new Map<string, CatalogEntry>();
     const broken: BrokenTool[] = [];
     const present = new Set<string>();
+    // Taken before the directories are read: a change made meanwhile shows as a changed mtime next time.
+    const dirs = await Promise.all(
+      this.path.map((dir) =>
+        stat(dir).then(
+          (s): DirSeen => ({ mtimeMs: s.mtimeMs, ino: s.ino }),
+          () => undefined,
+        ),
+      ),
+    );
     for (const dir of this.path) {
       const names = (await readdir(dir).catch(() => [] as string[]))
         .filter((name) => !name.endsWith(SIDECAR) && !name.startsWith("."))
@@ -97,6 +161,8 @@ export class ToolCatalog {
     for (const file of this.seen.keys()) if (!present.has(file)) this.seen.delete(file);
     this.entries = entries;
     this.brokenTools = broken;
+    this.dirs = dirs;
+    this.scannedAt = startedAt;
   }
 
   /** The file's metadata, re-read only when it (or its sidecar) changed; undefined if it is no tool. */
@@ -106,9 +172,7 @@ export class ToolCatalog {
       stat(file + SIDECAR).catch(() => undefined),
     ]);
     if (!info?.isFile()) return undefined;
-    const mtimeMs = Math.max(info.mtimeMs, sidecar?.mtimeMs ?? 0);
-    const size = info.size + (sidecar?.size ?? 0);
-    const executable = (info.mode & 0o111) !== 0;
+    const { mtimeMs, size, executable } = fileIdentity(info, sidecar);
     const known = this.seen.get(file);
     if (known && known.mtimeMs === mtimeMs && known.size === size && known.executable === executable)
       return known.result;
@@ -124,6 +188,15 @@ export class ToolCatalog {
     this.seen.set(file, { mtimeMs, size, executable, result });
     return result;
   }
+}
+
+/** What tells a tool's file changed: the later mtime and the total size of it and its sidecar, its mode. */
+function fileIdentity(info: Stats, sidecar: Stats | undefined) {
+  return {
+    mtimeMs: Math.max(info.mtimeMs, sidecar?.mtimeMs ?? 0),
+    size: info.size + (sidecar?.size ?? 0),
+    executable: (info.mode & 0o111) !== 0,
+  };
 }
 
 async function readMeta(file: string, hasSidecar: boolean): Promise<Seen["result"]> {

@@ -43,6 +43,12 @@ const TIMEOUT_SLACK_MS = 5000;
  */
 export class ToolsrvConn implements ToolExecutor {
   private readonly fsys: Fsys;
+  /**
+   * A `call` fid opened ahead for the next call, while this one runs: a call then waits for a write and a
+   * read, not for a walk and an open too. An unused one holds nothing on toolsrv's side but an open file.
+   */
+  private spare: Promise<File> | undefined;
+  private closing = false;
 
   private constructor(
     private readonly link: ToolsrvLink,
@@ -96,8 +102,9 @@ export class ToolsrvConn implements ToolExecutor {
     signal: AbortSignal,
   ): Promise<CallResult> {
     signal.throwIfAborted();
-    const file = await this.fsys.open("call", ORDWR, signal);
+    const file = await this.callFid(signal);
     let closed = false;
+    // Not waited for: the result is in hand, and the clunk goes out before anything sent after it.
     const clunk = () => {
       if (closed) return;
       closed = true;
@@ -105,20 +112,47 @@ export class ToolsrvConn implements ToolExecutor {
     };
     signal.addEventListener("abort", clunk, { once: true });
     try {
-      const body = { ...request, cwd: this.options.cwd, env: this.options.env ?? {} };
-      await file.write(JSON.stringify(body));
-      const answer = await file.readAll();
+      signal.throwIfAborted();
+      const body = Buffer.from(
+        JSON.stringify({ ...request, cwd: this.options.cwd, env: this.options.env ?? {} }),
+      );
+      const writing = file.write(body);
+      // A call that fits in one write goes out with its read: toolsrv's read waits for the write.
+      const reading = body.length <= file.chunkSize ? readResult(file) : undefined;
+      reading?.catch(() => {}); // if the write fails, that is the error to report
+      this.openAhead();
+      await writing;
+      const answer = await (reading ?? readResult(file));
       return JSON.parse(answer.toString("utf8")) as CallResult;
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       throw error;
     } finally {
       signal.removeEventListener("abort", clunk);
-      if (!closed) {
-        closed = true;
-        await file.close().catch(() => {});
+      clunk();
+    }
+  }
+
+  /** Opens the next call's fid, unless one is open or opening (sent after a call's own messages). */
+  private openAhead(): void {
+    if (this.spare || this.closing) return;
+    const next = this.fsys.open("call", ORDWR);
+    next.catch(() => {});
+    this.spare = next;
+  }
+
+  /** A `call` fid for a call: the one opened ahead if it opened, else a new one. */
+  private async callFid(signal: AbortSignal): Promise<File> {
+    const spare = this.spare;
+    this.spare = undefined;
+    if (spare) {
+      try {
+        return await spare;
+      } catch {
+        // Opened again below, which says why it cannot be.
       }
     }
+    return this.fsys.open("call", ORDWR, signal);
   }
 
   /** This agent's tool processes that toolsrv still knows of (running, or recently finished). */
@@ -167,8 +201,26 @@ export class ToolsrvConn implements ToolExecutor {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     await this.link.close();
   }
+}
+
+/**
+ * A call's result: one line of JSON (its newlines are escaped), read until that line's end rather than
+ * until a read comes back empty, which would cost one more round trip.
+ */
+async function readResult(file: File): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let offset = 0;
+  for (;;) {
+    const chunk = await file.read(offset);
+    if (chunk.length === 0) break;
+    parts.push(chunk);
+    offset += chunk.length;
+    if (chunk[chunk.length - 1] === 0x0a) break;
+  }
+  return Buffer.concat(parts);
 }
 
 function describe(m: ToolMeta): ToolInfo {

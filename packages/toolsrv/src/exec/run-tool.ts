@@ -1,8 +1,9 @@
-import { dirname } from "node:path";
-import { launcherRefusal, type SandboxPolicy, startSandboxed, withLayer } from "@ollie/sandbox";
+import { launcherRefusal, type SandboxPolicy, startSandboxed } from "@ollie/sandbox";
 import { LogStream } from "@ollie/virtfs";
 import type { CatalogEntry } from "../catalog/tool-catalog.js";
+import type { CallTiming } from "./call-timing.js";
 import { OutputBuffer } from "./output-buffer.js";
+import { ToolPolicies } from "./tool-policies.js";
 
 /** A call of a tool: its arguments, and where and with what environment it runs. */
 export interface ToolRequest {
@@ -33,7 +34,10 @@ export interface ToolOutcome {
 }
 
 export interface RunOptions {
+  /** The policy in force: the tool gets it plus read-and-execute on its directory and on Node's. */
   policy: SandboxPolicy;
+  /** Where each tool's policy is kept between calls (default: built for this call alone). */
+  policies?: ToolPolicies;
   /** Output kept for the result (default 1 MiB). */
   maxOutputBytes?: number;
   signal?: AbortSignal;
@@ -41,6 +45,8 @@ export interface RunOptions {
   protect?: readonly string[];
   /** How long it may run (default: the tool's own timeout); a background run's lifetime. */
   timeoutMs?: number;
+  /** Where the run's phases are marked, when timing is on. */
+  timing?: CallTiming;
 }
 
 /** A tool process, running or finished. */
@@ -56,9 +62,6 @@ export interface ToolRun {
 }
 
 const STDERR_LIMIT = 16 * 1024;
-
-/** Where the running Node lives, so tools written for it can run under the sandbox. */
-export const NODE_PREFIX = dirname(dirname(process.execPath));
 
 /** `OLLIE_ARG_<NAME>` for each top-level scalar argument. */
 export function argumentEnv(args: Record<string, unknown>): Record<string, string> {
@@ -83,12 +86,10 @@ export async function startTool(
   request: ToolRequest,
   options: RunOptions,
 ): Promise<ToolRun> {
-  const policy = withLayer(
-    options.policy,
-    { filesystem: { rox: [dirname(entry.file), NODE_PREFIX] } },
-    `tool ${entry.meta.name}`,
-  );
+  const { timing } = options;
+  const policy = (options.policies ?? new ToolPolicies()).for(options.policy, entry);
   const env = { ...request.env, ...argumentEnv(request.args), OLLIE_TOOL: entry.meta.name };
+  timing?.mark("policy");
   // The launcher ends everything the tool started when the tool exits, at its timeout, when the signal
   // aborts, or when told to end (SIGTERM, then SIGKILL for all after its grace period).
   const child = await startSandboxed(entry.file, [], {
@@ -99,6 +100,7 @@ export async function startTool(
     ...(options.signal && { signal: options.signal }),
     ...(options.protect && { protect: options.protect }),
   });
+  timing?.mark("spawn");
   const startedAt = new Date();
   child.stdin.end(`${JSON.stringify(request.args)}\n`);
   const stream = new LogStream({ retain: options.maxOutputBytes ?? 1024 * 1024 });
@@ -118,7 +120,10 @@ export async function startTool(
     child.end();
   };
   const done = (async (): Promise<ToolOutcome> => {
-    const [result] = await Promise.all([child.exit, streams]);
+    const result = await child.exit;
+    timing?.mark("run");
+    await streams;
+    timing?.mark("drain");
     stream.close();
     const errText = stderr.text();
     const outcome: ToolOutcome = {

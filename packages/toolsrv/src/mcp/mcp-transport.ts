@@ -9,7 +9,7 @@ import {
   startSandboxed,
   withLayer,
 } from "@ollie/sandbox";
-import { NODE_PREFIX } from "../exec/run-tool.js";
+import { NODE_PREFIX } from "../exec/node-prefix.js";
 import type { McpServerConfig, StdioServerConfig } from "./mcp-config.js";
 import { SandboxedStdioTransport } from "./sandboxed-stdio.js";
 

@@ -1,5 +1,5 @@
 import { expandPolicy, type SandboxPolicy } from "@ollie/sandbox";
-import { NODE_PREFIX } from "../exec/run-tool.js";
+import { NODE_PREFIX } from "../exec/node-prefix.js";
 import type { AgentTools } from "./agent-tools.js";
 
 /** What an agent's `sandbox` file says: the policy its tools run under, as it applied to its last call. */

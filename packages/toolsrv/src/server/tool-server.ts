@@ -3,6 +3,7 @@ import type { VirtualTree } from "@ollie/virtfs";
 import { BypassBroker } from "../broker/bypass-broker.js";
 import { type BypassPolicy, EMPTY_BYPASS_POLICY } from "../broker/bypass-policy.js";
 import { ToolCatalog } from "../catalog/tool-catalog.js";
+import { timingRequested } from "../exec/call-timing.js";
 import { McpBridge } from "../mcp/mcp-bridge.js";
 import { bypassTree } from "../namespace/bypass-tree.js";
 import { toolTree } from "../namespace/tool-tree.js";
@@ -39,6 +40,11 @@ export interface ToolServerOptions {
   maxBackground?: number;
   /** MCP servers whose tools are offered as `mcp__SERVER__TOOL` (none when absent). */
   mcp?: McpOptions;
+  /**
+   * Return with each call's result where it spent its time inside toolsrv (`timing`, phase by phase in
+   * ms). Default: on when OLLIE_TOOLSRV_TIMING is set (and not 0); off, it costs nothing.
+   */
+  timing?: boolean;
 }
 
 /** Where the MCP servers are defined, and what they start with. */
@@ -75,6 +81,7 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
     ...(options.baseEnv && { baseEnv: options.baseEnv }),
     ...(options.protect && { protect: options.protect }),
     ...(options.maxBackground !== undefined && { maxBackground: options.maxBackground }),
+    timing: options.timing ?? timingRequested(process.env),
   });
   const broker = new BypassBroker(options.bypass ?? EMPTY_BYPASS_POLICY, options.log);
   const tree = toolTree(service, { owner: options.owner, extra: [bypassTree(broker, options.owner)] });

@@ -1,7 +1,9 @@
 import { describeIssues, formatProblems } from "@ollie/config-file";
 import type { SandboxPolicy } from "@ollie/sandbox";
 import { z } from "zod";
+import { CallTiming } from "../exec/call-timing.js";
 import { startTool, type ToolOutcome, type ToolRun } from "../exec/run-tool.js";
+import { ToolPolicies } from "../exec/tool-policies.js";
 import { startMcpCall } from "../mcp/mcp-call.js";
 import type { ToolMeta } from "../metadata/tool-meta.js";
 import type { AgentToolSets } from "./agent-tools.js";
@@ -39,6 +41,8 @@ export interface CallResult {
   /** The process's id under proc/. */
   proc?: number;
   detached?: boolean;
+  /** Where the call spent its time inside toolsrv, phase by phase in ms (only when timing is on). */
+  timing?: Record<string, number>;
 }
 
 export interface ToolServiceOptions {
@@ -50,6 +54,8 @@ export interface ToolServiceOptions {
   protect?: readonly string[];
   /** How many detached processes one agent may have running at once (default 16). */
   maxBackground?: number;
+  /** Return each call's phases with its result (see CallTiming). */
+  timing?: boolean;
 }
 
 export const DEFAULT_MAX_BACKGROUND = 16;
@@ -59,6 +65,9 @@ const failure = (output: string): CallResult => ({ output, isError: true });
 /** Runs calls for agents: checks the tool is loaded, answers builtins, starts the rest under the sandbox. */
 export class ToolService {
   private readonly companions: Companions;
+  private policy: SandboxPolicy;
+  /** Each tool's policy, built once per policy revision. */
+  private readonly policies = new ToolPolicies();
 
   constructor(
     readonly sources: ToolSources,
@@ -67,11 +76,26 @@ export class ToolService {
     private readonly options: ToolServiceOptions,
   ) {
     this.companions = new Companions(procs);
+    this.policy = options.policy;
   }
 
   /** The policy every call starts from, and the paths no call may reach. */
   get sandbox(): { policy: SandboxPolicy; protect: readonly string[] } {
-    return { policy: this.options.policy, protect: this.options.protect ?? [] };
+    return { policy: this.policy, protect: this.options.protect ?? [] };
+  }
+
+  /**
+   * Puts a new policy in force: every tool process started from now on (calls and companions) runs under
+   * it, and nothing built for the old one is used again. Processes already running keep theirs, and so do
+   * MCP servers already started.
+   */
+  setPolicy(policy: SandboxPolicy): void {
+    this.policy = policy;
+  }
+
+  /** A record of a call's phases when timing is on; undefined (and no cost) when it is off. */
+  startTiming(): CallTiming | undefined {
+    return this.options.timing ? new CallTiming() : undefined;
   }
 
   /** An agent's tools: the builtins, then the loaded tools that exist, by name. */
@@ -81,8 +105,9 @@ export class ToolService {
     return [...BUILTINS, ...names.flatMap((n) => tools.get(n)?.meta ?? [])];
   }
 
-  async call(uname: string, raw: unknown, signal: AbortSignal): Promise<CallResult> {
+  async call(uname: string, raw: unknown, signal: AbortSignal, timing?: CallTiming): Promise<CallResult> {
     const parsed = callRequestSchema.safeParse(raw);
+    timing?.mark("validate");
     if (!parsed.success) {
       return failure(
         `bad call request: ${formatProblems(undefined, describeIssues(callRequestSchema, parsed.error.issues))}`,
@@ -107,6 +132,7 @@ export class ToolService {
       );
     const env = { ...this.options.baseEnv, ...request.env, OLLIE_UNAME: uname };
     agent.lastCall = { cwd: request.cwd, env, at: new Date() };
+    timing?.mark("lookup");
     let run: ToolRun;
     try {
       if (!isMcpTool(entry) && entry.meta.companion !== undefined)
@@ -129,10 +155,9 @@ export class ToolService {
               env,
             },
             {
-              policy: this.options.policy,
-              ...(this.options.maxOutputBytes && { maxOutputBytes: this.options.maxOutputBytes }),
-              ...(this.options.protect && { protect: this.options.protect }),
+              ...this.runOptions(),
               ...(detach ? background && { timeoutMs: background.timeoutMs } : { signal }),
+              ...(timing && !detach && { timing }),
             },
           );
     } catch (error) {
@@ -158,7 +183,8 @@ export class ToolService {
   /** How every tool process of this service runs: the policy, the output kept, the protected paths. */
   private runOptions() {
     return {
-      policy: this.options.policy,
+      policy: this.policy,
+      policies: this.policies,
       ...(this.options.maxOutputBytes && { maxOutputBytes: this.options.maxOutputBytes }),
       ...(this.options.protect && { protect: this.options.protect }),
     };

@@ -22,8 +22,13 @@ export class ToolSources {
     return (await this.survey(true)).tools;
   }
 
-  /** A tool by name: one already known is had at once, whatever servers are still starting. */
+  /**
+   * A tool by name: one already known is had at once, whatever servers are still starting. An executable
+   * comes first (see ToolCatalog.find: a few stats, not a look at every tool, when nothing changed).
+   */
   async get(name: string): Promise<ToolEntry | undefined> {
+    const file = await this.catalog.find(name);
+    if (file) return file;
     const known = (await this.survey(false)).tools.get(name);
     if (known || !name.startsWith("mcp__")) return known;
     return (await this.survey(true)).tools.get(name);
