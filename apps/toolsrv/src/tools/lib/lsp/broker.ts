@@ -24,6 +24,9 @@ export interface BrokerOptions {
  * requests on them. A server that exits is forgotten (the next request starts another); one unused for
  * `serverIdleMs` is shut down.
  */
+/** What a retired server answers in place of running a request. */
+const RETIRED = Symbol("retired");
+
 export class Broker {
   private readonly servers = new Map<string, Promise<LanguageServer>>();
   private lastRequest = Date.now();
@@ -63,8 +66,15 @@ export class Broker {
   }
 
   private async run(req: BrokerRequest, file: string, body: (op: ops.Operation) => Promise<string>) {
-    const server = await this.serverFor(file, req.searchPath);
-    return server.exclusive(() => body({ server, req, file }));
+    // A request that found a server just as the sweep retired it goes to the server started after it.
+    for (let attempt = 0; ; attempt++) {
+      const server = await this.serverFor(file, req.searchPath);
+      const answer = await server.exclusive(async () =>
+        server.retiring ? RETIRED : body({ server, req, file }),
+      );
+      if (answer !== RETIRED) return answer;
+      if (attempt > 0) throw new ToolError(`${server.spec.command} was shut down while asked; ask again`);
+    }
   }
 
   /** The server for `file`'s language and workspace: running, starting, or started now. */
@@ -75,7 +85,7 @@ export class Broker {
     const known = this.servers.get(key);
     if (known) {
       const server = await known.catch(() => undefined);
-      if (server && !server.ended) return server;
+      if (server && !server.ended && !server.retiring) return server;
       if (this.servers.get(key) === known) this.servers.delete(key);
     }
     let starting = this.servers.get(key);
@@ -151,12 +161,16 @@ export class Broker {
 
   /** Shuts down the servers unused for the idle time. */
   async sweep(): Promise<void> {
-    for (const starting of [...this.servers.values()]) {
+    for (const [key, starting] of [...this.servers]) {
       const server = await starting.catch(() => undefined);
-      if (server && Date.now() - server.lastUsed > this.options.serverIdleMs) {
-        this.options.log(`shutting down ${server.spec.command} for ${server.root}: idle`);
-        await server.shutdown();
-      }
+      if (!server || server.pending > 0 || Date.now() - server.lastUsed <= this.options.serverIdleMs)
+        continue;
+      // Retired first, and out of the table: a request arriving now starts another server rather than
+      // meeting this one's shutdown; the shutdown waits for what was already queued on it.
+      server.retiring = true;
+      if (this.servers.get(key) === starting) this.servers.delete(key);
+      this.options.log(`shutting down ${server.spec.command} for ${server.root}: idle`);
+      await server.exclusive(() => server.shutdown());
     }
   }
 

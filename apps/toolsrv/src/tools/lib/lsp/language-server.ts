@@ -55,6 +55,10 @@ export class LanguageServer {
   private stderr = "";
   private queue: Promise<unknown> = Promise.resolve();
   lastUsed = Date.now();
+  /** Being shut down for idleness: what comes now goes to a new server. */
+  retiring = false;
+  /** Operations queued or running: a server with any is not idle, however long they take. */
+  pending = 0;
   /** Set when the process has ended: what to tell the caller. */
   ended: string | undefined;
   readonly exited: Promise<void>;
@@ -151,7 +155,9 @@ export class LanguageServer {
     const run = this.queue.then(body, body);
     this.queue = run.catch(() => undefined);
     this.lastUsed = Date.now();
+    this.pending++;
     return run.finally(() => {
+      this.pending--;
       this.lastUsed = Date.now();
     });
   }
