@@ -13,7 +13,9 @@ import { type Daemon, homes, scratch, shTool, startDaemon } from "../test/daemon
  *   b. the same tool, same policy, same environment, started directly under the sandbox launcher:
  *      b1 through the launcher service (`startSandboxed`, what toolsrv itself uses), and
  *      b2 by spawning the launcher command from Node (`sandboxCommand`, prepared once);
- *   c. a 9P round trip without a process: reading the agent's `rev` file through the same connection.
+ *   c. 9P without a process, through the same connection: c1 reading the agent's `rev` file (walk, open,
+ *      read, clunk), c2 a call of a builtin that answers at once (`process_output` of a process
+ *      that does not exist: the call path of a, without a process).
  *
  * Then where a call spends its time inside toolsrv: a second daemon started with OLLIE_TOOLSRV_TIMING=1
  * returns each call's phases with its result; what is left of the time the agent waited is the 9P
@@ -22,6 +24,11 @@ import { type Daemon, homes, scratch, shTool, startDaemon } from "../test/daemon
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const CALLS = Number(process.env.BENCH_CALLS ?? 60);
+/**
+ * The pause before each measurement (BENCH_GAP_MS), so that what one way leaves in flight — a process being
+ * reaped, the connection opening its next call's fid — is not charged to the next. Agents pause longer.
+ */
+const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 3);
 const WARMUP = 30;
 
 const NOOP = shTool("noop", "# ollie:parallel read\n", "echo ok");
@@ -108,8 +115,15 @@ try {
           }
         });
       }),
-    "c  9P read of rev": async () => {
+    "c1 9P read of rev": async () => {
       if (!(await plain.revision())) throw new Error("no revision");
+    },
+    "c2 builtin call": async () => {
+      const r = await plain.callRaw(
+        { tool: "process_output", args: { id: 1e9 } },
+        new AbortController().signal,
+      );
+      if (!r.output.startsWith("no process")) throw new Error(`process_output: unexpected ${r.output}`);
     },
   } as const;
   type Way = keyof typeof ways;
@@ -117,6 +131,7 @@ try {
 
   const phases = new Map<string, number[]>();
   const timedCall = async () => {
+    await pause();
     const start = performance.now();
     const r = await timed.callRaw({ tool: "noop", args: {} }, new AbortController().signal);
     const total = performance.now() - start;
@@ -127,7 +142,9 @@ try {
     phases.set("total", [...(phases.get("total") ?? []), total]);
   };
 
+  const pause = () => new Promise((resolve) => setTimeout(resolve, GAP_MS));
   const time = async (run: () => Promise<unknown>) => {
+    await pause();
     const start = performance.now();
     await run();
     return performance.now() - start;
@@ -148,7 +165,7 @@ try {
   phases.clear();
 
   console.log(
-    `toolsrv call cost (node ${process.version}, ${ROUNDS} rounds of ${CALLS} interleaved calls, launcher ${prepared.args.length} arguments)\n`,
+    `toolsrv call cost (node ${process.version}, ${ROUNDS} rounds of ${CALLS} interleaved calls ${GAP_MS} ms apart, launcher ${prepared.args.length} arguments)\n`,
   );
   const all = Object.fromEntries(names.map((n) => [n, [] as number[]])) as Record<Way, number[]>;
   const ratios: number[] = [];

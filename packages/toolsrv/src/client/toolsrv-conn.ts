@@ -120,9 +120,10 @@ export class ToolsrvConn implements ToolExecutor {
       // A call that fits in one write goes out with its read: toolsrv's read waits for the write.
       const reading = body.length <= file.chunkSize ? readResult(file) : undefined;
       reading?.catch(() => {}); // if the write fails, that is the error to report
-      this.openAhead();
       await writing;
       const answer = await (reading ?? readResult(file));
+      // Opened now, while the caller reads this result, rather than beside the call toolsrv is starting.
+      this.openAhead();
       return JSON.parse(answer.toString("utf8")) as CallResult;
     } catch (error) {
       if (signal.aborted) throw signal.reason;
@@ -133,7 +134,7 @@ export class ToolsrvConn implements ToolExecutor {
     }
   }
 
-  /** Opens the next call's fid, unless one is open or opening (sent after a call's own messages). */
+  /** Opens the next call's fid, unless one is open or opening. */
   private openAhead(): void {
     if (this.spare || this.closing) return;
     const next = this.fsys.open("call", ORDWR);
