@@ -199,6 +199,18 @@ describe("finding a tool for a call", () => {
     expect((await catalog.find("sed"))?.file).toBe(hidden);
   });
 
+  it("takes a directory of the path that does not exist as unchanged until it appears", async () => {
+    const missing = join(root, "missing-yet");
+    const present = join(root, "present");
+    const file = tool(present, "cut", header("cut"));
+    settle(present, file);
+    const catalog = new ToolCatalog([missing, present]);
+    expect((await catalog.find("cut"))?.file).toBe(file);
+    expect((await catalog.find("cut"))?.file).toBe(file);
+    const earlier = tool(missing, "cut", header("cut"));
+    expect((await catalog.find("cut"))?.file).toBe(earlier);
+  });
+
   it("looks again while a directory is too recent for its mtime to vouch for it", async () => {
     const dir = join(root, "recent");
     const file = tool(dir, "awk", header("awk"));

@@ -80,23 +80,25 @@ export class ToolCatalog {
     return this.get(name);
   }
 
+  // Synchronous stats: one system call each, where the promise form takes a trip through the thread pool.
   private unchangedSince(file: string): boolean {
     const dirs = this.dirs;
     const settled = this.scannedAt - SETTLED_MS;
     if (!dirs) return false;
     for (const [i, dir] of this.path.entries()) {
       const was = dirs[i];
-      const now = statSync(dir, { throwIfNoEntry: false });
+      const now = statOf(dir);
       if (!was || !now) {
-        if (was !== now) return false;
+        // Missing (or unreadable) both times is unchanged, as a scan would find it.
+        if (was || now) return false;
         continue;
       }
       if (now.mtimeMs !== was.mtimeMs || now.ino !== was.ino || was.mtimeMs >= settled) return false;
     }
     const seen = this.seen.get(file);
-    const info = statSync(file, { throwIfNoEntry: false });
+    const info = statOf(file);
     if (!seen || !info?.isFile()) return false;
-    const sidecar = statSync(file + SIDECAR, { throwIfNoEntry: false });
+    const sidecar = statOf(file + SIDECAR);
     const identity = fileIdentity(info, sidecar);
     return (
       identity.mtimeMs === seen.mtimeMs &&
@@ -187,6 +189,15 @@ export class ToolCatalog {
           : undefined;
     this.seen.set(file, { mtimeMs, size, executable, result });
     return result;
+  }
+}
+
+/** A path's stat, or undefined when it cannot be had (missing, unreadable, a component not a directory). */
+function statOf(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
   }
 }
 
