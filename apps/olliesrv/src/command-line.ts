@@ -4,7 +4,8 @@ import { DEFAULT_LIMITS, type ServerLimits } from "@ollie/ninep";
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "./session/limits.js";
 
 export const USAGE = `usage: olliesrv [-a ADDR] [--tcp [HOST:]PORT] [--mount-socket PATH|none] [--key-file FILE]
-                [--max-* N] [--toolsrv ADDR] [--log-level LEVEL] [-D] [--version]
+                [--max-* N] [--idle-close SECONDS] [--toolsrv ADDR] [--log-level LEVEL] [-D]
+                [--version]
   -a ADDR           where to serve the namespace (default: $NAMESPACE/ollie)
   --tcp [HOST:]PORT also serve on TCP (HOST defaults to 127.0.0.1; port 0 picks a free one)
   --mount-socket PATH
@@ -22,6 +23,9 @@ export const USAGE = `usage: olliesrv [-a ADDR] [--tcp [HOST:]PORT] [--mount-soc
   --ninep-limit NAME=N
                     any other limit of the 9P server (@ollie/ninep ServerLimits), e.g.
                     maxQueuedReplyBytes=33554432 (repeatable)
+  --idle-close SECONDS
+                    how long an agent stays live once idle; then it is parked, holding no toolsrv
+                    connection, and made again at its next use (default 30; 0: for ever)
   --toolsrv ADDR    use a toolsrv already running at ADDR instead of starting one at $NAMESPACE/toolsrv
                     (it is authenticated with $OLLIE_TOOLSRV_KEY when that is set)
   --log-level LEVEL what to log: error, warn, info, debug, trace or silent, then CATEGORY=LEVEL
@@ -36,6 +40,12 @@ export const USAGE = `usage: olliesrv [-a ADDR] [--tcp [HOST:]PORT] [--mount-soc
 Every attach, on every listener but the mount socket, must prove its uname (see NAMESPACE.md, "Principals").
 `;
 
+/**
+ * Seconds an idle agent stays live before it is parked: long enough that a person typing the next prompt
+ * finds it ready, short enough that sessions left idle hold no toolsrv connection (nor the agent).
+ */
+export const DEFAULT_IDLE_CLOSE_S = 30;
+
 /** What the command line asks olliesrv to serve with. */
 export interface DaemonOptions {
   /** `-a`: where to serve (default: $NAMESPACE/ollie). */
@@ -48,6 +58,8 @@ export interface DaemonOptions {
   /** `--toolsrv`: a toolsrv that already runs. */
   toolsrv: string | undefined;
   limits: SessionLimits;
+  /** `--idle-close`, in ms: how long an idle agent stays live before it is parked (0: for ever). */
+  idleCloseMs: number;
   serverLimits: Partial<ServerLimits>;
   log: LogSettings;
   /** `--log-level`'s level settings as given (not its file), for the toolsrv olliesrv starts. */
@@ -76,6 +88,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
       "max-sessions": { type: "string" },
       "max-hops": { type: "string" },
       "max-prompt": { type: "string" },
+      "idle-close": { type: "string" },
       "ninep-limit": { type: "string", multiple: true },
       "max-connections": { type: "string" },
       "attach-deadline": { type: "string" },
@@ -121,6 +134,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
       keyFile: values["key-file"],
       toolsrv: values.toolsrv,
       limits,
+      idleCloseMs: whole("idle-close", DEFAULT_IDLE_CLOSE_S) * 1000,
       serverLimits,
       log,
       logLevel: levelsOnly(values["log-level"]),

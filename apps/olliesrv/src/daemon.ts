@@ -151,6 +151,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     ...(toolsrvKey && { toolsrvAuthenticator: hmacAuthenticator(toolsrvKey) }),
     audit: (line, source = "olliesrv") => trail.record(line, auditSource(source)),
     limits: options.limits,
+    idleCloseMs: options.idleCloseMs,
   };
   const sessionsLog = log.child("sessions");
   const sessions = new Sessions(paths.sessions, paths.corrupt, environment, sessionsLog);

@@ -2,10 +2,12 @@
 // 1. writing `prompt` → `statewait` says idle, with a zero-latency mock backend, against a bare 9P read round
 //    trip on the same connection;
 // 2. restoring 1,000 saved sessions at start;
-// 3. the daemon's memory with 1,000 idle sessions, against none.
+// 3. the daemon's memory with 1,000 idle sessions, against none;
+// 4. the daemon's memory with 1,000 prompted idle sessions, their toolsrv connections kept and closed.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { newSessionId } from "@ollie/agent-core";
+import { idleSessions } from "./bench-idle-sessions.js";
 import { prompt, startOllie } from "./harness.js";
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -99,3 +101,5 @@ try {
   await o.stop();
   await o.remove();
 }
+
+console.log(`4. ${await idleSessions()}`);

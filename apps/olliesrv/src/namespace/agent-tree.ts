@@ -112,20 +112,16 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
     file(
       "usage",
       text(() => {
-        const u = slot.agent?.usage;
-        return json(
-          u
-            ? { turn: u.turn, session: u.session, compaction: u.compaction }
-            : { session: slot.savedUsage(), compaction: slot.savedCompactionUsage() },
-        );
+        const u = slot.usage();
+        return json({ turn: u.turn, session: u.session, compaction: u.compaction });
       }),
     ),
     file(
       "cost",
       text(() => {
-        const u = slot.agent?.usage;
-        const compaction = u?.compaction.costUsd ?? slot.savedCompactionUsage()?.costUsd ?? 0;
-        return `${dollars(u?.session.costUsd ?? slot.savedUsage()?.costUsd ?? 0)} session\n${dollars(u?.lastTurnCostUsd ?? 0)} last turn\n${dollars(compaction)} compaction (part of the session)\n`;
+        const u = slot.usage();
+        const compaction = u.compaction?.costUsd ?? 0;
+        return `${dollars(u.session?.costUsd ?? 0)} session\n${dollars(u.lastTurnCostUsd)} last turn\n${dollars(compaction)} compaction (part of the session)\n`;
       }),
     ),
     file(

@@ -191,6 +191,7 @@ function statsText(sessions: Sessions, server: ServerStats): string {
     `sessions ${sessions.list().length}`,
     `agents ${agents.length}`,
     `agents-live ${agents.filter((a) => a.agent !== undefined).length}`,
+    `toolsrv-connections ${agents.filter((a) => a.toolsrv !== undefined).length}`,
     `connections ${server.connections}`,
     `fids ${server.fids}`,
     `requests ${server.requests}`,

@@ -1,7 +1,13 @@
 import { mkdir } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import { Agent, type AgentEvent, type AgentOptions, type PersistedSession } from "@ollie/agent-core";
+import {
+  Agent,
+  type AgentEvent,
+  type AgentOptions,
+  type PersistedSession,
+  type UsageTotals,
+} from "@ollie/agent-core";
 import { profileLoader } from "@ollie/agent-core/config";
 import type { BackendPool } from "@ollie/backends";
 import type { Authenticator } from "@ollie/ninep";
@@ -19,10 +25,11 @@ import { PendingReload, unreachableNote } from "./backend-reload.js";
 import { artifactOf, callbackText, stampSender } from "./callback.js";
 import { ChatLog } from "./chat-log.js";
 import { type EventBus, publishAgentEvent } from "./event-bus.js";
+import { IdleTimer } from "./idle-timer.js";
 import type { SessionLimits } from "./limits.js";
 import { outcomeText, PromptTickets } from "./prompt-tickets.js";
 import type { SavedAgent } from "./session-file.js";
-import { WithSkillTools } from "./skill-tools.js";
+import { SKILL_TOOLS, WithSkillTools } from "./skill-tools.js";
 import { ToolProcs } from "./tool-procs.js";
 
 /** What the daemon gives every agent it makes. */
@@ -51,6 +58,8 @@ export interface AgentEnvironment {
   agentKey(uname: string): string;
   /** Where each agent's private TMPDIR is made (so no agent's tools share /tmp with another's). */
   tmpRoot: string;
+  /** How long a live agent may stay idle before it is parked (see AgentSlot.park), in ms; 0: for ever. */
+  idleCloseMs: number;
   /** How olliesrv proves itself to toolsrv. */
   toolsrvAuthenticator?: Authenticator;
   /** Records a refusal in the audit trail, by the principal (or peer) it came from. */
@@ -95,7 +104,8 @@ export interface SlotSession {
 /**
  * One agent of a session: its profile and choices, its chat, its state — and, once it is needed, the live
  * Agent with its backend and its toolsrv connection. A restored session starts paused: nothing connects
- * until the agent is prompted (or asked about its tools or models).
+ * until the agent is prompted (or asked about its tools or models). A live agent idle for a while is
+ * parked: paused again, holding no connection, until its next use.
  */
 export class AgentSlot {
   readonly chat = new ChatLog();
@@ -138,6 +148,14 @@ export class AgentSlot {
     },
   );
   private saved: PersistedSession | undefined;
+  /** Parks the live agent once it has been idle for the environment's `idleCloseMs`. */
+  readonly #idle: IdleTimer;
+  /** The tools the agent had loaded at toolsrv when it was last parked: the next agent loads them again. */
+  #loaded: string[] | undefined;
+  /** The last turn's usage and cost as the parked agent had them, shown until the next turn starts. */
+  #lastTurn: { usage: UsageTotals; costUsd: number } | undefined;
+  /** The parked agent's close, which the next agent waits for. */
+  #parking: Promise<void> | undefined;
   /** Files the running turn's tools wrote, and those of the last finished turn. */
   private artifacts = new Set<string>();
   private lastArtifacts: string[] = [];
@@ -160,6 +178,7 @@ export class AgentSlot {
     this.tickets = new PromptTickets(saved?.prompts ?? 0);
     if (this.saved) this.chat.replay(this.saved.messages);
     this.chat.onNote = (text) => this.session.events.publish(`agent.${name}.note`, { text });
+    this.#idle = new IdleTimer(env.idleCloseMs, () => void this.park());
   }
 
   /** The agent profile it runs. */
@@ -303,6 +322,8 @@ export class AgentSlot {
 
   /** Closes the live agent (its toolsrv connection); the slot keeps what it needs to come back. */
   async close(): Promise<void> {
+    this.#idle.stop();
+    await this.#parking;
     const agent = this.agent;
     this.procs.stop();
     if (!agent) return;
@@ -330,6 +351,8 @@ export class AgentSlot {
     await this.close();
     this.#profile = profile;
     this.saved = undefined;
+    this.#loaded = undefined;
+    this.#lastTurn = undefined;
     this.chat.note(`· now running profile ${profile}, with a fresh history`);
   }
 
@@ -383,14 +406,25 @@ export class AgentSlot {
     return this.saved?.queued ?? [];
   }
 
-  /** The session's usage as last saved (for a paused agent). */
-  savedUsage() {
-    return this.saved?.usage;
-  }
-
-  /** What the compaction summaries used, as last saved (for a paused agent). */
-  savedCompactionUsage() {
-    return this.saved?.compactionUsage;
+  /**
+   * Tokens and cost, as the `usage` and `cost` files show them: the live agent's; for a paused one the
+   * session's as last saved. The last turn's of a parked agent are shown until the next turn starts.
+   */
+  usage(): {
+    turn: UsageTotals | undefined;
+    session: UsageTotals | undefined;
+    compaction: UsageTotals | undefined;
+    lastTurnCostUsd: number;
+  } {
+    const live = this.agent?.usage;
+    const last = this.#lastTurn;
+    if (live) return last ? { ...live, turn: last.usage, lastTurnCostUsd: last.costUsd } : live;
+    return {
+      turn: last?.usage,
+      session: this.saved?.usage,
+      compaction: this.saved?.compactionUsage,
+      lastTurnCostUsd: last?.costUsd ?? 0,
+    };
   }
 
   /** The system prompt with the loaded skills' text after it. */
@@ -400,7 +434,38 @@ export class AgentSlot {
     return `${prompt}\n\n${skills.map((s) => `## Skill: ${s.name}\n\n${s.text}`).join("\n\n")}`;
   }
 
+  /**
+   * Parks an agent idle for `idleCloseMs`: closes it — its toolsrv connection, its backend, its runtime —
+   * and keeps the snapshot taken now, so that the slot holds what a restored, paused one does. Its next use
+   * makes it again from that snapshot, with the tools it had loaded; its chat, state and turn count never
+   * left the slot. An agent with a tool process left running in the background stays, so that `proc/` keeps
+   * showing it, and is looked at again after the same while.
+   */
+  private async park(): Promise<void> {
+    const agent = this.agent;
+    const conn = this.toolsrv;
+    if (!agent || !conn || agent.state !== "idle" || this.#parking) return;
+    const processes = await conn.processes().catch(() => []);
+    if (processes.some((p) => p.status === "running")) return this.#idle.start();
+    // A turn may have started, or the agent closed, while toolsrv answered.
+    if (this.agent !== agent || agent.state !== "idle" || agent.queued.length > 0) return;
+    this.saved = agent.snapshot();
+    this.#loaded = [...agent.runtime.toolInfo.keys()].filter((n) => !SKILL_TOOLS.some((t) => t.name === n));
+    const usage = agent.usage;
+    this.#lastTurn = { usage: usage.turn, costUsd: usage.lastTurnCostUsd };
+    // From here a use makes a new agent, which waits for this one to be closed.
+    this.agent = undefined;
+    this.#toolsrv = undefined;
+    this.activating = undefined;
+    this.procs.stop();
+    this.#parking = agent.close().finally(() => {
+      this.#parking = undefined;
+    });
+    await this.#parking;
+  }
+
   private async make(): Promise<Agent> {
+    await this.#parking;
     const { dir, config } = await this.profileInUse();
     await mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
     this.reload.madeFrom(config);
@@ -412,7 +477,7 @@ export class AgentSlot {
       // Summaries go to the backend profile's compaction_model unless the agent profile names its own.
       compactionModel: (name) => this.env.backends.profile(this.backend ?? name).compactionModel,
       tools: async (config) => {
-        const autoLoad = config.autoLoad ?? ["client_9p"];
+        const autoLoad = this.#loaded ?? config.autoLoad ?? ["client_9p"];
         const remote = this.session.remote;
         // The skill tools are answered here, in front of toolsrv's: skills are the daemon's.
         const shelf = {
@@ -462,11 +527,15 @@ export class AgentSlot {
       onEvent: (e) => this.onEvent(e),
       compaction: { snapshotDir: this.env.snapshotDir },
     };
-    const agent = this.saved
-      ? await Agent.restore(this.saved, options)
-      : await Agent.create({ ...options, id: this.uname });
+    const saved = this.saved;
+    const agent = !saved
+      ? await Agent.create({ ...options, id: this.uname })
+      : this.#loaded
+        ? await Agent.create(resumed(saved, options))
+        : await Agent.restore(saved, options);
     this.agent = agent;
     this.#toolsrv = toolsrv;
+    this.#idle.start();
     return agent;
   }
 
@@ -509,6 +578,11 @@ export class AgentSlot {
         break;
       case "state":
         this.state.set(e.state);
+        if (e.state === "idle") this.#idle.start();
+        else {
+          this.#idle.stop();
+          this.#lastTurn = undefined;
+        }
         break;
       case "call": {
         const path = artifactOf(e.call.name, e.call.arguments);
@@ -535,4 +609,24 @@ export class AgentSlot {
   reconfigure(old: BackendPool): void {
     this.reload.changed(old, this.agent);
   }
+}
+
+/**
+ * The options of an agent that carries on from the snapshot a parked one left: the same ids, history, task
+ * state and usage. Unlike `Agent.restore` it repairs nothing — the snapshot was taken with the agent idle, so
+ * there is no call or prompt left unanswered to make up for (a turn that failed leaves its prompt as it was).
+ */
+function resumed(saved: PersistedSession, options: AgentOptions): AgentOptions {
+  return {
+    ...options,
+    id: saved.agentId,
+    name: saved.name,
+    sessionId: saved.id,
+    history: saved.messages,
+    taskState: saved.taskState,
+    usage: saved.usage,
+    ...(saved.compactionUsage !== undefined && { compactionUsage: saved.compactionUsage }),
+    ...(saved.agent !== undefined && { profile: saved.agent }),
+    ...(saved.cwd !== undefined && { cwd: saved.cwd }),
+  };
 }
