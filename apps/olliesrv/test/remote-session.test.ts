@@ -145,7 +145,10 @@ describe.skipIf(!SSHD)("a remote session", { timeout: 90_000 }, () => {
     process.kill(toolsrv!, "SIGKILL");
     await vi.waitFor(() => expect(o.log()).toMatch(/toolsrv on \S+ ended: toolsrv exited/), WAIT);
     await shellThere(agent, "echo again > restarted.txt", "And now?");
-    expect(readFileSync(join(remoteWork, "restarted.txt"), "utf8")).toBe("again\n");
+    const restarted = join(remoteWork, "restarted.txt");
+    // Should the call not have run there, the chat and the log say why.
+    expect(existsSync(restarted), `${await o.read(`${agent}/chat`)}\n${o.log()}`).toBe(true);
+    expect(readFileSync(restarted, "utf8")).toBe("again\n");
   });
 
   it("refuses a host whose key is not the one known: the prompt fails with ssh's reason", async () => {
