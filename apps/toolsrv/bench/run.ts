@@ -1,4 +1,5 @@
 import { spawn } from "node:child_process";
+import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { resolvePolicy, sandboxCommand, startSandboxed, withLayer } from "@ollie/sandbox";
 import type { ToolsrvConn } from "@ollie/toolsrv/client";
@@ -202,6 +203,22 @@ try {
   console.log(
     `\nratio a/b1 by round (median/median): ${ratios.map((r) => r.toFixed(2)).join(", ")}; median ${median(ratios).toFixed(2)}`,
   );
+  const b1 = all["b1 launcher service"];
+  const summary = process.env.OLLIE_BENCH_SUMMARY;
+  if (summary)
+    appendFileSync(
+      summary,
+      `${JSON.stringify({
+        order: 2,
+        measure:
+          "a tool call through toolsrv (real daemon, 9P over a Unix socket) vs the same tool started directly by the launcher service",
+        ours: `${ms(min(a))} / ${ms(median(a))}`,
+        baseline: `${ms(min(b1))} / ${ms(median(b1))}`,
+        ratio: `${(min(a) / min(b1)).toFixed(2)}× / ${(median(a) / median(b1)).toFixed(2)}× (min / median)`,
+        goal: "≤ 1.5×",
+        met: median(a) / median(b1) <= 1.5,
+      })}\n`,
+    );
 
   console.log(`\nwhere a call spends its time (OLLIE_TOOLSRV_TIMING=1, ${ROUNDS * CALLS} calls)\n`);
   console.log("| phase | min | median |");

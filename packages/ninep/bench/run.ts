@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
@@ -200,6 +200,20 @@ async function main() {
   console.log(
     `a. sequential 64-byte reads: ${fmt(a.ninep)}/s; raw ping-pong ${fmt(a.raw)}/s; ratio ${(a.ninep / a.raw).toFixed(2)}`,
   );
+  const summary = process.env.OLLIE_BENCH_SUMMARY;
+  if (summary)
+    appendFileSync(
+      summary,
+      `${JSON.stringify({
+        order: 6,
+        measure:
+          "sequential 64-byte 9P reads over a Unix socket (client and server in one process) vs a raw ping-pong of the same sizes",
+        ours: `${fmt(a.ninep)}/s`,
+        baseline: `${fmt(a.raw)}/s`,
+        ratio: `${(a.ninep / a.raw).toFixed(2)}× (throughput)`,
+        goal: "no regression (0.69× in the last published run)",
+      })}\n`,
+    );
   const b = await smallReads(100_000, 16);
   console.log(
     `b. 16 reads in flight:       ${fmt(b.ninep)}/s; raw ping-pong ×16 ${fmt(b.raw)}/s; ratio ${(b.ninep / b.raw).toFixed(2)}`,
