@@ -2,16 +2,18 @@
 // user, each beside its baseline from the same run. A benchmark adds a row by appending one JSON line to the
 // file named by OLLIE_BENCH_SUMMARY (when set):
 //   {"order": 1, "measure": "...", "ours": "...", "baseline": "...", "ratio": "...", "goal": "...", "met": true}
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
+import { execa } from "execa";
 
 const dir = mkdtempSync(join(tmpdir(), "ollie-bench-"));
 const summary = join(dir, "summary.jsonl");
-const run = spawnSync("turbo", ["run", "bench", "--concurrency=1", ...process.argv.slice(2)], {
+const run = await execa("turbo", ["run", "bench", "--concurrency=1", ...process.argv.slice(2)], {
   stdio: "inherit",
-  env: { ...process.env, OLLIE_BENCH_SUMMARY: summary },
+  reject: false,
+  preferLocal: true,
+  env: { OLLIE_BENCH_SUMMARY: summary },
 });
 
 let rows = [];
@@ -38,4 +40,4 @@ const table = [
   ),
 ];
 console.log(`\n${table.join("\n")}`);
-process.exit(run.status ?? 1);
+process.exit(run.exitCode ?? 1);
