@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { type Ollie, prompt, startOllie } from "./harness.js";
 
 /**
@@ -107,6 +107,21 @@ export async function idleSessions(): Promise<string> {
   const per = (f: Footprint) => (f.full - f.one) / (SESSIONS - 1);
   const line = (name: string, f: Footprint) =>
     `   ${name}: olliesrv ${(f.full / 1024).toFixed(1)} MiB RSS against ${(f.one / 1024).toFixed(1)} MiB with one, ${per(f).toFixed(1)} KiB per session (heap ${((f.heapFull - f.heapOne) / (SESSIONS - 1) / 1024).toFixed(1)} KiB); toolsrv ${(f.toolsrvFull / 1024).toFixed(1)} MiB against ${(f.toolsrvOne / 1024).toFixed(1)} MiB, ${((f.toolsrvFull - f.toolsrvOne) / (SESSIONS - 1)).toFixed(1)} KiB per session`;
+  // A row of the table `npm run bench` ends with (scripts/bench.mjs).
+  const summary = process.env.OLLIE_BENCH_SUMMARY;
+  if (summary)
+    appendFileSync(
+      summary,
+      `${JSON.stringify({
+        order: 5,
+        measure: `olliesrv RSS per prompted idle session (${SESSIONS.toLocaleString("en")} against one), agents parked when idle vs kept live`,
+        ours: `${per(closed).toFixed(1)} KiB (heap ${((closed.heapFull - closed.heapOne) / (SESSIONS - 1) / 1024).toFixed(1)} KiB)`,
+        baseline: `${per(kept).toFixed(1)} KiB (heap ${((kept.heapFull - kept.heapOne) / (SESSIONS - 1) / 1024).toFixed(1)} KiB)`,
+        ratio: `${(per(closed) / per(kept)).toFixed(2)}×`,
+        goal: "≤ 50 KiB, no toolsrv connection",
+        met: per(closed) <= 50,
+      })}\n`,
+    );
   return [
     `${SESSIONS.toLocaleString("en")} prompted idle sessions (one turn each), RSS the lowest in a minute, heap after a full collection:`,
     line("agents kept live (--idle-close 0)", kept),

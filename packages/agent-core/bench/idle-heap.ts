@@ -1,7 +1,7 @@
 import { Agent as PiAgent } from "@mariozechner/pi-agent-core";
 import { OpenAiBackend } from "@ollie/backends";
 import { Agent } from "../src/index.js";
-import { interleaved, minMedian, summarize } from "./stats.js";
+import { addSummaryRow, interleaved, minMedian, summarize } from "./stats.js";
 
 /**
  * Heap per idle agent: N agents made and kept, the heap after a full collection against before, over N —
@@ -62,5 +62,14 @@ export async function idleHeap(): Promise<string> {
     1,
   );
   const [o, p] = [summarize(runs.ours), summarize(runs.pi)];
+  addSummaryRow({
+    order: 4,
+    measure: `heap per idle agent (${N.toLocaleString("en")} kept, min / median of ${ROUNDS} rounds) vs @mariozechner/pi-agent-core 0.73.1`,
+    ours: `${minMedian(o, 0)} B`,
+    baseline: `${minMedian(p, 0)} B`,
+    ratio: `${(o.median / p.median).toFixed(2)}×`,
+    goal: "≤ pi-agent-core's",
+    met: o.median <= p.median,
+  });
   return `heap per idle agent (${N.toLocaleString("en")} kept, full collection before and after; min / median of ${ROUNDS} rounds, interleaved):\n   @ollie/agent-core ${minMedian(o, 0)} B\n   @mariozechner/pi-agent-core 0.73.1 ${minMedian(p, 0)} B\n   ours / pi: ${(o.median / p.median).toFixed(2)} (median)`;
 }

@@ -7,7 +7,7 @@ import { Type } from "typebox";
 import { request } from "undici";
 import { Agent, ToolSet } from "../src/index.js";
 import { PI_MODEL } from "./idle-heap.js";
-import { interleaved, minMedian, type Summary, summarize } from "./stats.js";
+import { addSummaryRow, interleaved, minMedian, type Summary, summarize } from "./stats.js";
 
 /**
  * A whole prompt → tool call → result → answer over loopback HTTP to the mock OpenAI-compatible server (two
@@ -137,6 +137,16 @@ async function measure(server: MockLlmServer): Promise<string> {
     const d = (x.median - base.median) / 2;
     return `${d >= 0 ? "+" : ""}${d.toFixed(2)} ms`;
   };
+  const perRequest = (x: Summary) => (x.median - s.undici.median) / 2;
+  addSummaryRow({
+    order: 1,
+    measure:
+      "agent loop, prompt → tool call → answer over loopback HTTP: added per request over bare undici.request (median of 200)",
+    ours: `+${perRequest(s.ours).toFixed(2)} ms`,
+    baseline: `pi-agent-core 0.73.1 +${perRequest(s.pi).toFixed(2)} ms; ai 6 +${perRequest(s.ai).toFixed(2)} ms`,
+    goal: "≤ +0.5 ms, ahead of both",
+    met: perRequest(s.ours) <= 0.5 && s.ours.median < s.pi.median && s.ours.median < s.ai.median,
+  });
   const line = (name: string, x: Summary) =>
     `   ${name} ${minMedian(x)} ms: ${over(x, s.undici)} per request over undici.request, ${over(x, s.fetch)} over fetch`;
   return [

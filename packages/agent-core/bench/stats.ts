@@ -1,3 +1,5 @@
+import { appendFileSync } from "node:fs";
+
 /** Min and median of a set of samples: what the benchmarks print, each beside its baseline's. */
 export interface Summary {
   min: number;
@@ -33,4 +35,20 @@ export async function interleaved<K extends string>(
     }
   }
   return samples;
+}
+
+/** A row of the table `npm run bench` ends with (scripts/bench.mjs), when it runs this benchmark. */
+export interface SummaryRow {
+  order: number;
+  measure: string;
+  ours: string;
+  baseline: string;
+  ratio?: string;
+  goal?: string;
+  met?: boolean;
+}
+
+export function addSummaryRow(row: SummaryRow): void {
+  const file = process.env.OLLIE_BENCH_SUMMARY;
+  if (file) appendFileSync(file, `${JSON.stringify(row)}\n`);
 }
