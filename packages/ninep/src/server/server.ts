@@ -133,7 +133,7 @@ export class NinepServer<A = unknown> {
       identity = await identify(socket);
     } catch (err) {
       this.options.onError?.(new Error(`connection refused: ${(err as Error).message}`, { cause: err }));
-      socket.destroy();
+      refuse(socket);
       return;
     } finally {
       this.identifying.delete(socket);
@@ -167,4 +167,16 @@ export class NinepServer<A = unknown> {
     for (const socket of this.identifying) socket.destroy();
     await Promise.all(closing);
   }
+}
+
+/**
+ * Ends a refused connection with a close rather than a reset: what the peer sent already (its Tversion) is
+ * read and dropped first, so it reads the end of the stream, not ECONNRESET. One that keeps writing is cut
+ * off after a second.
+ */
+function refuse(socket: Socket): void {
+  socket.on("error", () => {});
+  socket.resume();
+  socket.end();
+  setTimeout(() => socket.destroy(), 1000).unref();
 }
