@@ -27,6 +27,9 @@ export interface OpenedStream<I> {
  * array walked by index, so a burst of events costs one resolved promise each and no queue shifting. The
  * body is closed when the reply is done, fails, is abandoned (`return`), or `signal` aborts.
  */
+/** How long the end of a response may take once the reply it carries is complete. */
+const DRAIN_MS = 1000;
+
 export class EventStream<I> implements AsyncIterableIterator<StreamEvent> {
   private buffer: StreamEvent[] = [];
   private head = 0;
@@ -103,8 +106,35 @@ export class EventStream<I> implements AsyncIterableIterator<StreamEvent> {
     if (events.length === 0) return false;
     this.buffer = events;
     this.head = 0;
-    if (builder.isDone) this.close();
+    if (builder.isDone) this.finish();
     return true;
+  }
+
+  /**
+   * The reply is complete, but the response may not have ended (OpenAI's `[DONE]` line, the chunked
+   * terminator): the rest is read in the background rather than the body destroyed, so that the connection
+   * goes back to the pool instead of being reset (which also costs undici an abort error per request). A
+   * response still going a second later is cut.
+   */
+  private finish(): void {
+    const [body, reader] = [this.body, this.reader];
+    if (!body || !reader || body.readableEnded) {
+      this.close();
+      return;
+    }
+    this.finished = true;
+    this.signal?.removeEventListener("abort", this.onAbort);
+    const cut = setTimeout(() => body.destroy(), DRAIN_MS);
+    cut.unref();
+    void (async () => {
+      try {
+        while (!(await reader.next()).done);
+      } catch {
+        // Cut, or failed after the reply was complete: nothing is lost.
+      } finally {
+        clearTimeout(cut);
+      }
+    })();
   }
 
   private close(): void {
