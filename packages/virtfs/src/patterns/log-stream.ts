@@ -1,6 +1,9 @@
 import { toBuffer } from "./bytes.js";
 import { Waiters } from "./waiters.js";
 
+/** Appends join the last chunk while it stays this small (bytes). */
+const SMALL_CHUNK = 4096;
+
 export interface LogStreamOptions {
   /** Bytes kept for readers that are behind (default 1 MiB); older bytes are dropped. */
   retain?: number;
@@ -50,9 +53,9 @@ export class LogStream {
 
   append(data: string | Uint8Array): void {
     if (this.ended) throw new Error("append to a closed log");
-    const bytes = Buffer.from(toBuffer(data));
+    const bytes = toBuffer(data);
     if (bytes.length === 0) return;
-    this.chunks.push(bytes);
+    this.keep(bytes);
     this.total += bytes.length;
     this.appends++;
     this.trim();
@@ -99,6 +102,25 @@ export class LogStream {
   async waitPast(position: number, signal?: AbortSignal): Promise<void> {
     while (this.total <= position && !this.ended) await this.waiters.wait(signal);
     if (this.total <= position && this.waiters.failed) throw this.waiters.failed;
+  }
+
+  /**
+   * Keeps a copy of `bytes` that shares memory with nothing else: Node makes small buffers as slices of
+   * shared 8 KiB pool slabs, and a log that kept such a slice would keep its whole slab alive. Small appends
+   * join the last chunk while it is small, so a log of many short lines is a few right-sized buffers.
+   */
+  private keep(bytes: Buffer): void {
+    const last = this.chunks.at(-1);
+    if (last && last.length + bytes.length <= SMALL_CHUNK) {
+      const joined = Buffer.allocUnsafeSlow(last.length + bytes.length);
+      last.copy(joined, 0);
+      bytes.copy(joined, last.length);
+      this.chunks[this.chunks.length - 1] = joined;
+      return;
+    }
+    const own = Buffer.allocUnsafeSlow(bytes.length);
+    bytes.copy(own, 0);
+    this.chunks.push(own);
   }
 
   private trim(): void {

@@ -70,6 +70,12 @@ export interface VirtualFid {
 
 const EMPTY = Buffer.alloc(0);
 
+/** What a fid denoting `node` holds; the node counts the fid until `clunk`. */
+function held(node: VNode): VirtualFid {
+  node.hold();
+  return { node, open: null };
+}
+
 /**
  * What file handlers receive (FileContext, ReadContext and WriteContext in one shape). The signal is only
  * made if a handler reads it.
@@ -109,7 +115,7 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
   readonly owner: string;
   readonly group: string;
   private readonly inGroup: GroupMembership;
-  private lastPath = 0n;
+  private lastPath = 0;
 
   constructor(
     rootSpec: DirSpec,
@@ -118,10 +124,10 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
     this.owner = options.owner ?? userInfo().username;
     this.group = options.group ?? this.owner;
     this.inGroup = options.inGroup ?? sameNameGroups;
-    this.root = new VNode(this, rootSpec, null, this.nextPath());
+    this.root = new VNode(this, rootSpec, null, this.nextPath(), "/", false);
   }
 
-  nextPath(): bigint {
+  nextPath(): number {
     return this.lastPath++;
   }
 
@@ -131,7 +137,9 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
    * collection; call it when the items are big or many.
    */
   prune(path: string): void {
-    this.resolve(path)?.prune();
+    const node = this.resolve(path);
+    node?.prune();
+    node?.settle();
   }
 
   resolve(path: string, hops = 0): VNode | undefined {
@@ -163,13 +171,27 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
 
   attach({ fid, aname }: { fid: Fid<VirtualFid>; aname: string }): Qid {
     if (aname !== "") throw new NinepError(`unknown aname '${aname}'`);
-    fid.aux = { node: this.root, open: null };
+    fid.aux = held(this.root);
     return this.root.qid();
   }
 
   walk({ fid, newFid, names }: WalkRequest<VirtualFid>): Qid[] {
-    let node = fid.aux.node;
     const qids: Qid[] = [];
+    const walked: VNode[] = [];
+    try {
+      this.walkFrom(fid.aux.node, fid.uname, names, qids, walked);
+      // The engine installs the new fid only when every name was walked.
+      if (qids.length === names.length) newFid.aux = held(walked.at(-1) ?? fid.aux.node);
+    } finally {
+      // The fid holds what it reached; the rest of the way (and all of it, for a walk that stopped short)
+      // need not keep its declarations.
+      for (const n of walked) n.settle();
+    }
+    return qids;
+  }
+
+  private walkFrom(start: VNode, uname: string, names: string[], qids: Qid[], walked: VNode[]): void {
+    let node = start;
     for (const [i, name] of names.entries()) {
       const stop = (why: string) => {
         if (i === 0) throw new NinepError(why);
@@ -178,7 +200,7 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
         stop("walk in non-directory");
         break;
       }
-      if (!this.allows(node, fid.uname, PERM_EXEC)) {
+      if (!this.allows(node, uname, PERM_EXEC)) {
         stop("permission denied");
         break;
       }
@@ -188,10 +210,9 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
         break;
       }
       node = next;
+      walked.push(node);
       qids.push(node.qid());
     }
-    newFid.aux = { node: qids.length === names.length ? node : fid.aux.node, open: null };
-    return qids;
   }
 
   async open(req: OpenRequest<VirtualFid>): Promise<{ qid: Qid }> {
@@ -242,7 +263,10 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
   readdir({ fid }: RequestContext<VirtualFid>): Stat[] {
     const node = this.live(fid);
     node.atime = now();
-    return node.list().map(({ name, node: child }) => child.stat(name));
+    const entries = node.list();
+    const stats = entries.map(({ name, node: child }) => child.stat(name));
+    for (const { node: child } of entries) child.settle();
+    return stats;
   }
 
   async write(req: WriteRequest<VirtualFid>): Promise<number> {
@@ -269,13 +293,16 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
   }
 
   clunk(fid: Fid<VirtualFid>): void {
-    const open = fid.aux?.open;
-    if (!open || open.closed) return;
-    const gone = new AbortController();
-    gone.abort(new DOMException("client went away", "AbortError"));
-    this.finish({ fid, signal: gone.signal }).catch((err: unknown) =>
-      this.options.onError?.(err instanceof Error ? err : new Error(String(err))),
-    );
+    if (!fid.aux) return;
+    const open = fid.aux.open;
+    if (open && !open.closed) {
+      const gone = new AbortController();
+      gone.abort(new DOMException("client went away", "AbortError"));
+      this.finish({ fid, signal: gone.signal }).catch((err: unknown) =>
+        this.options.onError?.(err instanceof Error ? err : new Error(String(err))),
+      );
+    }
+    fid.aux.node.drop();
   }
 
   private checkRemovable(node: VNode, uname: string): EachSpec {
@@ -305,7 +332,8 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
     await dirNode.spec.options.create(name, { uname: fid.uname, perm, signal: req.signal });
     const node = dirNode.child(name);
     if (!node) throw new NinepError(`'${name}' was created but does not appear in '${dirNode.name}'`);
-    fid.aux = { node, open: null };
+    fid.aux = held(node);
+    dirNode.drop();
     // As in create(5), the creator gets the mode it asked for, whatever the new file's permissions say.
     const opened = await this.openNode({ fid, mode, signal: req.signal });
     return { qid: opened.qid };

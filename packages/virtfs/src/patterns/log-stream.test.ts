@@ -1,0 +1,34 @@
+import { describe, expect, it } from "vitest";
+import { LogStream } from "./log-stream.js";
+
+describe("LogStream", () => {
+  it("keeps short appends in right-sized buffers of its own, not in Node's shared pool slabs", () => {
+    const stream = new LogStream();
+    const lines = Array.from({ length: 50 }, (_, i) => `line ${i}\n`);
+    for (const line of lines) stream.append(line);
+    const all = stream.read(0, stream.end);
+    expect(all.toString()).toBe(lines.join(""));
+    // One chunk holds them all, in a buffer of exactly their size (a pool slice's buffer is 8 KiB).
+    expect(all.buffer.byteLength).toBe(stream.end);
+  });
+
+  it("copies what it is given, so the caller may reuse its buffer", () => {
+    const stream = new LogStream();
+    const mine = Buffer.from("abc");
+    stream.append(mine);
+    mine.write("xyz");
+    expect(stream.read(0, 3).toString()).toBe("abc");
+  });
+
+  it("reads across chunks, and keeps the last `retain` bytes of a log that outgrew it", () => {
+    const stream = new LogStream({ retain: 6000 });
+    stream.append("a".repeat(3000));
+    stream.append("b".repeat(3000));
+    stream.append("c".repeat(10));
+    expect(stream.read(2995, 10).toString()).toBe("aaaaabbbbb");
+    expect(stream.start).toBe(10);
+    expect(stream.read(0, 5).toString()).toBe("aaaaa");
+    expect(stream.read(6000, 100).toString()).toBe("c".repeat(10));
+    expect(stream.version).toBe(3);
+  });
+});
