@@ -10,7 +10,7 @@ import { type Ollie, prompt, startOllie } from "./harness.js";
  * minute or so: RSS is the lowest seen in a minute, as a user with idle sessions sees it; the heap after a
  * collection is steady from the start (and varies far less from run to run).
  */
-const SESSIONS = 1000;
+const SESSIONS = Number(process.env.OLLIE_BENCH_SESSIONS ?? 1000);
 /** Sessions prompted at once while filling the daemon. */
 const BATCH = 20;
 
@@ -99,6 +99,17 @@ async function footprint(idleCloseS: number): Promise<Footprint> {
     await o.stop();
     await o.remove();
   }
+}
+
+/** One side alone, while working on it: `node --import tsx test/bench-idle-sessions.ts parked|kept`. */
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const side = process.argv[2] === "kept" ? 0 : 1;
+  const f = await footprint(side);
+  const per = (f.full - f.one) / (SESSIONS - 1);
+  const heap = (f.heapFull - f.heapOne) / (SESSIONS - 1) / 1024;
+  console.log(
+    `${SESSIONS} sessions, --idle-close ${side}: ${per.toFixed(1)} KiB RSS, ${heap.toFixed(1)} KiB heap per session (olliesrv ${(f.full / 1024).toFixed(1)} MiB against ${(f.one / 1024).toFixed(1)} MiB)`,
+  );
 }
 
 export async function idleSessions(): Promise<string> {

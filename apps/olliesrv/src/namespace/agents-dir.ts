@@ -13,8 +13,9 @@ import { fail } from "./fail.js";
  * it, replaces it, or removes it. A session made with `agent=NAME` by one of its agents runs it.
  */
 export function agentsDir(sessions: Sessions, session: Session, group: string) {
-  // Created but not yet written: listed (so the create's open finds it), never run, never saved.
-  const pending = new Set<string>();
+  // Created but not yet written: listed (so the create's open finds it), never run, never saved. Kept on the
+  // session, as the tree lets go of this declaration while no client is in the session's directory.
+  const pending = session.pendingProfiles;
   const names = () => [...new Set([...session.profiles.keys(), ...pending])].sort();
   const nameOf = (entry: string) => (entry.endsWith(".json") ? entry.slice(0, -".json".length) : undefined);
   const known = (name: string | undefined) =>

@@ -49,6 +49,8 @@ export class Session {
   readonly grants: Set<string>;
   /** Profiles its agents generated (its `agents/` directory), by name; saved with it. */
   readonly profiles: Map<string, GeneratedProfile>;
+  /** Names created in `agents/` whose JSON is not yet written: listed, never run, never saved. */
+  readonly pendingProfiles = new Set<string>();
   /** The host its tools run on; the loop, prompts, history and model calls stay here. */
   #remote: RemoteTarget | undefined;
   private saving: Promise<void> = Promise.resolve();
