@@ -1,7 +1,7 @@
 import { toBuffer } from "./bytes.js";
 import { Waiters } from "./waiters.js";
 
-/** Appends join the last chunk while it stays this small (bytes). */
+/** Short appends share a buffer up to this size (bytes). */
 const SMALL_CHUNK = 4096;
 
 export interface LogStreamOptions {
@@ -22,6 +22,9 @@ export class LogStream {
   private appends = 0;
   private ended = false;
   private readonly waiters = new Waiters();
+  /** The buffer the last chunk is the start of, while short appends may still be copied into it. */
+  private tail: Buffer | undefined;
+  private tailUsed = 0;
 
   constructor(options: LogStreamOptions = {}) {
     this.retain = options.retain ?? 1024 * 1024;
@@ -105,22 +108,46 @@ export class LogStream {
   }
 
   /**
-   * Keeps a copy of `bytes` that shares memory with nothing else: Node makes small buffers as slices of
-   * shared 8 KiB pool slabs, and a log that kept such a slice would keep its whole slab alive. Small appends
-   * join the last chunk while it is small, so a log of many short lines is a few right-sized buffers.
+   * Keeps a copy of `bytes` in memory of the log's own. Node makes small buffers as slices of shared 8 KiB
+   * pool slabs, and a log that kept such a slice would keep its whole slab alive. Short appends are copied
+   * into a tail buffer that starts at their size and doubles (up to SMALL_CHUNK) as they come, so a log of
+   * short lines is a few buffers with at most half of the last one spare, and appending stays linear.
    */
   private keep(bytes: Buffer): void {
-    const last = this.chunks.at(-1);
-    if (last && last.length + bytes.length <= SMALL_CHUNK) {
-      const joined = Buffer.allocUnsafeSlow(last.length + bytes.length);
-      last.copy(joined, 0);
-      bytes.copy(joined, last.length);
-      this.chunks[this.chunks.length - 1] = joined;
+    const n = bytes.length;
+    const tail = this.tail;
+    if (tail && this.tailUsed + n <= SMALL_CHUNK) {
+      let into = tail;
+      if (this.tailUsed + n > tail.length) {
+        into = Buffer.allocUnsafeSlow(Math.min(SMALL_CHUNK, Math.max(2 * tail.length, this.tailUsed + n)));
+        tail.copy(into, 0, 0, this.tailUsed);
+        this.tail = into;
+      }
+      bytes.copy(into, this.tailUsed);
+      this.tailUsed += n;
+      this.chunks[this.chunks.length - 1] = into.subarray(0, this.tailUsed);
       return;
     }
-    const own = Buffer.allocUnsafeSlow(bytes.length);
+    this.settleTail();
+    const own = Buffer.allocUnsafeSlow(n);
     bytes.copy(own, 0);
     this.chunks.push(own);
+    if (n < SMALL_CHUNK) {
+      this.tail = own;
+      this.tailUsed = n;
+    }
+  }
+
+  /** Ends the tail buffer's growth; one left mostly spare is copied to its size. */
+  private settleTail(): void {
+    const tail = this.tail;
+    if (!tail) return;
+    this.tail = undefined;
+    if (this.tailUsed * 4 < tail.length * 3) {
+      const fitted = Buffer.allocUnsafeSlow(this.tailUsed);
+      tail.copy(fitted, 0, 0, this.tailUsed);
+      this.chunks[this.chunks.length - 1] = fitted;
+    }
   }
 
   private trim(): void {
@@ -129,6 +156,8 @@ export class LogStream {
     }
     const excess = this.total - this.first - this.retain;
     if (excess > 0) {
+      // A tail cut at its start takes no more appends.
+      if (this.chunks.length === 1) this.tail = undefined;
       this.chunks[0] = this.chunks[0]!.subarray(excess);
       this.first += excess;
     }
