@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { processesMarked } from "@ollie/sandbox/testing";
+import { processesMarked, processGone } from "@ollie/sandbox/testing";
 import type { ToolsrvConn } from "@ollie/toolsrv/client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from "vscode-jsonrpc/node";
@@ -133,14 +133,7 @@ async function brokers() {
   return (await conn.processes()).filter((p) => p.tool === "lsp_broker" && p.status === "running");
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const alive = (pid: number) => !processGone(pid);
 
 describe("the lsp_* tools", () => {
   let serverPid: number | undefined;

@@ -10,6 +10,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolvePolicy } from "@ollie/sandbox";
+import { processGone } from "@ollie/sandbox/testing";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { createToolServer } from "./tool-server.js";
 
@@ -56,14 +57,7 @@ const call = (uname: string, tool = "ask") =>
   );
 const companionsOf = (uname: string) =>
   server.service.procs.list().filter((p) => p.uname === uname && p.run.tool === "helper");
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
+const alive = (pid: number) => !processGone(pid);
 
 describe("companions", () => {
   it("starts one detached companion per agent, shared by its calls, and again after it ended", async () => {
