@@ -1,11 +1,13 @@
 import { spawn } from "node:child_process";
 import { resolvePolicy, runSandboxed, sandboxCommand } from "../src/index.js";
+import { interleave, minMedian, msSince } from "./interleave.js";
 
 /**
  * What starting a command in the sandbox adds, with the built-in default policy (about 35 paths, TCP port
  * rules, scoping, the seccomp filter, a private /proc): `/bin/true` spawned by Node directly (the baseline),
  * through `runSandboxed` (the launcher service, as toolsrv runs tools), and by spawning the launcher binary
- * itself (`sandboxCommand`, for callers that spawn on their own) — alternating, in the same run.
+ * itself (`sandboxCommand`, for callers that spawn on their own) — interleaved in the same run, the order
+ * turning every round. Printed are the fastest and the median start of each, and their ratios to the baseline.
  */
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 1000);
@@ -22,10 +24,8 @@ function spawned(file: string, args: string[]): Promise<void> {
 async function timeMs(run: () => Promise<unknown>): Promise<number> {
   const start = process.hrtime.bigint();
   await run();
-  return Number(process.hrtime.bigint() - start) / 1e6;
+  return msSince(start);
 }
-
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.floor(q * (xs.length - 1))]!;
 
 const policy = await resolvePolicy({ env: { HOME: "/nonexistent", XDG_CONFIG_HOME: "/nonexistent" } });
 const launched = await sandboxCommand("/bin/true", [], { policy, env, cwd: "/tmp" });
@@ -37,21 +37,26 @@ const ways: Record<string, () => Promise<unknown>> = {
   },
   "the launcher spawned directly": () => spawned(launched.file, launched.args),
 };
-const times: Record<string, number[]> = Object.fromEntries(Object.keys(ways).map((k) => [k, []]));
-for (let i = 0; i < RUNS + 50; i++) {
-  for (const [name, run] of Object.entries(ways)) {
-    const ms = await timeMs(run);
-    if (i >= 50) times[name]!.push(ms);
-  }
-}
-const base = quantile(times["/bin/true spawned directly"]!, 0.5);
-console.log(
-  `@ollie/sandbox benchmark (node ${process.version}, ${RUNS} alternating runs, Landlock ABI ${launched.probe.abi}, ${launched.args.length} launcher arguments)\n`,
+// Warm up the service, the page cache and Node's spawn path before measuring.
+const WARMUP = 50;
+await interleave(
+  Object.values(ways).map((run) => () => timeMs(run)),
+  WARMUP,
 );
-for (const [name, xs] of Object.entries(times)) {
-  const median = quantile(xs, 0.5);
-  const added = name.startsWith("/bin/true") ? "" : `, added ${(median - base).toFixed(2)} ms`;
-  console.log(
-    `${name.padEnd(34)} median ${median.toFixed(2)} ms, p90 ${quantile(xs, 0.9).toFixed(2)} ms${added}`,
-  );
+const times = await interleave(
+  Object.values(ways).map((run) => () => timeMs(run)),
+  RUNS,
+);
+const base = minMedian(times[0]!);
+const signed = (ms: number) => `${ms < 0 ? "−" : "+"}${Math.abs(ms).toFixed(2)}`;
+console.log(
+  `@ollie/sandbox benchmark (node ${process.version}, ${RUNS} interleaved rounds, Landlock ABI ${launched.probe.abi}, ${launched.args.length} launcher arguments): fastest / median\n`,
+);
+for (const [k, name] of Object.keys(ways).entries()) {
+  const { min, median } = minMedian(times[k]!);
+  const vs =
+    k === 0
+      ? "baseline"
+      : `ratio ${(min / base.min).toFixed(2)} / ${(median / base.median).toFixed(2)}, added ${signed(median - base.median)} ms at the median`;
+  console.log(`${name.padEnd(34)} ${min.toFixed(2)} / ${median.toFixed(2)} ms, ${vs}`);
 }

@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type FileServer, NinepClient, NinepServer, Ramfs } from "@ollie/ninep";
 import { buildTree, dir, each, file, LogStream, log, text } from "../src/index.js";
+import { interleave, minMedian, msSince } from "./interleave.js";
 import { RawClient } from "./raw-client.js";
 
 /**
@@ -10,19 +11,19 @@ import { RawClient } from "./raw-client.js";
  *   1. listing an `each` directory of 10,000 entries vs listing a ramfs directory of 10,000 files
  *   2. one append waking 1,000 blocked log readers vs answering 1,000 reads of a file that is ready
  *   3. server heap per blocked log reader vs per open fid that is not reading
+ * Each figure and its baseline run interleaved over several rounds, the order turning every round; printed
+ * are the fastest and the median round.
  */
 
 const dir_ = mkdtempSync(join(tmpdir(), "virtfs-bench-"));
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const ENTRIES = 10_000;
 const READERS = 1_000;
 
-const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
-
-async function bestMs(run: () => Promise<number>): Promise<number> {
-  let best = Number.POSITIVE_INFINITY;
-  for (let i = 0; i < ROUNDS; i++) best = Math.min(best, await run());
-  return best;
+/** A figure's and its baseline's milliseconds, one a round. */
+interface Compared {
+  ours: number[];
+  base: number[];
 }
 
 function heap(): number {
@@ -40,7 +41,8 @@ async function serve<A>(fs: FileServer<A>, name: string) {
   return { server, path };
 }
 
-async function listing(): Promise<{ each: number; ramfs: number }> {
+/** Listing the `each` directory (ours) and the ramfs directory (base). */
+async function listing(): Promise<Compared> {
   const keys = Array.from({ length: ENTRIES }, (_, i) => `entry-${i}`);
   const tree = buildTree(
     dir("/", [
@@ -69,11 +71,10 @@ async function listing(): Promise<{ each: number; ramfs: number }> {
     const start = process.hrtime.bigint();
     const n = (await fsys.readdir("items")).length;
     if (n !== ENTRIES) throw new Error(`listed ${n} entries`);
-    return ms(start);
+    return msSince(start);
   };
-  await timeList(vfs);
-  await timeList(rfs);
-  const result = { each: await bestMs(() => timeList(vfs)), ramfs: await bestMs(() => timeList(rfs)) };
+  const [ours, base] = await interleave([() => timeList(vfs), () => timeList(rfs)], ROUNDS);
+  const result = { ours: ours!, base: base! };
   vc.close();
   rc.close();
   await v.server.close();
@@ -81,7 +82,8 @@ async function listing(): Promise<{ each: number; ramfs: number }> {
   return result;
 }
 
-async function wakeups(): Promise<{ wake: number; ready: number; perBlocked: number; perOpen: number }> {
+/** One append waking the blocked readers (ours) and as many reads of a ready file (base); server heap. */
+async function wakeups(): Promise<Compared & { perBlocked: number; perOpen: number }> {
   const stream = new LogStream();
   const tree = buildTree(
     dir("/", [
@@ -101,11 +103,8 @@ async function wakeups(): Promise<{ wake: number; ready: number; perBlocked: num
     const start = process.hrtime.bigint();
     ready.readAll(READERS);
     await ready.until(target);
-    return ms(start);
+    return msSince(start);
   };
-  await readyRun();
-  const readyMs = await bestMs(readyRun);
-  ready.close();
 
   let position = 0n;
   const logClient = await RawClient.connect(path);
@@ -122,25 +121,37 @@ async function wakeups(): Promise<{ wake: number; ready: number; perBlocked: num
     stream.append("line\n");
     await logClient.until(target);
     position += 5n;
-    return ms(start);
+    return msSince(start);
   };
-  await wakeRun();
-  const wakeMs = await bestMs(wakeRun);
+  const [wake, readyMs] = await interleave([wakeRun, readyRun], ROUNDS);
+  ready.close();
   logClient.close();
   await server.close();
-  return { wake: wakeMs, ready: readyMs, perBlocked, perOpen: (afterOpen - beforeOpen) / READERS };
+  return { ours: wake!, base: readyMs!, perBlocked, perOpen: (afterOpen - beforeOpen) / READERS };
 }
 
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
+/** "fastest / median" of a figure, and the ratios of the fastest rounds and of the medians. */
+function compared(c: Compared): { ours: string; base: string; ratio: string } {
+  const [o, b] = [minMedian(c.ours), minMedian(c.base)];
+  return {
+    ours: `${fmt(o.min)} / ${fmt(o.median)} ms`,
+    base: `${fmt(b.min)} / ${fmt(b.median)} ms`,
+    ratio: `${fmt(o.min / b.min, 2)} / ${fmt(o.median / b.median, 2)}`,
+  };
+}
 
-console.log(`@ollie/virtfs benchmarks (node ${process.version}, best of ${ROUNDS})\n`);
-const l = await listing();
 console.log(
-  `1. list ${ENTRIES.toLocaleString("en")} entries: each ${fmt(l.each)} ms; ramfs directory ${fmt(l.ramfs)} ms; ratio ${fmt(l.each / l.ramfs, 2)}`,
+  `@ollie/virtfs benchmarks (node ${process.version}); each figure beside its baseline, the two interleaved over ${ROUNDS} rounds: fastest / median round\n`,
+);
+const l = compared(await listing());
+console.log(
+  `1. list ${ENTRIES.toLocaleString("en")} entries: each ${l.ours}; ramfs directory ${l.base}; ratio ${l.ratio}`,
 );
 const w = await wakeups();
+const wc = compared(w);
 console.log(
-  `2. one append to ${READERS.toLocaleString("en")} blocked log readers: ${fmt(w.wake)} ms until all have it; ${READERS.toLocaleString("en")} reads of a ready file: ${fmt(w.ready)} ms; ratio ${fmt(w.wake / w.ready, 2)}`,
+  `2. one append to ${READERS.toLocaleString("en")} blocked log readers: ${wc.ours} until all have it; ${READERS.toLocaleString("en")} reads of a ready file: ${wc.base}; ratio ${wc.ratio}`,
 );
 console.log(
   `3. server heap: ${Math.round(w.perBlocked)} bytes per blocked reader, on top of ${Math.round(w.perOpen)} bytes per open fid (${fmt((READERS * (w.perBlocked + w.perOpen)) / 2 ** 20, 2)} MiB for ${READERS.toLocaleString("en")} readers)`,
