@@ -1,6 +1,7 @@
 import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { interleave, minMedian, msSince } from "../../../bench/interleave.js";
 import {
   type Dialect,
   encodeMessage,
@@ -11,7 +12,6 @@ import {
   OREAD,
   Ramfs,
 } from "../src/index.js";
-import { interleave, minMedian, msSince } from "./interleave.js";
 import { dialRaw, drain, pingPong, pingPongServer, streamServer } from "./raw-socket.js";
 import { OneFileFs } from "./small-file-fs.js";
 

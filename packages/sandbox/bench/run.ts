@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
+import { interleave, minMedian, msSince } from "../../../bench/interleave.js";
 import { resolvePolicy, runSandboxed, sandboxCommand } from "../src/index.js";
-import { interleave, minMedian, msSince } from "./interleave.js";
 
 /**
  * What starting a command in the sandbox adds, with the built-in default policy (about 35 paths, TCP port

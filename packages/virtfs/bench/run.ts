@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type FileServer, NinepClient, NinepServer, Ramfs } from "@ollie/ninep";
+import { interleave, minMedian, msSince } from "../../../bench/interleave.js";
 import { buildTree, dir, each, file, LogStream, log, text } from "../src/index.js";
-import { interleave, minMedian, msSince } from "./interleave.js";
 import { RawClient } from "./raw-client.js";
 
 /**

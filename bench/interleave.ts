@@ -1,3 +1,4 @@
+// Shared by the packages' benchmarks (imported by relative path: benchmarks are not published).
 /**
  * Runs each measurement once unmeasured, then `rounds` times each, interleaved, in an order that turns every
  * round (a b, b a, … for two), so that a busy moment of a shared machine falls on all of them alike. Each
