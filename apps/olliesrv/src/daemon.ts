@@ -25,8 +25,8 @@ import { ollieTree } from "./namespace/tree.js";
 import { ensureDirs, olliePaths, trustedConfig } from "./paths.js";
 import { hostSettings } from "./remote/remote-config.js";
 import { RemoteHosts } from "./remote/remote-hosts.js";
-import type { AgentEnvironment } from "./session/agent-slot.js";
 import { Sessions } from "./session/sessions.js";
+import type { AgentEnvironment } from "./session/slot-context.js";
 import { startToolsrv, type ToolsrvProcess } from "./toolsrv-process.js";
 
 /**

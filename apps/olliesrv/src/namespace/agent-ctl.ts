@@ -1,11 +1,12 @@
 import { ctl } from "@ollie/virtfs";
 import { parseRemoteTarget, type RemoteTarget } from "../remote/remote-target.js";
-import type { AgentEnvironment, AgentSlot } from "../session/agent-slot.js";
+import type { AgentSlot } from "../session/agent-slot.js";
 import { stampSender } from "../session/callback.js";
 import { forkAgent, parseForkSpec } from "../session/fork.js";
 import { checkProfileName } from "../session/names.js";
 import type { Session } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
+import type { AgentEnvironment } from "../session/slot-context.js";
 import { fail } from "./fail.js";
 
 const idle = (slot: AgentSlot, what: string) => {

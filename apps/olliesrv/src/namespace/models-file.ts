@@ -1,7 +1,8 @@
 import type { ModelInfo } from "@ollie/backends";
 import { NinepError } from "@ollie/ninep";
 import { file, text } from "@ollie/virtfs";
-import type { AgentEnvironment, AgentSlot } from "../session/agent-slot.js";
+import type { AgentSlot } from "../session/agent-slot.js";
+import type { AgentEnvironment } from "../session/slot-context.js";
 
 /** What a provider says of a model besides its window: `out=N tools vision premium=X` (Copilot says all). */
 function traitsOf(m: ModelInfo): string[] {

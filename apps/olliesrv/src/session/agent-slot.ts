@@ -10,96 +10,22 @@ import {
 } from "@ollie/agent-core";
 import { profileLoader } from "@ollie/agent-core/config";
 import type { BackendPool } from "@ollie/backends";
-import type { Authenticator } from "@ollie/ninep";
 import { ToolsrvConn } from "@ollie/toolsrv/client";
 import { LogStream, WatchedValue } from "@ollie/virtfs";
 import { checkModel } from "../config/backends.js";
-import type { ModelCache } from "../config/model-cache.js";
-import type { BookedProfile, ProfileBook } from "../config/profile-book.js";
-import type { Skill } from "../config/skills.js";
+import type { BookedProfile } from "../config/profile-book.js";
 import { RedialingTools } from "../remote/redialing-tools.js";
-import type { RemoteHosts } from "../remote/remote-hosts.js";
-import type { RemoteTarget } from "../remote/remote-target.js";
 import { Activity } from "./activity.js";
 import { PendingReload, unreachableNote } from "./backend-reload.js";
 import { artifactOf, callbackText, stampSender } from "./callback.js";
 import { ChatLog } from "./chat-log.js";
-import { type EventBus, publishAgentEvent } from "./event-bus.js";
+import { publishAgentEvent } from "./event-bus.js";
 import { IdleTimer } from "./idle-timer.js";
-import type { SessionLimits } from "./limits.js";
 import { outcomeText, PromptTickets } from "./prompt-tickets.js";
 import type { SavedAgent } from "./session-file.js";
 import { SKILL_TOOLS, WithSkillTools } from "./skill-tools.js";
+import type { AgentEnvironment, SlotSession } from "./slot-context.js";
 import { ToolProcs } from "./tool-procs.js";
-
-/** What the daemon gives every agent it makes. */
-export interface AgentEnvironment {
-  backends: BackendPool;
-  /** Every backend profile's model list, fetched at start and when backends.conf changes. */
-  models: ModelCache;
-  /**
-   * The agent profiles — the user's agents/ first, then the shipped ones — as agents are made from them (the
-   * last good version of each).
-   */
-  profiles: ProfileBook;
-  skills(): ReadonlyMap<string, Skill>;
-  toolsrvAddress: string;
-  /** The hosts remote sessions run their tools on. */
-  remotes: Pick<RemoteHosts, "address" | "state" | "authenticator">;
-  /** $OLLIE and the environment prompt commands and hooks run with. */
-  prompt: { ollieDir: string; env: NodeJS.ProcessEnv };
-  /** Where compaction snapshots go. */
-  snapshotDir: string;
-  /** backends.conf, for telling people where to configure a backend. */
-  backendsConf: string;
-  /** The human's uname: prompts from anyone else are stamped with their sender. */
-  owner: string;
-  /** The secret an agent's tool processes prove its uname with (OLLIE_KEY in their environment). */
-  agentKey(uname: string): string;
-  /** Where each agent's private TMPDIR is made (so no agent's tools share /tmp with another's). */
-  tmpRoot: string;
-  /** How long a live agent may stay idle before it is parked (see AgentSlot.park), in ms; 0: for ever. */
-  idleCloseMs: number;
-  /** How olliesrv proves itself to toolsrv. */
-  toolsrvAuthenticator?: Authenticator;
-  /** Records a refusal in the audit trail, by the principal (or peer) it came from. */
-  audit(line: string, source?: string): void;
-  limits: SessionLimits;
-}
-
-/** The other agents of the daemon, as an agent reaches them: the Sessions that hold them all. */
-export interface Peers {
-  /** The agent-to-agent hops behind the turn `uname` runs (or last ran); 0 for anyone but an agent. */
-  hopsOf(uname: string): number;
-  /** Submits `text` to the agent `to` as `from` (how a child's callback reaches its parent). */
-  deliver(to: string, text: string, from: string): Promise<void>;
-}
-
-/** The session and agent an agent's uname (`SESSION.AGENT`, see AgentSlot.uname) names. */
-export function splitUname(uname: string): { session: string; agent: string } | undefined {
-  const dot = uname.indexOf(".");
-  return dot > 0 ? { session: uname.slice(0, dot), agent: uname.slice(dot + 1) } : undefined;
-}
-
-/** What a slot needs of its session. */
-export interface SlotSession {
-  readonly id: string;
-  readonly cwd: string;
-  readonly env: Record<string, string>;
-  /** The host its tools run on, when not this one. */
-  readonly remote: RemoteTarget | undefined;
-  /** The agent that spawned the session, which hears how the turns it asked for ended. */
-  readonly parent: string | undefined;
-  /** False when the parent waits for the turns itself and wants no callbacks. */
-  readonly callback: boolean;
-  /** The agent profile `name` as the session's agents are made from it (its generated ones first). */
-  profile(name: string): Promise<BookedProfile>;
-  save(): Promise<void>;
-  planStep(): string | undefined;
-  /** Where the agent's events are published, as `agent.NAME.TYPE` (the session's `events` file). */
-  readonly events: EventBus;
-  readonly peers: Peers;
-}
 
 /**
  * One agent of a session: its profile and choices, its chat, its state — and, once it is needed, the live

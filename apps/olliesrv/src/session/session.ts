@@ -4,9 +4,10 @@ import { newSessionId } from "@ollie/agent-core";
 import { type GeneratedProfile, generatedAgentConfig } from "../config/generated-profile.js";
 import type { BookedProfile } from "../config/profile-book.js";
 import { parseRemoteTarget, type RemoteTarget } from "../remote/remote-target.js";
-import { type AgentEnvironment, AgentSlot, type Peers, splitUname } from "./agent-slot.js";
+import { AgentSlot } from "./agent-slot.js";
 import { EventBus } from "./event-bus.js";
 import { removeSessionFile, type SessionFile, writeSessionFile } from "./session-file.js";
+import { type AgentEnvironment, type Peers, splitUname } from "./slot-context.js";
 
 /** What a session is created with (what is written to session/new). */
 export interface SessionSpec {

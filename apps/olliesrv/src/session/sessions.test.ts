@@ -7,9 +7,9 @@ import { createLogger } from "@ollie/log";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ModelCache } from "../config/model-cache.js";
 import { ProfileBook } from "../config/profile-book.js";
-import type { AgentEnvironment } from "./agent-slot.js";
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "./limits.js";
 import { Sessions } from "./sessions.js";
+import type { AgentEnvironment } from "./slot-context.js";
 
 const DEFAULTS = fileURLToPath(new URL("../../defaults", import.meta.url));
 

@@ -2,11 +2,12 @@ import { realpath } from "node:fs/promises";
 import { join, resolve, sep } from "node:path";
 import type { Logger } from "@ollie/log";
 import { checkModel } from "../config/backends.js";
-import { type AgentEnvironment, type AgentSlot, type Peers, splitUname } from "./agent-slot.js";
+import type { AgentSlot } from "./agent-slot.js";
 import type { SessionLimits } from "./limits.js";
 import { repairSessionFile } from "./repair-history.js";
 import { Session, type SessionSpec } from "./session.js";
 import { quarantineSessionFile, readSessionFiles } from "./session-file.js";
+import { type AgentEnvironment, type Peers, splitUname } from "./slot-context.js";
 
 /** Every session of the daemon. */
 export class Sessions implements Peers {
