@@ -1,4 +1,5 @@
 import type { FileHandlers } from "@ollie/virtfs";
+import { abortable } from "../exec/abortable.js";
 import type { CallResult, ToolService } from "../server/tool-service.js";
 
 interface CallState {
@@ -60,23 +61,4 @@ async function start(service: ToolService, uname: string, state: CallState): Pro
     result.timing = timing.toJSON();
   }
   return Buffer.from(`${JSON.stringify(result)}\n`);
-}
-
-/** Waits for `promise`, or rejects with the signal's reason (a flushed read), leaving the call running. */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (v) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(v);
-      },
-      (e) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(e);
-      },
-    );
-  });
 }

@@ -1,3 +1,4 @@
+import { abortable } from "../exec/abortable.js";
 import { type BuiltinAnswer, MAX_OUTPUT_WAIT_S } from "./builtins.js";
 import type { ProcEntry, ProcTable } from "./proc-table.js";
 
@@ -112,14 +113,4 @@ function wholeCharacters(page: Buffer, more: boolean): Buffer {
   const lead = page[i]!;
   const length = lead >= 0xf0 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
   return i + length > page.length ? page.subarray(0, i) : page;
-}
-
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => {
-      if (signal.aborted) reject(signal.reason);
-      signal.addEventListener("abort", () => reject(signal.reason), { once: true });
-    }),
-  ]);
 }
