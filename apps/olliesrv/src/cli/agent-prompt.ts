@@ -1,4 +1,3 @@
-import { ORDWR } from "@ollie/ninep";
 import type { Delivery } from "./batch-sender.js";
 import type { SessionClient } from "./session-client.js";
 
@@ -8,9 +7,6 @@ import type { SessionClient } from "./session-client.js";
  * `prompts/N`), whatever else is prompted meanwhile.
  */
 export async function submitPrompt(client: SessionClient, agent: string, text: string): Promise<Delivery> {
-  const ticket = await client.fsys.withFile(`${agent}/prompt`, ORDWR, async (f) => {
-    await f.write(text, 0);
-    return (await f.read(0)).toString("utf8").trim();
-  });
+  const ticket = await client.submit(agent, text);
   return { ticket, ended: client.read(`${agent}/prompts/${ticket}`) };
 }

@@ -1,7 +1,7 @@
 import { constants } from "node:os";
 import { execa, type Result } from "execa";
+import { splitLines } from "../each-line.js";
 import type { FeedSource } from "./feed-args.js";
-import { splitLines } from "./line-splitter.js";
 
 /** A running source of lines: a command, a followed file, or standard input. */
 export interface RunningSource {

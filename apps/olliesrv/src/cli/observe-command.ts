@@ -1,4 +1,5 @@
 import { type File, ORDWR } from "@ollie/ninep";
+import { LineSplitter } from "../each-line.js";
 import { keyValues } from "./agent-files.js";
 import { submitPrompt } from "./agent-prompt.js";
 import { BatchSender } from "./batch-sender.js";
@@ -6,7 +7,6 @@ import { eventLine, type SessionEvent } from "./event-line.js";
 import { FEED_DEFAULTS, type ObserveInvocation } from "./feed-args.js";
 import { plural } from "./feed-command.js";
 import { type Batch, batchLines } from "./line-batch.js";
-import { LineSplitter } from "./line-splitter.js";
 import type { SessionClient } from "./session-client.js";
 import { watchSessionEnd } from "./session-end.js";
 import { findSession } from "./session-lookup.js";

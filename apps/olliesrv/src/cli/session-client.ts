@@ -108,6 +108,17 @@ export class SessionClient {
   }
 
   /**
+   * Writes a prompt to `agent` (`session/ID/agent/NAME`) and answers its number once the agent has taken it:
+   * `prompts/N` then waits for that turn's end.
+   */
+  async submit(agent: string, prompt: string): Promise<string> {
+    return this.fsys.withFile(`${agent}/prompt`, ORDWR, async (f) => {
+      await f.write(prompt, 0);
+      return (await f.read(0)).toString("utf8").trim();
+    });
+  }
+
+  /**
    * Submits a prompt and streams the chat to `out` as it arrives, returning how the prompt's turn ended (the
    * first line of `prompts/N`) once the agent has finished it — that turn, not one queued before it.
    * `submitted` is called once the agent has taken the prompt (so a turn to stop exists), with its number: its
@@ -125,10 +136,7 @@ export class SessionClient {
     const start = Number((await this.read(`${agent}/offset`)).trim());
     let ended: File | undefined;
     try {
-      const ticket = await this.fsys.withFile(`${agent}/prompt`, ORDWR, async (f) => {
-        await f.write(prompt, 0);
-        return (await f.read(0)).toString("utf8").trim();
-      });
+      const ticket = await this.submit(agent, prompt);
       hooks.submitted?.(ticket);
       ended = await this.fsys.open(`${agent}/prompts/${ticket}`);
       let finished = false;

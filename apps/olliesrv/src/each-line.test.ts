@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LineSplitter } from "./line-splitter.js";
+import { LineSplitter } from "./each-line.js";
 
 describe("splitting a stream into lines", () => {
   it("joins lines and characters split between chunks, drops a CR before LF, and keeps a last partial line", () => {
