@@ -10,12 +10,11 @@ export {
   loadAgentConfig,
   parseAgentConfig,
 } from "./config/agent-config.js";
+export { ownerPromptRunner } from "./config/owner-prompt-runner.js";
 export { type ProfileSources, profileLoader } from "./config/profile-loader.js";
-export {
-  PromptCommandError,
-  type PromptEnvironment,
-  PromptFileError,
-  resolvePrompt,
-} from "./config/prompt-commands.js";
+export { type PromptEnvironment, resolvePrompt } from "./config/prompt-commands.js";
+export { PromptCommandError, PromptFileError } from "./config/prompt-errors.js";
+export { readPromptFileWithin } from "./config/prompt-file.js";
+export { MAX_PROMPT_PART_BYTES, type PromptPlace, type PromptRunner } from "./config/prompt-runner.js";
 export type { HookRun, HookRunOptions } from "./hooks/run-hook.js";
 export { type HookCommands, shellHooks } from "./hooks/shell-hooks.js";

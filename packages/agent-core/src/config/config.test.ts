@@ -8,7 +8,8 @@ import { AgentBusyError } from "../agent/errors.js";
 import { ToolSet } from "../tools/tool-set.js";
 import { AgentConfigError, generationParams, loadAgentConfig } from "./agent-config.js";
 import { profileLoader } from "./profile-loader.js";
-import { PromptCommandError, resolvePrompt } from "./prompt-commands.js";
+import { resolvePrompt } from "./prompt-commands.js";
+import { PromptCommandError } from "./prompt-errors.js";
 
 const root = mkdtempSync(join(tmpdir(), "agent-core-config-"));
 const agentsDir = join(root, "agents");

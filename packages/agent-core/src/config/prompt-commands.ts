@@ -1,29 +1,6 @@
-import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { runShellInGroup } from "@ollie/sandbox/process";
-import { lastLines } from "../hooks/last-lines.js";
-
-/** A prompt command that failed: which one, its exit status, and what it said on stderr. */
-export class PromptCommandError extends Error {
-  override readonly name = "PromptCommandError";
-  constructor(
-    readonly command: string,
-    readonly problem: string,
-  ) {
-    super(`prompt command '${command}' ${problem}`);
-  }
-}
-
-/** A prompt's `@file` line names a file that cannot be read. */
-export class PromptFileError extends Error {
-  override readonly name = "PromptFileError";
-  constructor(
-    readonly file: string,
-    readonly problem: string,
-  ) {
-    super(`prompt file '${file}' ${problem}`);
-  }
-}
+import { ownerPromptRunner } from "./owner-prompt-runner.js";
+import type { PromptPlace, PromptRunner } from "./prompt-runner.js";
 
 export interface PromptEnvironment {
   /** The directory the commands run in; $PWD. */
@@ -34,6 +11,11 @@ export interface PromptEnvironment {
   env?: NodeJS.ProcessEnv;
   /** How long one command may take (default 30 s). */
   timeoutMs?: number;
+  /**
+   * Runs the commands and reads the files (default `ownerPromptRunner`: as this process's user, files only
+   * through links that stay in `cwd`). What they read may be an agent's doing: see PromptRunner.
+   */
+  runner?: PromptRunner;
 }
 
 /**
@@ -48,8 +30,9 @@ export interface PromptEnvironment {
  *   the environment being the one commands get. `\$` is a literal `$`, and a line starting with `\!` or `\@`
  *   is text starting with `!` or `@`.
  *
- * What a command or a file brings is not expanded again. A command that fails, times out or cannot start,
- * or a file that cannot be read, is an error: an agent must not run with half a prompt.
+ * What a command or a file brings is not expanded again. A command that fails, times out, cannot start or
+ * prints more than 1 MiB, or a file that cannot be read, is an error (PromptCommandError, PromptFileError):
+ * an agent must not run with half a prompt. `where.runner` runs the commands and reads the files.
  */
 export async function resolvePrompt(
   prompt: string | readonly string[] | undefined,
@@ -57,8 +40,9 @@ export async function resolvePrompt(
 ): Promise<string> {
   if (prompt === undefined) return "";
   if (typeof prompt === "string") return expandPrompt(prompt, where);
+  const place = promptPlace(where);
   const outputs: string[] = [];
-  for (const command of prompt) outputs.push(await runPromptCommand(command, where));
+  for (const command of prompt) outputs.push(await runnerOf(where).command(command, place));
   return outputs.join("");
 }
 
@@ -75,14 +59,17 @@ const ESCAPED_LINE = /^\\[!@]/;
 const VARIABLE = /\\\$|\$(?:([A-Za-z_][A-Za-z0-9_]*)|\{([A-Za-z_][A-Za-z0-9_]*)\})/g;
 
 async function expandPrompt(text: string, where: PromptEnvironment): Promise<string> {
-  const env = promptEnv(where);
+  const place = promptPlace(where);
+  const runner = runnerOf(where);
   const out: string[] = [];
   for (const line of text.split("\n")) {
     const command = COMMAND_LINE.exec(line)?.[1];
     const file = command === undefined ? FILE_LINE.exec(line)?.[1] : undefined;
-    if (command !== undefined) out.push(withoutTrailingNewlines(await runPromptCommand(command, where)));
-    else if (file !== undefined) out.push(withoutTrailingNewlines(await readPromptFile(file, where, env)));
-    else out.push(expandVariables(ESCAPED_LINE.test(line) ? line.slice(1) : line, env));
+    if (command !== undefined) out.push(withoutTrailingNewlines(await runner.command(command, place)));
+    else if (file !== undefined) {
+      const path = resolve(where.cwd, expandVariables(file, place.env));
+      out.push(withoutTrailingNewlines(await runner.file(path, place)));
+    } else out.push(expandVariables(ESCAPED_LINE.test(line) ? line.slice(1) : line, place.env));
   }
   return out.join("\n");
 }
@@ -98,42 +85,14 @@ function withoutTrailingNewlines(text: string): string {
   return text.replace(/[\r\n]+$/, "");
 }
 
-function promptEnv(where: PromptEnvironment): NodeJS.ProcessEnv {
-  return { ...(where.env ?? process.env), OLLIE: where.ollieDir, PWD: where.cwd };
-}
-
-async function readPromptFile(name: string, where: PromptEnvironment, env: NodeJS.ProcessEnv) {
-  const file = resolve(where.cwd, expandVariables(name, env));
-  try {
-    return await readFile(file, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new PromptFileError(
-      file,
-      code === "ENOENT"
-        ? "does not exist"
-        : code === "EISDIR"
-          ? "is a directory"
-          : `cannot be read: ${(error as Error).message}`,
-    );
-  }
-}
-
-/** Runs one prompt command; its standard output, or PromptCommandError. */
-async function runPromptCommand(command: string, where: PromptEnvironment): Promise<string> {
-  const timeoutMs = where.timeoutMs ?? 30_000;
-  const { result: run, stopped } = await runShellInGroup(command, {
+function promptPlace(where: PromptEnvironment): PromptPlace {
+  return {
     cwd: where.cwd,
-    env: promptEnv(where),
-    timeoutMs,
-  });
-  if (stopped) throw new PromptCommandError(command, `did not finish within ${timeoutMs / 1000} s`);
-  if (run.failed) {
-    const said = lastLines(String(run.stderr ?? ""));
-    throw new PromptCommandError(
-      command,
-      `failed (exit status ${run.exitCode ?? "none"})${said ? `: ${said}` : ""}`,
-    );
-  }
-  return String(run.stdout);
+    env: { ...(where.env ?? process.env), OLLIE: where.ollieDir, PWD: where.cwd },
+    timeoutMs: where.timeoutMs ?? 30_000,
+  };
+}
+
+function runnerOf(where: PromptEnvironment): PromptRunner {
+  return where.runner ?? ownerPromptRunner;
 }

@@ -7,7 +7,8 @@ import { Agent } from "../agent/agent.js";
 import { ToolSet } from "../tools/tool-set.js";
 import { loadAgentConfig } from "./agent-config.js";
 import { profileLoader } from "./profile-loader.js";
-import { PromptCommandError, PromptFileError, resolvePrompt } from "./prompt-commands.js";
+import { resolvePrompt } from "./prompt-commands.js";
+import { PromptCommandError, PromptFileError } from "./prompt-errors.js";
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), "agent-core-prompt-")));
 const agentsDir = join(root, "agents");

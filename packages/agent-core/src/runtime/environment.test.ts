@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { arch, release, tmpdir, type } from "node:os";
 import { join } from "node:path";
 import { ScriptedBackend } from "@ollie/backends/testing";
@@ -142,6 +142,19 @@ describe("the environment section", () => {
     expect((await gatherEnvironment(dir)).git).toBe(`detached HEAD at ${sha.slice(0, 7)}`);
     const agent = await Agent.create({ backend: new ScriptedBackend(), environment: { cwd: dir } });
     expect(agent.runtime.preamble).toContain(`\n- Git: detached HEAD at ${sha.slice(0, 7)}\n`);
+  });
+
+  it("shows of a planted .git file's HEAD only a ref name, and never blocks on a FIFO", async () => {
+    const planted = join(root, "planted");
+    const elsewhere = join(root, "elsewhere");
+    mkdirSync(planted);
+    mkdirSync(elsewhere);
+    writeFileSync(join(planted, ".git"), `gitdir: ${elsewhere}\n`);
+    writeFileSync(join(elsewhere, "HEAD"), "ref: the owner's secret words\n");
+    expect((await gatherEnvironment(planted)).git).toBeUndefined();
+    rmSync(join(elsewhere, "HEAD"));
+    execFileSync("mkfifo", [join(elsewhere, "HEAD")]);
+    expect((await gatherEnvironment(planted)).git).toBeUndefined();
   });
 
   it("uses this process's directory when given none", async () => {

@@ -1,4 +1,5 @@
-import { readFile, stat } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open, stat } from "node:fs/promises";
 import { arch, release, type } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 
@@ -15,7 +16,11 @@ export interface EnvironmentFacts {
 
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 
-/** Gathers the facts for `cwd` now. Nothing is run: the git branch is read from the repository's HEAD. */
+/**
+ * Gathers the facts for `cwd` now. Nothing is run: the git branch is read from the repository's HEAD. The
+ * files read may be an agent's making (a `.git` file naming any directory), so only small regular files are
+ * read, and of HEAD only a ref name or a commit id is ever shown.
+ */
 export async function gatherEnvironment(cwd: string, now = new Date()): Promise<EnvironmentFacts> {
   const dir = resolve(cwd);
   const git = await gitHead(dir);
@@ -64,16 +69,35 @@ async function gitDirIn(dir: string): Promise<string | undefined> {
   const info = await stat(dotGit).catch(() => undefined);
   if (!info) return undefined;
   if (info.isDirectory()) return dotGit;
-  const text = await readFile(dotGit, "utf8").catch(() => "");
+  const text = await readSmall(dotGit);
   const named = /^gitdir:\s*(.+?)\s*$/m.exec(text)?.[1];
   if (named === undefined) return undefined;
   return isAbsolute(named) ? named : resolve(dir, named);
 }
 
 async function readHead(gitDir: string): Promise<string | undefined> {
-  const head = (await readFile(join(gitDir, "HEAD"), "utf8").catch(() => "")).trim();
-  const ref = /^ref:\s*(.+)$/.exec(head)?.[1];
+  const head = (await readSmall(join(gitDir, "HEAD"))).trim();
+  const ref = /^ref:\s*(refs\/[^\s~^:?*[\\]{1,250})$/.exec(head)?.[1];
   if (ref !== undefined) return ref.replace(/^refs\/heads\//, "");
   if (/^[0-9a-f]{40,64}$/.test(head)) return `detached HEAD at ${head.slice(0, 7)}`;
   return undefined;
+}
+
+/** A regular file of at most 4 KiB, else "": a FIFO or a device named by a planted link must not block us. */
+async function readSmall(file: string): Promise<string> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY).catch(
+    () => undefined,
+  );
+  if (!handle) return "";
+  try {
+    const info = await handle.stat();
+    if (!info.isFile() || info.size > 4096) return "";
+    const bytes = Buffer.alloc(4096);
+    const { bytesRead } = await handle.read(bytes, 0, bytes.length, 0);
+    return bytes.subarray(0, bytesRead).toString("utf8");
+  } catch {
+    return "";
+  } finally {
+    await handle.close();
+  }
 }
