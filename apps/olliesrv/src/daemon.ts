@@ -25,6 +25,7 @@ import { ollieTree } from "./namespace/tree.js";
 import { ensureDirs, olliePaths, trustedConfig } from "./paths.js";
 import { hostSettings } from "./remote/remote-config.js";
 import { RemoteHosts } from "./remote/remote-hosts.js";
+import { daemonPromptSandbox } from "./session/sandboxed-prompts.js";
 import { Sessions } from "./session/sessions.js";
 import type { AgentEnvironment } from "./session/slot-context.js";
 import { startToolsrv, type ToolsrvProcess } from "./toolsrv-process.js";
@@ -143,6 +144,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     toolsrvAddress,
     remotes,
     prompt: { ollieDir: paths.config, env: { ...env, OLLIE_DEFAULTS: paths.defaults } },
+    promptSandbox: daemonPromptSandbox(paths, keyFile, env),
     snapshotDir: paths.sessions,
     backendsConf: join(paths.config, "backends.conf"),
     owner: principals.owner,

@@ -8,6 +8,8 @@ import { namespaceDir } from "@ollie/ninep";
 export interface OlliePaths {
   /** `$XDG_CONFIG_HOME/ollie`: backends.conf, agents/, prompts/, tools/, skills/, sandbox.yaml. */
   config: string;
+  /** `$XDG_DATA_HOME/ollie`: the owner key, the sessions, the providers' logins — nothing any sandbox reaches. */
+  data: string;
   /** `$XDG_DATA_HOME/ollie/sessions`: one JSON file per session. */
   sessions: string;
   /** Where corrupt session files are moved. */
@@ -31,6 +33,7 @@ export function olliePaths(env: NodeJS.ProcessEnv = process.env): OlliePaths {
   const data = join(env.XDG_DATA_HOME || join(home, ".local", "share"), "ollie");
   return {
     config,
+    data,
     sessions: join(data, "sessions"),
     corrupt: join(data, "sessions", "corrupt"),
     ownerKey: join(data, "keys", "owner.key"),
@@ -44,7 +47,8 @@ export function olliePaths(env: NodeJS.ProcessEnv = process.env): OlliePaths {
  * `--protect`, whether or not each exists yet): backends.conf (its key_cmd runs, its keys go where its urls
  * say, and olliesrv takes a change at once), the agent profiles (their prompt commands and hooks run outside
  * the sandbox), the hooks and prompts they name by convention, the skills, the sandbox and bypass
- * policies, and notify.conf (its commands run outside the sandbox). Not tools/ (each tool runs sandboxed,
+ * policies, notify.conf (its commands run outside the sandbox) and mcp.json (the environment it gives MCP
+ * servers often holds their tokens). Not tools/ (each tool runs sandboxed,
  * from its own directory) nor memory/ (tools write it).
  */
 export function trustedConfig(paths: OlliePaths): string[] {
@@ -58,6 +62,7 @@ export function trustedConfig(paths: OlliePaths): string[] {
     "sandbox",
     "bypass.yaml",
     "notify.conf",
+    "mcp.json",
   ].map((name) => join(paths.config, name));
 }
 

@@ -23,6 +23,7 @@ function place() {
   mkdirSync(config);
   const paths: OlliePaths = {
     config,
+    data: root,
     sessions: join(root, "sessions"),
     corrupt: join(root, "corrupt"),
     ownerKey: join(root, "owner.key"),

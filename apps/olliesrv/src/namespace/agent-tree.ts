@@ -27,6 +27,8 @@ function remoteLines(slot: AgentSlot): string[] {
 /** `session/{id}/agent/{name}/`: one agent's files. See NAMESPACE.md. */
 export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot, group: string) {
   const writable = { mode: 0o664, owner: slot.uname, group };
+  // A group named for the agent, not its session: no session admits anyone to it, so it holds the owner alone.
+  const onlyAgentAndOwner = { mode: 0o440, owner: slot.uname, group: slot.uname };
   const files: NodeSpec[] = [
     file(
       "cfg",
@@ -101,13 +103,16 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
       text(() => `${slot.chat.stream.end}\n`),
     ),
     file("tail", log(slot.chat.stream, { from: "end" })),
+    // What commands printed — tools' results, prompt commands' output — is the agent's and the owner's alone.
     file(
       "context",
       text(async () => json((await slot.activate()).history)),
+      onlyAgentAndOwner,
     ),
     file(
       "systemprompt",
       text(async () => (await slot.activate()).runtime.preamble),
+      onlyAgentAndOwner,
     ),
     file(
       "usage",

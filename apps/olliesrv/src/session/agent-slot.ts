@@ -1,5 +1,4 @@
 import { mkdir } from "node:fs/promises";
-import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import {
   Agent,
@@ -22,6 +21,7 @@ import { ChatLog } from "./chat-log.js";
 import { publishAgentEvent } from "./event-bus.js";
 import { IdleTimer } from "./idle-timer.js";
 import { outcomeText, PromptTickets } from "./prompt-tickets.js";
+import { sandboxedPrompts } from "./sandboxed-prompts.js";
 import type { SavedAgent } from "./session-file.js";
 import { SKILL_TOOLS, WithSkillTools } from "./skill-tools.js";
 import type { AgentEnvironment, SlotSession } from "./slot-context.js";
@@ -425,9 +425,14 @@ export class AgentSlot {
         toolsrv = () => tools.current;
         return new WithSkillTools(tools, shelf);
       },
-      prompt: this.env.prompt,
-      // A remote session's directory is on its host; its prompt commands and hooks run here, at home.
-      ...(this.session.remote && { commandsCwd: homedir() }),
+      // Prompt commands read what the agent may have written: they run in its own sandbox.
+      prompt: {
+        ...this.env.prompt,
+        runner: sandboxedPrompts(this.env.promptSandbox, { tmpDir: this.tmpDir, env: this.session.env }),
+      },
+      // A remote session's directory is on its host; its prompt commands and hooks run here, in its private
+      // TMPDIR, where nothing of anyone else's lies.
+      ...(this.session.remote && { commandsCwd: this.tmpDir }),
     });
     const spec = await load(this.profile, { cwd: this.session.cwd });
     if (this.model) spec.backend.setModel(this.model);

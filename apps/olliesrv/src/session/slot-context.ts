@@ -7,6 +7,7 @@ import type { RemoteHosts } from "../remote/remote-hosts.js";
 import type { RemoteTarget } from "../remote/remote-target.js";
 import type { EventBus } from "./event-bus.js";
 import type { SessionLimits } from "./limits.js";
+import type { PromptSandbox } from "./sandboxed-prompts.js";
 
 /** What the daemon gives every agent it makes. */
 export interface AgentEnvironment {
@@ -24,6 +25,8 @@ export interface AgentEnvironment {
   remotes: Pick<RemoteHosts, "address" | "state" | "authenticator">;
   /** $OLLIE and the environment prompt commands and hooks run with. */
   prompt: { ollieDir: string; env: NodeJS.ProcessEnv };
+  /** How prompt commands are confined: the agents' sandbox policy, read-only (see sandboxedPrompts). */
+  promptSandbox: PromptSandbox;
   /** Where compaction snapshots go. */
   snapshotDir: string;
   /** backends.conf, for telling people where to configure a backend. */
