@@ -59,7 +59,13 @@ describe("the README's recipe for plain 9P clients", () => {
       (await ninep(["ls", "-ld", a])).stdout,
       ...(await ninep(["ls", "-l", a])).stdout.split("\n"),
     ];
-    for (const line of listing) expect(line, "owned as NAMESPACE.md says").toContain(` ${id}.main ${id} `);
+    // What commands printed is the agent's and the owner's: a group of the agent's own, no reading by others.
+    const own = / (context|systemprompt)$/;
+    for (const line of listing.filter((l) => !own.test(l)))
+      expect(line, "owned as NAMESPACE.md says").toContain(` ${id}.main ${id} `);
+    const owned = listing.filter((l) => own.test(l));
+    expect(owned).toHaveLength(2);
+    for (const line of owned) expect(line).toMatch(new RegExp(`^--r--r----- ${id}\\.main ${id}\\.main `));
     const unknown = await ninep(["read", `${a}/prompts/3`]);
     expect(unknown).toMatchObject({
       exitCode: 1,
