@@ -150,3 +150,19 @@ describe("what commands printed", () => {
     ]);
   });
 });
+
+describe("a session's directory", () => {
+  it("is kept as its real path, made or moved there through a link; a missing one is refused", async () => {
+    const real = join(o.work, "real-place");
+    mkdirSync(real);
+    symlinkSync(real, join(o.root, "link-to-place"));
+    const session = await o.create(`cwd=${join(o.root, "link-to-place")}`);
+    expect(await o.read(`session/${session}/agent/main/cfg`)).toContain(`\ncwd=${real}\n`);
+    const other = await o.create(`cwd=${o.work}`);
+    await o.fsys.writeFile(`session/${other}/ctl`, `cd ${join(o.root, "link-to-place")}\n`);
+    expect(await o.read(`session/${other}/agent/main/cfg`)).toContain(`\ncwd=${real}\n`);
+    await expect(o.create(`cwd=${join(o.root, "nowhere")}`)).rejects.toThrow(
+      `${join(o.root, "nowhere")} is not a directory`,
+    );
+  });
+});

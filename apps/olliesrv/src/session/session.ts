@@ -1,4 +1,4 @@
-import { rm, stat } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import { newSessionId } from "@ollie/agent-core";
 import { type GeneratedProfile, generatedAgentConfig } from "../config/generated-profile.js";
@@ -6,6 +6,7 @@ import type { BookedProfile } from "../config/profile-book.js";
 import { parseRemoteTarget, type RemoteTarget } from "../remote/remote-target.js";
 import { AgentSlot } from "./agent-slot.js";
 import { EventBus } from "./event-bus.js";
+import { realDirectory } from "./real-directory.js";
 import { removeSessionFile, type SessionFile, writeSessionFile } from "./session-file.js";
 import { type AgentEnvironment, type Peers, splitUname } from "./slot-context.js";
 
@@ -165,10 +166,9 @@ export class Session {
     await this.move(remote, resolve(this.cwd, remote?.dir ?? dir ?? this.cwd));
   }
 
-  private async move(remote: RemoteTarget | undefined, target: string): Promise<void> {
+  private async move(remote: RemoteTarget | undefined, wanted: string): Promise<void> {
     // A remote session's directory is on its host: its tools find out whether it is there.
-    const info = remote ? undefined : await stat(target).catch(() => undefined);
-    if (!remote && !info?.isDirectory()) throw new Error(`${target} is not a directory`);
+    const target = remote ? wanted : await realDirectory(wanted);
     for (const slot of this.agents.values()) {
       if (slot.agent && slot.agent.state !== "idle")
         throw new Error("cannot move the session while a turn runs");

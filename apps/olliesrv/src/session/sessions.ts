@@ -1,9 +1,10 @@
 import { realpath } from "node:fs/promises";
-import { join, resolve, sep } from "node:path";
+import { join, sep } from "node:path";
 import type { Logger } from "@ollie/log";
 import { checkModel } from "../config/backends.js";
 import type { AgentSlot } from "./agent-slot.js";
 import type { SessionLimits } from "./limits.js";
+import { realDirectory } from "./real-directory.js";
 import { repairSessionFile } from "./repair-history.js";
 import { Session, type SessionSpec } from "./session.js";
 import { quarantineSessionFile, readSessionFiles } from "./session-file.js";
@@ -63,6 +64,8 @@ export class Sessions implements Peers {
         this.environment.audit(`refused spawn by ${creator}: ${(error as Error).message}`, creator);
         throw error;
       }
+    } else if (spec.remote === undefined) {
+      spec = { ...spec, cwd: await realDirectory(spec.cwd ?? process.cwd()) };
     }
     const agent = spec.agent ?? "default";
     // A profile generated in the maker's session goes with the session it makes, which runs it.
@@ -194,12 +197,7 @@ export class Sessions implements Peers {
  * session's directory is what its tools may write. Anything else is refused.
  */
 async function insideOf(parentCwd: string, wanted: string | undefined): Promise<string> {
-  const [root, dir] = await Promise.all([
-    realpath(parentCwd),
-    realpath(resolve(parentCwd, wanted ?? ".")).catch(() => {
-      throw new Error(`${resolve(parentCwd, wanted ?? ".")} is not a directory`);
-    }),
-  ]);
+  const [root, dir] = await Promise.all([realpath(parentCwd), realDirectory(wanted ?? ".", parentCwd)]);
   if (dir !== root && !dir.startsWith(`${root}${sep}`))
     throw new Error(`a spawned session works inside its parent's directory ${root}, not in ${dir}`);
   return dir;
