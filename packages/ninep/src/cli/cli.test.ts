@@ -100,6 +100,16 @@ describe("ninep command with ninep ramfs", () => {
     expect(usage.stderr).toMatch(/unknown command 'frobnicate'\nusage: ninep/);
   });
 
+  it("attaches the root by the aname '/' as by '', and names an aname it does not serve", async () => {
+    await ninep(["create", "ramfs/by-aname"]);
+    expect((await ninep(["-A", "/", "ls", "ramfs/"])).stdout).toContain("by-aname");
+    const unknown = await ninep(["-A", "/srv/other", "ls", "ramfs/"]);
+    expect(unknown).toMatchObject({
+      exitCode: 1,
+      stderr: `ninep: ramfs/: unix!${env.NAMESPACE}/ramfs refused to attach "${me}": no tree named '/srv/other': this server has one, attached as '' or '/'`,
+    });
+  });
+
   it("stops on SIGTERM and removes its socket", async () => {
     const address = join(dir, "other.sock");
     const { child: other } = await startRamfs(["-a", address]);

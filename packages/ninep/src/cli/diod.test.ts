@@ -78,6 +78,15 @@ describe.skipIf(!DIOD)("diod's clients with ninep ramfs (9P2000.L)", () => {
     expect(long.stdout).toMatch(new RegExp(`^-rw-r--r--\\.? +1 +${me} +${me} +16 .* todo$`));
   });
 
+  it("diodls attaches the root by the aname '/' as by '', and an unknown aname is not found", async () => {
+    const byPath = await execa("diodls", ["-s", socket, "-a", "/", "/"], { reject: false });
+    expect(byPath).toMatchObject({ exitCode: 0, stderr: "" });
+    expect(byPath.stdout.split("\n").sort()).toEqual(["notes", "top"]);
+    const unknown = await execa("diodls", ["-s", socket, "-a", "/elsewhere", "/"], { reject: false });
+    expect(unknown.exitCode).not.toBe(0);
+    expect(unknown.stderr).toBe("diodls: error attaching to aname='/elsewhere': No such file or directory");
+  });
+
   it("diodcat reads a file whole, and both say what is missing", async () => {
     expect(await diod("diodcat", ["/notes/todo"])).toMatchObject({ exitCode: 0, stdout: "buy milk\nfix 9p" });
     const missing = await diod("diodcat", ["/nope"]);
