@@ -139,6 +139,20 @@ describe.skipIf(!DIOD)("the ninep command (-L) with diod's server", () => {
     expect(readdirSync(join(exported, "sub"))).toEqual([]);
   });
 
+  it("says, without -L, that diod refused 9P2000, and suggests -L", async () => {
+    const plain = await execa(
+      process.execPath,
+      [bin, "-a", `unix!${diodSocket}`, "-A", exported, "ls", "/"],
+      {
+        reject: false,
+      },
+    );
+    expect(plain).toMatchObject({
+      exitCode: 1,
+      stderr: `ninep: /: unix!${diodSocket}: the server refused 9P2000 (it answered Rlerror: Input/output error): it may speak only 9P2000.L (try -L)`,
+    });
+  });
+
   it("says a missing file's errno in words", async () => {
     const missing = await ninepL(["read", "nope"]);
     expect(missing).toMatchObject({ exitCode: 1, stderr: "ninep: nope: No such file or directory" });

@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { hmacAuthenticator } from "../auth/hmac.js";
 import { NinepClient } from "../client/client.js";
-import { NinepRemoteError } from "../client/errors.js";
+import { DialectRefusedError, NinepRemoteError } from "../client/errors.js";
 import type { Fsys } from "../client/fsys.js";
 import { splitPath } from "../client/path.js";
 import { type Address, formatAddress, parseAddress, serviceAddress } from "../transport/address.js";
@@ -48,6 +48,10 @@ export class Sessions {
     const client = await NinepClient.dial(address, {
       ...(trace && { trace }),
       ...(this.options.linux && { dialect: "9P2000.L" as const }),
+    }).catch((error: unknown) => {
+      if (!(error instanceof DialectRefusedError)) throw error;
+      const flag = error.other === "9P2000.L" ? "-L" : "without -L";
+      throw new Error(`${formatAddress(address)}: ${error.message} (try ${flag})`, { cause: error });
     });
     try {
       const key = this.options.keyFile ? (await readFile(this.options.keyFile, "utf8")).trim() : undefined;
