@@ -27,7 +27,7 @@ export function locate(path: string, options: GlobalOptions): { address: Address
 
 /** The attached trees a command uses, one connection per server, closed together at the end. */
 export class Sessions {
-  private readonly open = new Map<string, Promise<Fsys>>();
+  private readonly open = new Map<string, Promise<Fsys<NinepClient>>>();
 
   constructor(private readonly options: GlobalOptions) {}
 
@@ -43,7 +43,7 @@ export class Sessions {
     return { fsys: await fsys, path: where.path };
   }
 
-  private async attach(address: Address): Promise<Fsys> {
+  private async attach(address: Address): Promise<Fsys<NinepClient>> {
     const trace = this.options.trace ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
     const client = await NinepClient.dial(address, {
       ...(trace && { trace }),
@@ -71,10 +71,13 @@ export class Sessions {
     }
   }
 
+  /** Clunks each tree's root, waits for every clunk to be answered, then closes the connections. */
   async close(): Promise<void> {
     for (const fsys of this.open.values()) {
       const f = await fsys.catch(() => undefined);
-      f?.client.close();
+      if (!f) continue;
+      await f.close().catch(() => {});
+      await f.client.end();
     }
   }
 }

@@ -72,6 +72,8 @@ export class NinepClient implements FidClient {
   private readonly pending = new Map<number, Pending>();
   private readonly tags = new TagPool();
   private readonly fids = new FidPool();
+  /** The clunks `forget` sent that are not answered yet. */
+  private readonly forgetting = new Set<Promise<void>>();
   /** Until the Tversion is answered, replies are read as 9P2000.L's: a server that speaks only that (diod)
    * answers a Tversion of 9P2000 with Rlerror, which 9P2000 has no number for. */
   private versioned = false;
@@ -407,7 +409,16 @@ export class NinepClient implements FidClient {
 
   /** Clunks a fid without waiting or caring how the server answers: for fids only walked, never opened. */
   forget(fid: number): void {
-    this.clunk(fid).catch(() => {});
+    const clunked = this.clunk(fid).catch(() => {});
+    this.forgetting.add(clunked);
+    void clunked.then(() => this.forgetting.delete(clunked));
+  }
+
+  /** Closes the connection once the clunks `forget` sent are answered: the server is left no fid of ours
+   * that the caller gave up (clunk the root first, `Fsys.close`). */
+  async end(): Promise<void> {
+    while (this.forgetting.size > 0) await Promise.all(this.forgetting);
+    this.close();
   }
 
   /** Removes the file a fid denotes; the fid is clunked either way. */
