@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { statSync } from "node:fs";
+import { statSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -109,6 +109,17 @@ describe.skipIf(!DIOD)("diod's clients on the mount socket", () => {
     expect(models.stdout).toContain("mock-model");
   });
 
+  it("tells a 9P2000.L client what a refused request is: a bad command, a missing skill, no such process", async () => {
+    const ctl = `${agent}/ctl`;
+    const refusal = async (line: string) => (await ninepL(["write", ctl], `${line}\n`)).stderr;
+    expect(await refusal("frobnicate")).toBe(`ninep: ${ctl}: Invalid argument`);
+    expect(await refusal("skill load nosuch")).toBe(`ninep: ${ctl}: No such file or directory`);
+    expect(await refusal("proc kill 999999")).toBe(`ninep: ${ctl}: No such process`);
+    expect((await diod("diodcat", ["/session/nosuch/agent"])).stderr).toBe(
+      "diodcat: open /session/nosuch/agent: No such file or directory",
+    );
+  });
+
   it("blocks diodcat on statewait until another client prompts", async () => {
     const waiting = execa("diodcat", ["-s", mount, "-a", "", `/${agent}/statewait`], { reject: false });
     let said = "";
@@ -125,5 +136,41 @@ describe.skipIf(!DIOD)("diod's clients on the mount socket", () => {
     await waiting;
     await vi.waitFor(async () => expect((await o.read(`${agent}/state`)).trim()).toBe("idle"), WAIT);
     expect(await o.read(`${agent}/chat`)).toContain("Woken.");
+  });
+});
+
+describe.skipIf(!DIOD)("the mount socket when no backend answers", () => {
+  let down: Ollie;
+  let downMount: string;
+  beforeAll(async () => {
+    down = await startOllie("olliesrv-mount-down-", {
+      // Every profile points where nothing listens: the models list fails with a refused connection.
+      setup: (config) =>
+        writeFileSync(
+          join(config, "backends.conf"),
+          "default = down\n[down]\ntype = ollama\nurl = http://127.0.0.1:1\nmodel = nothing\n",
+        ),
+    });
+    downMount = join(down.root, "ns", "ollie.mount");
+  });
+  afterAll(async () => {
+    await down?.stop();
+    await down?.remove();
+  });
+
+  it("tells diodcat of /models that the connection was refused, not that permission was denied", async () => {
+    const models = await execa("diodcat", ["-s", downMount, "-a", "", "/models"], { reject: false });
+    expect(models.exitCode).not.toBe(0);
+    // The list is read when the file is opened (a snapshot), so the open is what fails.
+    expect(models.stderr).toBe("diodcat: open /models: Connection refused");
+    const linux = await execa(process.execPath, [NINEP, "-L", "-a", `unix!${downMount}`, "read", "models"], {
+      reject: false,
+    });
+    expect(linux).toMatchObject({ exitCode: 1, stderr: "ninep: models: Connection refused" });
+    // A 9P2000 client reads the whole story.
+    const words = await down.fsys.readFile("models").catch((error: unknown) => (error as Error).message);
+    expect(words).toMatch(
+      /^models: backend 'down' has not listed its models: down: request to http:\/\/127\.0\.0\.1:1\/api\/tags failed: connect ECONNREFUSED 127\.0\.0\.1:1; olliesrv asks again in \d+ s$/,
+    );
   });
 });

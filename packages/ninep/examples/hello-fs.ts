@@ -2,7 +2,7 @@
 // Run: node --import tsx examples/hello-fs.ts   (then, e.g.: ninep -a unix!/tmp/hello.sock read hello)
 
 import type { FileServer, Qid, Stat } from "@ollie/ninep";
-import { DM, NinepClient, NinepError, NinepServer, OWRITE, QT } from "@ollie/ninep";
+import { DM, Errno, NinepClient, NinepError, NinepServer, OWRITE, QT } from "@ollie/ninep";
 
 type Node = "/" | "hello" | "count";
 const qids: Record<Node, Qid> = {
@@ -36,12 +36,13 @@ const helloFs: FileServer<Node> = {
     if (names.length === 0) return [];
     const name = names[0] as Node;
     if (fid.aux !== "/" || names.length > 1 || !(name in qids) || name === "/")
-      throw new NinepError("file not found");
+      throw new NinepError("file not found", { errno: Errno.ENOENT });
     newFid.aux = name;
     return [qids[name]];
   },
   open({ fid, mode }) {
-    if (fid.aux === "hello" && (mode & 3) !== 0) throw new NinepError("permission denied");
+    if (fid.aux === "hello" && (mode & 3) !== 0)
+      throw new NinepError("permission denied", { errno: Errno.EACCES });
     return undefined;
   },
   read: ({ fid, offset, count }) => content(fid.aux).subarray(Number(offset), Number(offset) + count),

@@ -11,7 +11,7 @@ export {
   NinepClient,
 } from "./client/client.js";
 export { parseDirEntries } from "./client/dir-entries.js";
-export { ConnectionClosedError, NinepRemoteError } from "./client/errors.js";
+export { ConnectionClosedError, DialectRefusedError, NinepRemoteError } from "./client/errors.js";
 export type { FidClient } from "./client/fid-client.js";
 export { File, type ReadAllOptions } from "./client/file.js";
 export { type CreateOptions, Fsys, type StatChanges } from "./client/fsys.js";

@@ -1,10 +1,14 @@
 import { chmod } from "node:fs/promises";
-import type { IdentifyPeer, Listener, NinepServer } from "@ollie/ninep";
+import { Errno, type IdentifyPeer, type Listener, type NinepServer } from "@ollie/ninep";
 import { confinedBeyond, type PeerCredentials, peerCredentials } from "@ollie/sandbox";
 
-/** A connection to the mount socket refused (already on the audit trail, so not logged again). */
+/**
+ * A connection or an attach on the mount socket refused (already on the audit trail, so not logged again):
+ * EACCES to a 9P2000.L client.
+ */
 export class MountRefusal extends Error {
   override readonly name = "MountRefusal";
+  readonly errno = Errno.EACCES;
 }
 
 export interface MountSocketOptions {

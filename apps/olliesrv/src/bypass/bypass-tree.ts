@@ -1,4 +1,4 @@
-import { NinepError, OREAD } from "@ollie/ninep";
+import { Errno, NinepError, OREAD } from "@ollie/ninep";
 import { clone, ctl, dir, each, file, type NodeSpec, text, wait } from "@ollie/virtfs";
 import { remoteFile } from "../namespace/remote-file.js";
 import type { BypassDesk, KnownRequest } from "./bypass-desk.js";
@@ -110,6 +110,6 @@ function requestDir(desk: BypassDesk, k: KnownRequest, { owner, audit }: BypassT
   function allowed(uname: string): void {
     if (uname === owner) return;
     audit(`refused a bypass decision by ${uname} on request ${k.id}`, uname);
-    throw new NinepError(`only ${owner} decides bypass requests`);
+    throw new NinepError(`only ${owner} decides bypass requests`, { errno: Errno.EACCES });
   }
 }

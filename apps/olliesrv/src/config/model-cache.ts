@@ -11,8 +11,10 @@ interface Entry {
   /** The fetch under way (the first, a retry or a refresh); readers wait for it. */
   pending: Promise<void> | undefined;
   models: ModelInfo[] | undefined;
-  /** Why the last fetch failed (undefined after a success). */
+  /** Why the last fetch failed, in words (undefined after a success). */
   error: string | undefined;
+  /** The last fetch's error itself: what a reader's ModelListError wraps, so its code reaches the client. */
+  failure: unknown;
   /** Failed fetches in a row. */
   failures: number;
   /** When the next try is due (Date.now()), after a failure. */
@@ -20,7 +22,10 @@ interface Entry {
   timer: NodeJS.Timeout | undefined;
 }
 
-/** A model list that could not be had: why, and when olliesrv asks again. */
+/**
+ * A model list that could not be had: why, and when olliesrv asks again. Its `cause` is the fetch's own
+ * error (a backend that refused the connection, a list that did not come in time), which says what it is.
+ */
 export class ModelListError extends Error {
   override readonly name = "ModelListError";
 }
@@ -82,7 +87,9 @@ export class ModelCache {
     await entry.pending;
     if (entry.models) return entry.models;
     const retry = entry.retryAt === undefined ? "" : `; olliesrv asks again in ${inSeconds(entry.retryAt)}`;
-    throw new ModelListError(`backend '${profile}' has not listed its models: ${entry.error}${retry}`);
+    throw new ModelListError(`backend '${profile}' has not listed its models: ${entry.error}${retry}`, {
+      cause: entry.failure,
+    });
   }
 
   /** The list of profile `name` if it was fetched, without waiting or asking (undefined otherwise). */
@@ -108,6 +115,7 @@ export class ModelCache {
       pending: undefined,
       models: undefined,
       error: undefined,
+      failure: undefined,
       failures: 0,
       retryAt: undefined,
       timer: undefined,
@@ -122,6 +130,7 @@ export class ModelCache {
         if (entry.failures > 0) this.log.info(`backend '${name}' lists its models now (${models.length})`);
         entry.models = models;
         entry.error = undefined;
+        entry.failure = undefined;
         entry.failures = 0;
       },
       (error: unknown) => {
@@ -137,6 +146,7 @@ export class ModelCache {
           );
         entry.models = undefined;
         entry.error = reason;
+        entry.failure = error;
         entry.failures++;
         entry.retryAt = Date.now() + delay;
         entry.timer = setTimeout(() => {

@@ -1,3 +1,4 @@
+import { Errno } from "@ollie/ninep";
 import { ctl } from "@ollie/virtfs";
 import { parseRemoteTarget, type RemoteTarget } from "../remote/remote-target.js";
 import type { AgentSlot } from "../session/agent-slot.js";
@@ -7,10 +8,11 @@ import { checkProfileName } from "../session/names.js";
 import type { Session } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
 import type { AgentEnvironment } from "../session/slot-context.js";
-import { fail } from "./fail.js";
+import { fail, failWith } from "./fail.js";
 
 const idle = (slot: AgentSlot, what: string) => {
-  if (slot.agent && slot.agent.state !== "idle") fail(`cannot ${what} while a turn runs: stop it first`);
+  if (slot.agent && slot.agent.state !== "idle")
+    fail(`cannot ${what} while a turn runs: stop it first`, Errno.EBUSY);
 };
 
 /** What an agent's ctl and cfg files can do to it. Each throws an error saying why when it cannot. */
@@ -65,15 +67,16 @@ export function agentOperations(sessions: Sessions, session: Session, slot: Agen
     },
     kill: () => sessions.kill(session.id),
     killProcess: async (id: string) => {
-      const conn = slot.toolsrv ?? fail("the agent has no tool processes");
+      const conn = slot.toolsrv ?? fail("the agent has no tool processes", Errno.ESRCH);
       const n = Number(id);
       if (!Number.isInteger(n) || !(await conn.process(n)))
-        fail(`no process ${id} of this agent (see proc/idx)`);
+        fail(`no process ${id} of this agent (see proc/idx)`, Errno.ESRCH);
       await conn.kill(n);
     },
     skill: async (op: string, name: string) => {
       if (op !== "load" && op !== "unload") fail("skill load NAME or skill unload NAME");
-      const skill = env.skills().get(name) ?? fail(`no skill '${name}' (the skills file lists them)`);
+      const skill =
+        env.skills().get(name) ?? fail(`no skill '${name}' (the skills file lists them)`, Errno.ENOENT);
       await slot.setSkills(
         op === "load" ? [...slot.skills, skill.name] : slot.skills.filter((s) => s !== skill.name),
       );
@@ -129,7 +132,7 @@ export async function moveSessionHost(
     try {
       return parseRemoteTarget(operand || fail("remote needs [user@]host[:dir]"));
     } catch (error) {
-      return fail((error as Error).message);
+      return failWith(error);
     }
   })();
   await session.changeHost(target);
@@ -140,12 +143,12 @@ function ownerMoves(command: string, by: string, env: AgentEnvironment): void {
   if (by === env.owner) return;
   const why = `only ${env.owner} may move a session: its directory is what its tools may write`;
   env.audit(`refused ${command} by ${by}: ${why}`, by);
-  fail(why);
+  fail(why, Errno.EPERM);
 }
 
 /** Refuses an agent a prompt to itself, by any path: no agent may drive itself in a loop. */
 function notItself(by: string, slot: AgentSlot, env: AgentEnvironment): void {
   if (by !== slot.uname) return;
   env.audit(`refused a prompt from ${by} to itself`, by);
-  fail("an agent may not prompt itself");
+  fail("an agent may not prompt itself", Errno.EPERM);
 }

@@ -1,4 +1,3 @@
-import { NinepError } from "@ollie/ninep";
 import { dir, file, log, type NodeSpec, text, wait } from "@ollie/virtfs";
 import { oneLine } from "../one-line.js";
 import type { AgentSlot } from "../session/agent-slot.js";
@@ -6,6 +5,7 @@ import { dollars } from "../session/dollars.js";
 import type { Session } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
 import { agentCtl, agentOperations } from "./agent-ctl.js";
+import { fail } from "./fail.js";
 import { forkFile } from "./fork-file.js";
 import { agentBackendProfile, modelsFile } from "./models-file.js";
 import { procDir } from "./proc-dir.js";
@@ -50,8 +50,7 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
             const op = agentOperations(sessions, session, slot);
             for (const line of body.split("\n").filter((l) => l.trim() !== "")) {
               const m = /^\s*(model|backend|profile)\s*=\s*(.+?)\s*$/.exec(line);
-              if (!m)
-                throw new NinepError(`cfg takes model=, backend= and profile= lines, not '${line.trim()}'`);
+              if (!m) fail(`cfg takes model=, backend= and profile= lines, not '${line.trim()}'`);
               await (m[1] === "profile"
                 ? op.agent(m[2]!)
                 : m[1] === "model"

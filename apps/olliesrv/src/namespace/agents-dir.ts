@@ -1,11 +1,11 @@
-import { NinepError } from "@ollie/ninep";
+import { Errno } from "@ollie/ninep";
 import { each, file, text } from "@ollie/virtfs";
 import { checkModel } from "../config/backends.js";
 import { GENERATED_NAME, type GeneratedProfile, parseGeneratedProfile } from "../config/generated-profile.js";
 import { findIn } from "../config/profiles.js";
 import type { Session } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
-import { fail } from "./fail.js";
+import { fail, failWith } from "./fail.js";
 
 /**
  * `session/ID/agents/`: the profiles the session's agents generated, as `NAME.json`. A member creates one
@@ -26,7 +26,7 @@ export function agentsDir(sessions: Sessions, session: Session, group: string) {
       session.profiles.set(name, await checked(sessions, parseGeneratedProfile(body, name), writer));
     } catch (error) {
       if (pending.has(name)) pending.delete(name);
-      throw new NinepError((error as Error).message);
+      failWith(error);
     }
     pending.delete(name);
     await session.save();
@@ -56,9 +56,12 @@ export function agentsDir(sessions: Sessions, session: Session, group: string) {
           return fail(
             `'${entry}' is not NAME.json with a profile name (a-z, 0-9, '_', '-'; starting with a letter)`,
           );
-        if (known(name)) return fail(`${entry} exists`);
+        if (known(name)) return fail(`${entry} exists`, Errno.EEXIST);
         if (await findIn(sessions.environment.profiles.dirs, `${name}.json`))
-          return fail(`'${name}' is a configured profile: a generated one may not take its name`);
+          return fail(
+            `'${name}' is a configured profile: a generated one may not take its name`,
+            Errno.EEXIST,
+          );
         pending.add(name);
         return name;
       },

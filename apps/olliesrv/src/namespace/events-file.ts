@@ -1,7 +1,7 @@
-import { NinepError } from "@ollie/ninep";
 import { type FileHandlers, file } from "@ollie/virtfs";
 import { parseTopicFilter, type Subscription } from "../session/event-bus.js";
 import type { Session } from "../session/session.js";
+import { failWith } from "./fail.js";
 
 interface EventsState {
   subscription: Subscription;
@@ -22,7 +22,7 @@ export function eventsFile(session: Session, group: string) {
       try {
         state.subscription.setFilter(parseTopicFilter(data.toString("utf8")));
       } catch (error) {
-        throw new NinepError((error as Error).message);
+        failWith(error);
       }
       return data.length;
     },

@@ -1,8 +1,9 @@
 import type { ModelInfo } from "@ollie/backends";
-import { NinepError } from "@ollie/ninep";
+import { Errno } from "@ollie/ninep";
 import { file, text } from "@ollie/virtfs";
 import type { AgentSlot } from "../session/agent-slot.js";
 import type { AgentEnvironment } from "../session/slot-context.js";
+import { failWith } from "./fail.js";
 
 /** What a provider says of a model besides its window: `out=N tools vision premium=X` (Copilot says all). */
 function traitsOf(m: ModelInfo): string[] {
@@ -39,7 +40,8 @@ export function modelsFile(env: AgentEnvironment, profile: () => Promise<string 
       try {
         return modelLines(await env.models.models(await profile()));
       } catch (error) {
-        throw new NinepError((error as Error).message);
+        // What failed reaches a 9P2000.L client too: a backend that refused the connection is ECONNREFUSED.
+        return failWith(error, Errno.EIO);
       }
     }),
   );

@@ -1,4 +1,4 @@
-import { NinepError } from "@ollie/ninep";
+import { Errno, NinepError } from "@ollie/ninep";
 import { ctl, dir, each, file, text } from "@ollie/virtfs";
 import type { AgentSlot } from "../session/agent-slot.js";
 import { remoteFile } from "./remote-file.js";
@@ -37,7 +37,8 @@ export function procDir(slot: AgentSlot, group: string) {
 
 /** `proc/ID/`: one process. */
 function processDir(slot: AgentSlot, id: number, perm: { owner: string; group: string }) {
-  const gone = () => new NinepError(`process ${id} is gone (toolsrv keeps the last 64 that ended)`);
+  const gone = () =>
+    new NinepError(`process ${id} is gone (toolsrv keeps the last 64 that ended)`, { errno: Errno.ESRCH });
   const conn = () => slot.toolsrv;
   return dir(
     String(id),

@@ -1,7 +1,8 @@
-import { NinepError } from "@ollie/ninep";
+import { Errno, NinepError } from "@ollie/ninep";
 import { each, file, text } from "@ollie/virtfs";
 import type { AgentSlot } from "../session/agent-slot.js";
 import { TicketError } from "../session/prompt-tickets.js";
+import { fail } from "./fail.js";
 
 /**
  * A file whose writes are prompts to `slot` from the writer (0466: anyone but the agent itself). A prompt is
@@ -17,7 +18,7 @@ export function promptFile(name: string, slot: AgentSlot, group?: string) {
       answerReads: true,
       write: async (body, ctx) => {
         const prompt = body.trim();
-        if (prompt === "") throw new NinepError("the prompt is empty");
+        if (prompt === "") fail("the prompt is empty");
         return `${await slot.submit(prompt, ctx.uname)}\n`;
       },
     }),
@@ -39,7 +40,9 @@ export function promptsDir(slot: AgentSlot) {
         {
           read: async ({ offset, count, signal }) => {
             const result = await slot.tickets.wait(Number(name), signal).catch((error: unknown) => {
-              throw error instanceof TicketError ? new NinepError(error.message) : error;
+              throw error instanceof TicketError
+                ? new NinepError(error.message, { errno: Errno.ENOENT })
+                : error;
             });
             const reply =
               result.reply === "" || result.reply.endsWith("\n") ? result.reply : `${result.reply}\n`;

@@ -1,4 +1,4 @@
-import { NinepError, type ServerStats } from "@ollie/ninep";
+import type { ServerStats } from "@ollie/ninep";
 import {
   buildTree,
   clone,
@@ -21,7 +21,7 @@ import { moveSession, moveSessionHost } from "./agent-ctl.js";
 import { agentTree } from "./agent-tree.js";
 import { agentsDir } from "./agents-dir.js";
 import { eventsFile } from "./events-file.js";
-import { fail } from "./fail.js";
+import { fail, failWith } from "./fail.js";
 import { modelsFile } from "./models-file.js";
 import { promptFile } from "./prompt-file.js";
 
@@ -39,37 +39,34 @@ export function parseSpec(spec: string): SessionSpec {
           .filter(Boolean)
           .map((word) => {
             const eq = word.indexOf("=");
-            if (eq <= 0) throw new NinepError(`a session spec is key=value words, not '${word}'`);
+            if (eq <= 0) fail(`a session spec is key=value words, not '${word}'`);
             return [word.slice(0, eq), word.slice(eq + 1)];
           }),
       );
   const out: SessionSpec = {};
   for (const [key, value] of Object.entries(raw)) {
     if (!["agent", "profile", "cwd", "remote", "backend", "model", "name", "callback"].includes(key)) {
-      throw new NinepError(
-        `unknown key '${key}' in the session spec (agent, cwd, remote, backend, model, name, callback)`,
-      );
+      fail(`unknown key '${key}' in the session spec (agent, cwd, remote, backend, model, name, callback)`);
     }
     if (key === "callback") {
       if (value !== true && value !== false && value !== "yes" && value !== "no")
-        throw new NinepError(`'callback' in the session spec is yes or no, not '${String(value)}'`);
+        fail(`'callback' in the session spec is yes or no, not '${String(value)}'`);
       out.callback = value === true || value === "yes";
       continue;
     }
-    if (typeof value !== "string" || value === "")
-      throw new NinepError(`'${key}' in the session spec needs a value`);
+    if (typeof value !== "string" || value === "") fail(`'${key}' in the session spec needs a value`);
     if (key === "remote") {
       try {
         parseRemoteTarget(value);
       } catch (error) {
-        throw new NinepError((error as Error).message);
+        failWith(error);
       }
     }
     if (key === "agent" || key === "profile") {
       try {
         checkProfileName(value);
       } catch (error) {
-        throw new NinepError((error as Error).message);
+        failWith(error);
       }
     }
     (out as Record<string, string>)[key === "profile" ? "agent" : key] = value;
@@ -115,7 +112,7 @@ export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree
             try {
               await options.reload();
             } catch (error) {
-              throw new NinepError((error as Error).message);
+              failWith(error);
             }
           },
         }),
@@ -251,7 +248,7 @@ function sessionTree(sessions: Sessions, session: Session) {
             const env: Record<string, string> = {};
             for (const line of body.split("\n").filter((l) => l.trim() !== "")) {
               const eq = line.indexOf("=");
-              if (eq <= 0) throw new NinepError(`env takes NAME=value lines, not '${line}'`);
+              if (eq <= 0) fail(`env takes NAME=value lines, not '${line}'`);
               env[line.slice(0, eq).trim()] = line.slice(eq + 1);
             }
             session.env = env;

@@ -1,6 +1,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import type { Authenticator } from "../client/authenticator.js";
-import { NinepError } from "../server/ninep-error.js";
+import { Errno } from "../codec/linux/constants.js";
+import { refuse } from "../server/ninep-error.js";
 import type { AuthSession, ServerAuth } from "./server-auth.js";
 
 const SCHEME = "hmac-sha256";
@@ -38,13 +39,13 @@ export function hmacAuth(options: HmacAuthOptions): ServerAuth {
           return chunk;
         },
         write(data) {
-          if (state !== "waiting") throw new NinepError("authentication already attempted on this afid");
+          if (state !== "waiting") throw refuse("authentication already attempted on this afid", Errno.EPERM);
           state = "failed";
           const key = options.keyFor(uname);
           const answer = Buffer.from(Buffer.from(data).toString("utf8").trim(), "hex");
           const expected = proof(key ?? randomBytes(32), nonce, uname, aname);
           if (!key || !sameProof(answer, expected)) {
-            throw new NinepError(refusal(options, answer, nonce, uname, aname));
+            throw refuse(refusal(options, answer, nonce, uname, aname), Errno.EPERM);
           }
           state = "verified";
           return data.length;

@@ -1,4 +1,7 @@
 import type { Socket } from "node:net";
+import { Errno } from "../codec/linux/constants.js";
+import { errnoOf } from "../server/linux/errno.js";
+import { errorText, NinepError } from "../server/ninep-error.js";
 
 /**
  * Who is at the other end of a connection, decided by the server before it reads anything, for transports
@@ -11,7 +14,10 @@ export interface PeerIdentity {
   uname: string;
   /** The number 9P2000.L clients are told `uname`'s files belong to (Rgetattr's uid and gid). */
   uid?: number;
-  /** Decides each Tattach by what the client claims; throw to refuse it (the message goes to the client). */
+  /**
+   * Decides each Tattach by what the client claims; throw to refuse it. The message goes to a 9P2000 client;
+   * a 9P2000.L client is told the error's own errno, or EACCES when it names none.
+   */
   admit?(claim: AttachClaim): void;
 }
 
@@ -24,3 +30,12 @@ export interface AttachClaim {
 
 /** Identifies the peer of an accepted socket; a rejection closes the connection unanswered. */
 export type IdentifyPeer = (socket: Socket) => Promise<PeerIdentity>;
+
+/** Puts a claim to `identity.admit`: a refusal says its own errno, or EACCES (see PeerIdentity.admit). */
+export function admitClaim(identity: PeerIdentity, claim: AttachClaim): void {
+  try {
+    identity.admit?.(claim);
+  } catch (err) {
+    throw new NinepError(errorText(err), { errno: errnoOf(err, Errno.EACCES), cause: err });
+  }
+}

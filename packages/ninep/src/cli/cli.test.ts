@@ -1,12 +1,15 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa, type ResultPromise } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { hmacAuth } from "../auth/hmac.js";
-import { DM, QT } from "../codec/constants.js";
-import type { Qid, Stat } from "../codec/types.js";
+import { DM, NOTAG, QT } from "../codec/constants.js";
+import { decodeMessage } from "../codec/decode.js";
+import { encodeMessage } from "../codec/encode.js";
+import type { Qid, Stat, Tversion } from "../codec/types.js";
 import { Ramfs } from "../ramfs/ramfs.js";
 import type { Fid, FileServer, ReadRequest } from "../server/file-server.js";
 import { NinepServer } from "../server/server.js";
@@ -98,6 +101,16 @@ describe("ninep command with ninep ramfs", () => {
     const usage = await ninep(["frobnicate"]);
     expect(usage.exitCode).toBe(2);
     expect(usage.stderr).toMatch(/unknown command 'frobnicate'\nusage: ninep/);
+  });
+
+  it("attaches the root by the aname '/' as by '', and names an aname it does not serve", async () => {
+    await ninep(["create", "ramfs/by-aname"]);
+    expect((await ninep(["-A", "/", "ls", "ramfs/"])).stdout).toContain("by-aname");
+    const unknown = await ninep(["-A", "/srv/other", "ls", "ramfs/"]);
+    expect(unknown).toMatchObject({
+      exitCode: 1,
+      stderr: `ninep: ramfs/: unix!${env.NAMESPACE}/ramfs refused to attach "${me}": no tree named '/srv/other': this server has one, attached as '' or '/'`,
+    });
   });
 
   it("stops on SIGTERM and removes its socket", async () => {
@@ -238,5 +251,29 @@ describe("ninep on a server that requires authentication", () => {
       `ninep: /: unix!${path} refused to attach "mallory": authentication failed: the key proves "${me}", but the attach claimed "mallory"`,
     );
     await server.close();
+  });
+});
+
+describe("ninep on a server that does not speak the dialect asked for", () => {
+  it("says that a server of 9P2000 alone refused 9P2000.L, and suggests going without -L", async () => {
+    // A strict 9P2000 server, as version(5) allows one to be: any other version is 'unknown'.
+    const path = join(dir, "plain-only.sock");
+    const server = createServer((socket) => {
+      let received = Buffer.alloc(0);
+      socket.on("data", (chunk: Buffer) => {
+        received = Buffer.concat([received, chunk]);
+        if (received.length < 4 || received.length < received.readUInt32LE(0)) return;
+        const asked = decodeMessage(received) as Tversion;
+        const version = asked.version === "9P2000" ? "9P2000" : "unknown";
+        socket.end(encodeMessage({ type: "Rversion", tag: NOTAG, msize: asked.msize, version }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    const refused = await ninep(["-L", "-a", path, "ls", "/"]);
+    expect(refused).toMatchObject({
+      exitCode: 1,
+      stderr: `ninep: /: unix!${path}: the server refused 9P2000.L (it answered version 'unknown'): it may speak only 9P2000 (try without -L)`,
+    });
+    await new Promise((resolve) => server.close(resolve));
   });
 });

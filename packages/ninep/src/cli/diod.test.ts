@@ -34,6 +34,37 @@ const env = { NAMESPACE: join(dir, "ns") };
 const socket = join(dir, "ns", "ramfs");
 let ramfs: ResultPromise;
 let diodServer: ResultPromise | undefined;
+let diodLog = "";
+
+/**
+ * The fids a connection's diod trace (-d 1) leaves open: attached or walked to (a walk of every name, to a
+ * new fid) and not clunked or removed. A request counts once its reply is in the trace.
+ */
+function fidsLeftOpen(trace: string): number[] {
+  const asked = new Map<string, string>();
+  const open = new Set<number>();
+  for (const line of trace.split("\n")) {
+    const m = /^diod: P9_([TR])(\w+) tag (\d+)(.*)$/.exec(line);
+    if (!m) continue;
+    const [, dir, , tag, rest] = m;
+    if (dir === "T") {
+      asked.set(tag!, `${m[2]}${rest}`);
+      continue;
+    }
+    const request = asked.get(tag!);
+    asked.delete(tag!);
+    if (!request || m[2] === "LERROR") continue;
+    const fid = Number(/ fid (\d+)/.exec(request)?.[1]);
+    if (request.startsWith("ATTACH")) open.add(fid);
+    else if (request.startsWith("CLUNK") || request.startsWith("REMOVE")) open.delete(fid);
+    else if (request.startsWith("WALK")) {
+      const newfid = Number(/ newfid (\d+)/.exec(request)![1]);
+      const names = Number(/ nwname (\d+)/.exec(request)![1]);
+      if (Number(/ nwqid (\d+)/.exec(rest!)![1]) === names) open.add(newfid);
+    }
+  }
+  return [...open].sort();
+}
 
 const ninep = (args: string[], input?: string) =>
   execa(process.execPath, [bin, ...args], { env, input, reject: false });
@@ -78,6 +109,15 @@ describe.skipIf(!DIOD)("diod's clients with ninep ramfs (9P2000.L)", () => {
     expect(long.stdout).toMatch(new RegExp(`^-rw-r--r--\\.? +1 +${me} +${me} +16 .* todo$`));
   });
 
+  it("diodls attaches the root by the aname '/' as by '', and an unknown aname is not found", async () => {
+    const byPath = await execa("diodls", ["-s", socket, "-a", "/", "/"], { reject: false });
+    expect(byPath).toMatchObject({ exitCode: 0, stderr: "" });
+    expect(byPath.stdout.split("\n").sort()).toEqual(["notes", "top"]);
+    const unknown = await execa("diodls", ["-s", socket, "-a", "/elsewhere", "/"], { reject: false });
+    expect(unknown.exitCode).not.toBe(0);
+    expect(unknown.stderr).toBe("diodls: error attaching to aname='/elsewhere': No such file or directory");
+  });
+
   it("diodcat reads a file whole, and both say what is missing", async () => {
     expect(await diod("diodcat", ["/notes/todo"])).toMatchObject({ exitCode: 0, stdout: "buy milk\nfix 9p" });
     const missing = await diod("diodcat", ["/nope"]);
@@ -99,8 +139,14 @@ describe.skipIf(!DIOD)("the ninep command (-L) with diod's server", () => {
     mkdirSync(join(exported, "sub"), { recursive: true });
     writeFileSync(join(exported, "hello.txt"), "from diod\n");
     // No authentication, no user database, no configuration file: it serves `exported` to its own user.
-    diodServer = execa("diod", ["-f", "-n", "-N", "-c", "/dev/null", "-l", diodSocket, "-e", exported], {
-      reject: false,
+    // -d 1 logs every message it decodes and sends, for the fid accounting below.
+    diodServer = execa(
+      "diod",
+      ["-f", "-n", "-N", "-c", "/dev/null", "-d", "1", "-l", diodSocket, "-e", exported],
+      { reject: false },
+    );
+    diodServer.stderr!.on("data", (chunk: Buffer) => {
+      diodLog += chunk.toString();
     });
     await vi.waitFor(() => expect(existsSync(diodSocket)).toBe(true), { timeout: 10_000, interval: 20 });
   });
@@ -128,6 +174,57 @@ describe.skipIf(!DIOD)("the ninep command (-L) with diod's server", () => {
     expect(statSync(join(exported, "sub", "made")).isDirectory()).toBe(true);
     expect((await ninepL(["rm", "sub/new.txt", "sub/made"])).exitCode).toBe(0);
     expect(readdirSync(join(exported, "sub"))).toEqual([]);
+  });
+
+  it("says, without -L, that diod refused 9P2000, and suggests -L", async () => {
+    const plain = await execa(
+      process.execPath,
+      [bin, "-a", `unix!${diodSocket}`, "-A", exported, "ls", "/"],
+      {
+        reject: false,
+      },
+    );
+    expect(plain).toMatchObject({
+      exitCode: 1,
+      stderr: `ninep: /: unix!${diodSocket}: the server refused 9P2000 (it answered Rlerror: Input/output error): it may speak only 9P2000.L (try -L)`,
+    });
+  });
+
+  it("clunks every fid it attached or walked, its root's included, whatever the command did", async () => {
+    const commands = [
+      ["ls", "-l", "/"],
+      ["read", "hello.txt"],
+      ["stat", "sub"],
+      ["read", "nope"],
+      ["create", "sub/tmp.txt"],
+      ["rm", "sub/tmp.txt"],
+    ];
+    for (const args of commands) {
+      const from = diodLog.length;
+      const run = await ninepL(args);
+      expect(run.stderr, args.join(" ")).toMatch(/^$|No such file or directory/);
+      // diod logs a reply as it sends it: wait until this connection's trace holds every reply.
+      await vi.waitFor(() => expect(fidsLeftOpen(diodLog.slice(from)), args.join(" ")).toEqual([]), {
+        timeout: 10_000,
+        interval: 20,
+      });
+    }
+    expect(diodLog).not.toContain("unclunked");
+  });
+
+  it("cleans '..' lexically: /sub/.. is the root, which rm refuses, and .. above the root stays there", async () => {
+    const from = diodLog.length;
+    const rm = await ninepL(["rm", "/sub/.."]);
+    expect(rm).toMatchObject({ exitCode: 1, stderr: "ninep: /sub/..: cannot remove the root" });
+    expect(existsSync(join(exported, "sub"))).toBe(true);
+    expect((await ninepL(["ls", "../../sub/../.."])).stdout).toBe("hello.txt\nsub");
+    expect((await ninepL(["read", "sub/../../hello.txt"])).stdout).toBe("from diod");
+    await vi.waitFor(() => expect(diodLog.slice(from)).toMatch(/P9_TWALK .* 'hello\.txt'/), {
+      timeout: 10_000,
+      interval: 20,
+    });
+    // No ".." ever crosses the wire: the client walks the cleaned path.
+    expect(diodLog.slice(from)).not.toContain("'..'");
   });
 
   it("says a missing file's errno in words", async () => {

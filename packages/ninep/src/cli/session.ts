@@ -1,7 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { hmacAuthenticator } from "../auth/hmac.js";
 import { NinepClient } from "../client/client.js";
-import { NinepRemoteError } from "../client/errors.js";
+import { DialectRefusedError, NinepRemoteError } from "../client/errors.js";
 import type { Fsys } from "../client/fsys.js";
 import { splitPath } from "../client/path.js";
 import { type Address, formatAddress, parseAddress, serviceAddress } from "../transport/address.js";
@@ -27,7 +27,7 @@ export function locate(path: string, options: GlobalOptions): { address: Address
 
 /** The attached trees a command uses, one connection per server, closed together at the end. */
 export class Sessions {
-  private readonly open = new Map<string, Promise<Fsys>>();
+  private readonly open = new Map<string, Promise<Fsys<NinepClient>>>();
 
   constructor(private readonly options: GlobalOptions) {}
 
@@ -43,11 +43,15 @@ export class Sessions {
     return { fsys: await fsys, path: where.path };
   }
 
-  private async attach(address: Address): Promise<Fsys> {
+  private async attach(address: Address): Promise<Fsys<NinepClient>> {
     const trace = this.options.trace ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
     const client = await NinepClient.dial(address, {
       ...(trace && { trace }),
       ...(this.options.linux && { dialect: "9P2000.L" as const }),
+    }).catch((error: unknown) => {
+      if (!(error instanceof DialectRefusedError)) throw error;
+      const flag = error.other === "9P2000.L" ? "-L" : "without -L";
+      throw new Error(`${formatAddress(address)}: ${error.message} (try ${flag})`, { cause: error });
     });
     try {
       const key = this.options.keyFile ? (await readFile(this.options.keyFile, "utf8")).trim() : undefined;
@@ -67,10 +71,13 @@ export class Sessions {
     }
   }
 
+  /** Clunks each tree's root, waits for every clunk to be answered, then closes the connections. */
   async close(): Promise<void> {
     for (const fsys of this.open.values()) {
       const f = await fsys.catch(() => undefined);
-      f?.client.close();
+      if (!f) continue;
+      await f.close().catch(() => {});
+      await f.client.end();
     }
   }
 }

@@ -102,6 +102,26 @@ describe("NinepClient", () => {
     expect(got).toEqual(["one", "two", "three"]);
   });
 
+  it("cleans paths lexically: '..' never leaves the tree, and the root cannot be removed", async () => {
+    const { fsys } = await ramfs();
+    await fsys.mkdir("sub");
+    await fsys.writeFile("top", "at the root");
+    expect((await fsys.readFile("sub/../top")).toString()).toBe("at the root");
+    expect((await fsys.readFile("../../top")).toString()).toBe("at the root");
+    expect((await fsys.stat("sub/..")).qid.path).toBe(fsys.rootQid.path);
+    await expect(fsys.remove("/sub/..")).rejects.toThrow("cannot remove the root");
+    expect((await fsys.readdir("/")).map((s) => s.name).sort()).toEqual(["sub", "top"]);
+  });
+
+  it("leaves the server no fid when it ends: the root clunked, then every forgotten fid answered", async () => {
+    const { client, fsys } = await ramfs();
+    await fsys.stat("/");
+    await fsys.readFile("nope").catch(() => {});
+    await fsys.close();
+    await client.end();
+    await eventually(() => harness!.server.stats().fids === 0);
+  });
+
   it("reports the server's error text with the path", async () => {
     const { fsys } = await ramfs();
     const err = await fsys.open("nope", OREAD).catch((e: unknown) => e);

@@ -17,6 +17,7 @@ import { FidPool } from "./fid-pool.js";
 import { Fsys } from "./fsys.js";
 import { LinuxOps } from "./linux-ops.js";
 import { TagPool } from "./tag-pool.js";
+import { negotiateVersion } from "./version.js";
 
 export const DEFAULT_CLIENT_MSIZE = 64 * 1024 + IOHDRSZ;
 
@@ -71,6 +72,11 @@ export class NinepClient implements FidClient {
   private readonly pending = new Map<number, Pending>();
   private readonly tags = new TagPool();
   private readonly fids = new FidPool();
+  /** The clunks `forget` sent that are not answered yet. */
+  private readonly forgetting = new Set<Promise<void>>();
+  /** Until the Tversion is answered, replies are read as 9P2000.L's: a server that speaks only that (diod)
+   * answers a Tversion of 9P2000 with Rlerror, which 9P2000 has no number for. */
+  private versioned = false;
   private closedError: Error | null = null;
   private readonly closedPromise: Promise<void>;
   private resolveClosed!: () => void;
@@ -129,17 +135,11 @@ export class NinepClient implements FidClient {
   }
 
   private async version(): Promise<void> {
-    const asked = this.options.dialect ?? "9P2000";
-    const reply = await this.rpc({ type: "Tversion", msize: this.msize, version: asked });
-    if (reply.version !== "9P2000" && reply.version !== asked) {
-      throw new NinepRemoteError(`server speaks version '${reply.version}', not ${asked}`, "Tversion");
-    }
-    this.dialect = reply.version as Dialect;
-    if (reply.msize > this.msize || reply.msize < 256) {
-      throw new NinepRemoteError(`server offered unacceptable msize ${reply.msize}`, "Tversion");
-    }
-    this.msize = reply.msize;
-    this.reader.maxSize = reply.msize;
+    const settled = await negotiateVersion((m) => this.rpc(m), this.options.dialect ?? "9P2000", this.msize);
+    this.dialect = settled.dialect;
+    this.versioned = true;
+    this.msize = settled.msize;
+    this.reader.maxSize = settled.msize;
   }
 
   /** Sends one request and waits for its reply; an Rerror rejects with NinepRemoteError. */
@@ -201,7 +201,7 @@ export class NinepClient implements FidClient {
       try {
         const frame = this.reader.next();
         if (!frame) return;
-        const m = decodeMessage(frame, this.dialect);
+        const m = decodeMessage(frame, this.versioned ? this.dialect : "9P2000.L");
         if (m.type[0] !== "R") throw new Error(`server sent a request (${m.type})`);
         reply = m as RMessage;
       } catch (err) {
@@ -409,7 +409,16 @@ export class NinepClient implements FidClient {
 
   /** Clunks a fid without waiting or caring how the server answers: for fids only walked, never opened. */
   forget(fid: number): void {
-    this.clunk(fid).catch(() => {});
+    const clunked = this.clunk(fid).catch(() => {});
+    this.forgetting.add(clunked);
+    void clunked.then(() => this.forgetting.delete(clunked));
+  }
+
+  /** Closes the connection once the clunks `forget` sent are answered: the server is left no fid of ours
+   * that the caller gave up (clunk the root first, `Fsys.close`). */
+  async end(): Promise<void> {
+    while (this.forgetting.size > 0) await Promise.all(this.forgetting);
+    this.close();
   }
 
   /** Removes the file a fid denotes; the fid is clunked either way. */

@@ -210,7 +210,9 @@ export class Fsys<C extends FidClient = FidClient> {
     }
   }
 
+  /** Removes a file or an empty directory; the root (a path that cleans to "/") is refused here. */
   async remove(path: string, signal?: AbortSignal): Promise<void> {
+    if (splitPath(path).length === 0) throw new Error("cannot remove the root");
     const { fid } = await this.walk(path, signal);
     try {
       await this.client.remove(fid, signal);

@@ -1,8 +1,17 @@
 import type { Stat } from "../codec/types.js";
 
-/** Splits a slash-separated path into walk names, dropping empty and "." elements. */
+/**
+ * The walk names of a slash-separated path from the tree's root, cleaned lexically as Plan 9's cleanname
+ * does: empty and "." elements are dropped, and ".." takes away the name before it — at the root it stays
+ * there. So "/sub/.." is the root and "../x" is "x": a path never leaves its tree, and ".." is never sent.
+ */
 export function splitPath(path: string): string[] {
-  return path.split("/").filter((name) => name !== "" && name !== ".");
+  const names: string[] = [];
+  for (const name of path.split("/")) {
+    if (name === "..") names.pop();
+    else if (name !== "" && name !== ".") names.push(name);
+  }
+  return names;
 }
 
 /** The names of a path's parent and its last element; the root has no last element. */

@@ -1,8 +1,9 @@
 import { userInfo } from "node:os";
 import { DM, ORCLOSE, OTRUNC } from "../codec/constants.js";
+import { Errno } from "../codec/linux/constants.js";
 import type { Qid, Stat } from "../codec/types.js";
 import type { CreateResult, Fid, FileServer } from "../server/file-server.js";
-import { NinepError } from "../server/ninep-error.js";
+import { refuse } from "../server/ninep-error.js";
 import {
   accessForOpenMode,
   type GroupMembership,
@@ -84,16 +85,18 @@ export class Ramfs implements FileServer<RamNode> {
   }
 
   private check(node: RamNode, uname: string, want: number): void {
-    if (!permits(node, uname, want, this.inGroup)) throw new NinepError("permission denied");
+    if (!permits(node, uname, want, this.inGroup)) throw refuse("permission denied", Errno.EACCES);
   }
 
   private live(node: RamNode): RamNode {
-    if (node.removed) throw new NinepError("file has been removed");
+    if (node.removed) throw refuse("file has been removed", Errno.ENOENT);
     return node;
   }
 
   attach({ fid, aname }: { fid: Fid<RamNode>; aname: string }): Qid {
-    if (aname !== "") throw new NinepError(`unknown aname '${aname}'`);
+    if (aname !== "" && aname !== "/") {
+      throw refuse(`no tree named '${aname}': this server has one, attached as '' or '/'`, Errno.ENOENT);
+    }
     fid.aux = this.root;
     return this.root.qid;
   }
@@ -102,20 +105,20 @@ export class Ramfs implements FileServer<RamNode> {
     let node = fid.aux;
     const qids: Qid[] = [];
     for (const [i, name] of names.entries()) {
-      const fail = (why: string) => {
-        if (i === 0) throw new NinepError(why);
+      const fail = (why: string, errno: number) => {
+        if (i === 0) throw refuse(why, errno);
       };
       if (!node.children || node.removed) {
-        fail("walk in non-directory");
+        fail("walk in non-directory", Errno.ENOTDIR);
         break;
       }
       if (!permits(node, fid.uname, PERM_EXEC, this.inGroup)) {
-        fail("permission denied");
+        fail("permission denied", Errno.EACCES);
         break;
       }
       const next = name === ".." ? node.parent : node.children.get(name);
       if (!next) {
-        fail(`'${name}' file not found`);
+        fail(`'${name}' file not found`, Errno.ENOENT);
         break;
       }
       node = next;
@@ -130,7 +133,7 @@ export class Ramfs implements FileServer<RamNode> {
     this.check(node, fid.uname, accessForOpenMode(mode));
     if (mode & ORCLOSE) this.check(node.parent, fid.uname, PERM_WRITE);
     if (node.mode & DM.EXCL) {
-      if (node.exclusiveOpen) throw new NinepError("file is open exclusively");
+      if (node.exclusiveOpen) throw refuse("file is open exclusively", Errno.EBUSY);
       node.exclusiveOpen = true;
     }
     if (mode & OTRUNC && !(node.mode & DM.APPEND)) {
@@ -143,7 +146,7 @@ export class Ramfs implements FileServer<RamNode> {
   create({ fid, name, perm }: { fid: Fid<RamNode>; name: string; perm: number }): CreateResult {
     const dir = this.live(fid.aux);
     this.check(dir, fid.uname, PERM_WRITE);
-    if (dir.children!.has(name)) throw new NinepError(`'${name}' already exists`);
+    if (dir.children!.has(name)) throw refuse(`'${name}' already exists`, Errno.EEXIST);
     const mode = perm & DM.DIR ? perm & (~0o777 | (dir.mode & 0o777)) : perm & (~0o666 | (dir.mode & 0o666));
     const node = this.newNode(name, mode >>> 0, fid.uname, dir.gid, dir);
     dir.children!.set(name, node);
@@ -170,7 +173,7 @@ export class Ramfs implements FileServer<RamNode> {
     const start = node.mode & DM.APPEND ? node.length : Number(offset);
     const end = start + data.length;
     if (offset > BigInt(this.maxFileSize) || end > this.maxFileSize) {
-      throw new NinepError(`file would exceed the ${this.maxFileSize}-byte limit`);
+      throw refuse(`file would exceed the ${this.maxFileSize}-byte limit`, Errno.EFBIG);
     }
     this.ensureCapacity(node, end);
     if (start > node.length) node.data.fill(0, node.length, start);
@@ -195,9 +198,9 @@ export class Ramfs implements FileServer<RamNode> {
 
   remove({ fid }: { fid: Fid<RamNode> }): void {
     const node = this.live(fid.aux);
-    if (node === this.root) throw new NinepError("cannot remove the root");
+    if (node === this.root) throw refuse("cannot remove the root", Errno.EBUSY);
     this.check(node.parent, fid.uname, PERM_WRITE);
-    if (node.children && node.children.size > 0) throw new NinepError("directory not empty");
+    if (node.children && node.children.size > 0) throw refuse("directory not empty", Errno.ENOTEMPTY);
     node.parent.children!.delete(node.name);
     this.modified(node.parent, fid.uname);
     node.removed = true;
@@ -229,9 +232,9 @@ export class Ramfs implements FileServer<RamNode> {
     const uname = fid.uname;
     const changes: Array<() => void> = [];
     if (stat.name !== "" && stat.name !== node.name) {
-      if (node === this.root) throw new NinepError("cannot rename the root");
+      if (node === this.root) throw refuse("cannot rename the root", Errno.EBUSY);
       this.check(node.parent, uname, PERM_WRITE);
-      if (node.parent.children!.has(stat.name)) throw new NinepError(`'${stat.name}' already exists`);
+      if (node.parent.children!.has(stat.name)) throw refuse(`'${stat.name}' already exists`, Errno.EEXIST);
       changes.push(() => {
         node.parent.children!.delete(node.name);
         node.name = stat.name;
@@ -240,11 +243,11 @@ export class Ramfs implements FileServer<RamNode> {
     }
     if (stat.length !== 0xffffffffffffffffn) {
       if (node.children) {
-        if (stat.length !== 0n) throw new NinepError("cannot set the length of a directory");
+        if (stat.length !== 0n) throw refuse("cannot set the length of a directory", Errno.EISDIR);
       } else {
         this.check(node, uname, PERM_WRITE);
         if (stat.length > BigInt(this.maxFileSize))
-          throw new NinepError("length exceeds the file size limit");
+          throw refuse("length exceeds the file size limit", Errno.EFBIG);
         const length = Number(stat.length);
         changes.push(() => {
           this.ensureCapacity(node, length);
@@ -255,7 +258,7 @@ export class Ramfs implements FileServer<RamNode> {
       }
     }
     const ownerOnly = (what: string) => {
-      if (uname !== node.uid) throw new NinepError(`only the owner may change ${what}`);
+      if (uname !== node.uid) throw refuse(`only the owner may change ${what}`, Errno.EPERM);
     };
     if (stat.mode !== 0xffffffff) {
       ownerOnly("the mode");
@@ -282,7 +285,7 @@ export class Ramfs implements FileServer<RamNode> {
         node.gid = stat.gid;
       });
     }
-    if (stat.uid !== "" && stat.uid !== node.uid) throw new NinepError("wstat cannot change the owner");
+    if (stat.uid !== "" && stat.uid !== node.uid) throw refuse("wstat cannot change the owner", Errno.EPERM);
     for (const apply of changes) apply();
   }
 

@@ -1,8 +1,9 @@
+import { Errno } from "../codec/linux/constants.js";
 import type { Stat } from "../codec/types.js";
 import { FrameWriter, statSize } from "../codec/writer.js";
 import type { FidState } from "./fid-state.js";
 import type { FileServer, RequestContext } from "./file-server.js";
-import { NinepError } from "./ninep-error.js";
+import { refuse } from "./ninep-error.js";
 
 function encodeStat(s: Stat): Buffer {
   const w = new FrameWriter(Buffer.allocUnsafe(statSize(s)));
@@ -26,7 +27,7 @@ export async function readDirectory<A>(
     const stats = await fs.readdir(call);
     f.dir = { entries: stats.map(encodeStat), index: 0, offset: 0n };
   } else if (!f.dir || offset !== f.dir.offset) {
-    throw new NinepError("bad offset in directory read");
+    throw refuse("bad offset in directory read", Errno.EINVAL);
   }
   const listing = f.dir!;
   let end = listing.index;
@@ -36,7 +37,7 @@ export async function readDirectory<A>(
     end++;
   }
   if (end === listing.index && end < listing.entries.length) {
-    throw new NinepError(`directory read count ${count} is too small for the next entry`);
+    throw refuse(`directory read count ${count} is too small for the next entry`, Errno.EINVAL);
   }
   const data = Buffer.concat(listing.entries.slice(listing.index, end), size);
   listing.index = end;

@@ -1,8 +1,9 @@
 import { NOFID } from "../codec/constants.js";
+import { Errno } from "../codec/linux/constants.js";
 import type { ConnectionContext } from "./connection-context.js";
 import type { FidState } from "./fid-state.js";
 import type { FileServer } from "./file-server.js";
-import { NinepError } from "./ninep-error.js";
+import { refuse } from "./ninep-error.js";
 import type { PendingRequest } from "./pending-request.js";
 
 /** A fid a request holds: the record, and a promise that settles once earlier requests are done with it. */
@@ -43,7 +44,7 @@ export class FidAccess<A> {
    */
   claim(req: PendingRequest, used: FidState<A>[], fid: number): Claim<A> {
     const f = this.conn.fids.get(fid);
-    if (!f) throw new NinepError("unknown fid");
+    if (!f) throw refuse("unknown fid", Errno.EBADF);
     const barrier = f.busy;
     f.refs++;
     f.inflight.add(req);
@@ -56,14 +57,14 @@ export class FidAccess<A> {
 
   private async ready(req: PendingRequest, f: FidState<A>, barrier: Promise<void> | null): Promise<void> {
     if (barrier) await waitUnlessAborted(barrier, req);
-    if (f.pending || this.conn.fids.get(f.fid) !== f) throw new NinepError("unknown fid");
+    if (f.pending || this.conn.fids.get(f.fid) !== f) throw refuse("unknown fid", Errno.EBADF);
     req.throwIfAborted();
   }
 
   /** Makes a new fid number for attach, auth or walk; it is usable only after `install`. */
   reserve(fid: number, make: () => FidState<A>): FidState<A> {
-    if (fid === NOFID) throw new NinepError("NOFID cannot name a fid");
-    if (this.conn.fids.has(fid)) throw new NinepError("duplicate fid");
+    if (fid === NOFID) throw refuse("NOFID cannot name a fid", Errno.EBADF);
+    if (this.conn.fids.has(fid)) throw refuse("duplicate fid", Errno.EBADF);
     const f = make();
     this.conn.fids.set(fid, f);
     return f;
@@ -91,9 +92,9 @@ export class FidAccess<A> {
    */
   async detach(req: PendingRequest, fid: number): Promise<FidState<A>> {
     const f = this.conn.fids.get(fid);
-    if (!f) throw new NinepError("unknown fid");
+    if (!f) throw refuse("unknown fid", Errno.EBADF);
     if (f.busy) await waitUnlessAborted(f.busy, req);
-    if (f.pending || this.conn.fids.get(fid) !== f) throw new NinepError("unknown fid");
+    if (f.pending || this.conn.fids.get(fid) !== f) throw refuse("unknown fid", Errno.EBADF);
     this.conn.fids.delete(fid);
     for (const r of f.inflight) r.abort("fid clunked");
     return f;

@@ -1,6 +1,7 @@
 import { QT } from "../codec/constants.js";
+import { Errno } from "../codec/linux/constants.js";
 import type { FidState } from "./fid-state.js";
-import { NinepError } from "./ninep-error.js";
+import { refuse } from "./ninep-error.js";
 import type { PendingRequest } from "./pending-request.js";
 
 export function isDir(f: FidState<unknown>): boolean {
@@ -9,7 +10,7 @@ export function isDir(f: FidState<unknown>): boolean {
 
 export function checkName(name: string): void {
   if (name === "" || name === "." || name === ".." || name.includes("/") || name.includes("\0")) {
-    throw new NinepError(`bad file name '${name}'`);
+    throw refuse(`bad file name '${name}'`, Errno.EINVAL);
   }
 }
 

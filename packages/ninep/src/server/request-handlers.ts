@@ -1,5 +1,6 @@
+import { admitClaim } from "../auth/peer-identity.js";
 import { ORCLOSE, OREAD, OTRUNC, OWRITE, QT } from "../codec/constants.js";
-import { NONUNAME } from "../codec/linux/constants.js";
+import { Errno, NONUNAME } from "../codec/linux/constants.js";
 import { isDontTouchQid, isSyncStat } from "../codec/stat.js";
 import type {
   Qid,
@@ -31,7 +32,7 @@ import { call, checkName, isDir, live } from "./handler-call.js";
 import { handleLinux, isLinuxRequest } from "./linux/linux-handlers.js";
 import type { PlainHandlers } from "./linux/plain-handlers.js";
 import { UserIds } from "./linux/user-ids.js";
-import { NinepError } from "./ninep-error.js";
+import { refuse } from "./ninep-error.js";
 import type { PendingRequest } from "./pending-request.js";
 
 const MAX_OFFSET = (1n << 63n) - 1n;
@@ -41,7 +42,7 @@ const ROOT_PLACEHOLDER: Qid = { type: QT.DIR, version: 0, path: 0n };
 type Work = Exclude<TMessage, Tversion | { type: "Tflush" }>;
 
 function checkOpenMode(mode: number): void {
-  if ((mode & ~OPEN_MODE_BITS) !== 0) throw new NinepError(`bad open mode 0x${mode.toString(16)}`);
+  if ((mode & ~OPEN_MODE_BITS) !== 0) throw refuse(`bad open mode 0x${mode.toString(16)}`, Errno.EINVAL);
 }
 
 /**
@@ -125,7 +126,8 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
       ["uname", uname],
       ["aname", aname],
     ] as const) {
-      if (Buffer.byteLength(name) > max) throw new NinepError(`${what} is longer than ${max} bytes`);
+      if (Buffer.byteLength(name) > max)
+        throw refuse(`${what} is longer than ${max} bytes`, Errno.ENAMETOOLONG);
     }
   }
 
@@ -139,13 +141,14 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
 
   private async auth(m: Tauth): Promise<RMessage> {
     const auth = this.conn.options.auth;
-    if (!auth || this.conn.options.identity) throw new NinepError("authentication not required");
+    if (!auth || this.conn.options.identity) throw refuse("authentication not required", Errno.ENOENT);
     const uname = this.unameOf(m);
     this.checkNames(uname, m.aname);
     const max = this.conn.options.limits.maxAuthFids;
     let held = 0;
     for (const f of this.conn.fids.values()) if (f.auth) held++;
-    if (held >= max) throw new NinepError(`too many authentication fids (at most ${max}); clunk one first`);
+    if (held >= max)
+      throw refuse(`too many authentication fids (at most ${max}); clunk one first`, Errno.EMFILE);
     const aqid = { type: QT.AUTH, version: 0, path: this.authPath++ };
     const f = this.fids.reserve(m.afid, () => new FidState<A>(m.afid, uname, m.aname, aqid, undefined as A));
     try {
@@ -184,16 +187,16 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
 
   private verifyAttach(m: Tattach, uname: string): void {
     if (m.afid === 0xffffffff) {
-      if (this.conn.options.auth) throw new NinepError("authentication required");
+      if (this.conn.options.auth) throw refuse("authentication required", Errno.EPERM);
       return;
     }
     const a = this.conn.fids.get(m.afid);
-    if (!a || a.pending) throw new NinepError("unknown fid");
-    if (!a.auth) throw new NinepError("afid is not an authentication file");
+    if (!a || a.pending) throw refuse("unknown fid", Errno.EBADF);
+    if (!a.auth) throw refuse("afid is not an authentication file", Errno.EINVAL);
     if (a.uname !== uname || a.aname !== m.aname) {
-      throw new NinepError("afid was made for another uname or aname");
+      throw refuse("afid was made for another uname or aname", Errno.EPERM);
     }
-    if (!a.auth.verified()) throw new NinepError("authentication failed");
+    if (!a.auth.verified()) throw refuse("authentication failed", Errno.EPERM);
   }
 
   /** The uname an attach is made as: the identified peer's, or the one it names and proves. */
@@ -207,7 +210,7 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
     }
     this.checkNames(m.uname, m.aname);
     const nUname = m.nUname === NONUNAME ? undefined : m.nUname;
-    identity.admit?.({ uname: m.uname, nUname, aname: m.aname });
+    admitClaim(identity, { uname: m.uname, nUname, aname: m.aname });
     if (identity.uid !== undefined) this.ids.note(identity.uname, identity.uid);
     return identity.uname;
   }
@@ -227,7 +230,7 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
         throw err;
       }
       f.serverOwned = true;
-      if (!this.fids.install(req, f)) throw new NinepError("interrupted");
+      if (!this.fids.install(req, f)) throw refuse("interrupted", Errno.EINTR);
       this.conn.markAttached();
       return { type: "Rattach", tag: m.tag, qid: f.qid };
     } finally {
@@ -246,12 +249,12 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
     const end = (sameFid ? f : nf).beginBusy();
     try {
       await ready;
-      if (f.auth) throw new NinepError("cannot walk an authentication file");
+      if (f.auth) throw refuse("cannot walk an authentication file", Errno.EINVAL);
       // Linux's clients walk from an open directory to its entries (diodls -l does); that leaves the open
       // fid as it was, unless it is the fid being walked.
       if (f.mode !== null && (this.conn.dialect !== "9P2000.L" || sameFid))
-        throw new NinepError("cannot walk from an open fid");
-      if (m.wnames.length > 0 && !isDir(f)) throw new NinepError("walk in non-directory");
+        throw refuse("cannot walk from an open fid", Errno.EINVAL);
+      if (m.wnames.length > 0 && !isDir(f)) throw refuse("walk in non-directory", Errno.ENOTDIR);
       nf.qid = f.qid;
       nf.aux = f.aux;
       return await this.walkInto(req, m, f, nf);
@@ -267,17 +270,17 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
     let qids = await this.fs.walk(call(req, f, { newFid: nf, names: m.wnames }));
     if (qids.length > m.wnames.length) qids = qids.slice(0, m.wnames.length);
     if (qids.length < m.wnames.length) {
-      if (qids.length === 0) throw new NinepError("file not found");
+      if (qids.length === 0) throw refuse("file not found", Errno.ENOENT);
       if (m.newfid !== m.fid) this.fids.unreserve(nf);
       return { type: "Rwalk", tag: m.tag, wqids: qids };
     }
     nf.serverOwned = true;
     if (qids.length > 0) nf.qid = qids[qids.length - 1]!;
     if (m.newfid !== m.fid) {
-      if (!this.fids.install(req, nf)) throw new NinepError("interrupted");
+      if (!this.fids.install(req, nf)) throw refuse("interrupted", Errno.EINTR);
     } else if (req.discarded || this.conn.fids.get(m.fid) !== f) {
       this.fids.release(nf);
-      throw new NinepError("unknown fid");
+      throw refuse("unknown fid", Errno.EBADF);
     } else {
       nf.pending = false;
       this.conn.fids.set(m.fid, nf);
@@ -303,8 +306,8 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
     const end = f.beginBusy();
     try {
       await ready;
-      if (f.auth) throw new NinepError("cannot open an authentication file");
-      if (f.mode !== null) throw new NinepError("file already open");
+      if (f.auth) throw refuse("cannot open an authentication file", Errno.EINVAL);
+      if (f.mode !== null) throw refuse("file already open", Errno.EINVAL);
       checkOpenMode(mode);
       const res = await start(f);
       if (res?.qid) f.qid = res.qid;
@@ -318,7 +321,7 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
 
   async open(req: PendingRequest, m: Topen, used: FidState<A>[]): Promise<Ropen> {
     const opened = await this.openFid(req, used, m.fid, m.mode, (f) => {
-      if (isDir(f) && m.mode !== OREAD) throw new NinepError("is a directory");
+      if (isDir(f) && m.mode !== OREAD) throw refuse("is a directory", Errno.EISDIR);
       return this.fs.open(call(req, f, { mode: m.mode }));
     });
     return { type: "Ropen", tag: m.tag, ...opened };
@@ -326,11 +329,11 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
 
   async create(req: PendingRequest, m: Tcreate, used: FidState<A>[]): Promise<Rcreate> {
     const created = await this.openFid(req, used, m.fid, m.mode, (f) => {
-      if (!isDir(f)) throw new NinepError("create in non-directory");
+      if (!isDir(f)) throw refuse("create in non-directory", Errno.ENOTDIR);
       checkName(m.name);
       if ((m.perm & 0x80000000) !== 0 && (m.mode & ~ORCLOSE) !== OREAD)
-        throw new NinepError("is a directory");
-      if (!this.fs.create) throw new NinepError("create prohibited");
+        throw refuse("is a directory", Errno.EISDIR);
+      if (!this.fs.create) throw refuse("create prohibited", Errno.EPERM);
       return this.fs.create(call(req, f, { name: m.name, perm: m.perm, mode: m.mode }));
     });
     return { type: "Rcreate", tag: m.tag, ...created };
@@ -342,8 +345,8 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
     const count = Math.min(m.count, this.conn.maxIo);
     if (f.auth) return { type: "Rread", tag: m.tag, data: await f.auth.read(count, live(req)) };
     if (f.xattr) return { type: "Rread", tag: m.tag, data: Buffer.alloc(0) };
-    if (f.mode === null || (f.mode & 3) === OWRITE) throw new NinepError("file not open for reading");
-    if (m.offset > MAX_OFFSET) throw new NinepError("bad offset");
+    if (f.mode === null || (f.mode & 3) === OWRITE) throw refuse("file not open for reading", Errno.EBADF);
+    if (m.offset > MAX_OFFSET) throw refuse("bad offset", Errno.EINVAL);
     if (isDir(f)) {
       return {
         type: "Rread",
@@ -360,9 +363,9 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
     await ready;
     if (f.auth) return { type: "Rwrite", tag: m.tag, count: await this.prove(req, f, m) };
     const access = f.mode === null ? -1 : f.mode & 3;
-    if (access !== OWRITE && access !== 2) throw new NinepError("file not open for writing");
-    if (m.offset > MAX_OFFSET) throw new NinepError("bad offset");
-    if (!this.fs.write) throw new NinepError("write prohibited");
+    if (access !== OWRITE && access !== 2) throw refuse("file not open for writing", Errno.EBADF);
+    if (m.offset > MAX_OFFSET) throw refuse("bad offset", Errno.EINVAL);
+    if (!this.fs.write) throw refuse("write prohibited", Errno.EPERM);
     const n = await this.fs.write(call(req, f, { offset: m.offset, data: m.data }));
     return { type: "Rwrite", tag: m.tag, count: Math.max(0, Math.min(n, m.data.length)) };
   }
@@ -389,8 +392,8 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
     const f = await this.fids.detach(req, m.fid);
     f.inflight.add(req);
     try {
-      if (f.auth) throw new NinepError("cannot remove an authentication file");
-      if (!this.fs.remove) throw new NinepError("remove prohibited");
+      if (f.auth) throw refuse("cannot remove an authentication file", Errno.EINVAL);
+      if (!this.fs.remove) throw refuse("remove prohibited", Errno.EPERM);
       await this.fs.remove(call(req, f));
     } finally {
       f.inflight.delete(req);
@@ -402,28 +405,28 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
   async stat(req: PendingRequest, m: Tstat, used: FidState<A>[]): Promise<Rstat> {
     const { f, ready } = this.fids.claim(req, used, m.fid);
     await ready;
-    if (f.auth) throw new NinepError("cannot stat an authentication file");
+    if (f.auth) throw refuse("cannot stat an authentication file", Errno.EINVAL);
     const stat = await this.fs.stat(call(req, f));
-    if (statSize(stat) + 9 > this.conn.msize) throw new NinepError("stat does not fit in msize");
+    if (statSize(stat) + 9 > this.conn.msize) throw refuse("stat does not fit in msize", Errno.EMSGSIZE);
     return { type: "Rstat", tag: m.tag, stat };
   }
 
   async wstat(req: PendingRequest, m: Twstat, used: FidState<A>[]): Promise<RMessage> {
     const { f, ready } = this.fids.claim(req, used, m.fid);
     await ready;
-    if (f.auth) throw new NinepError("cannot wstat an authentication file");
+    if (f.auth) throw refuse("cannot wstat an authentication file", Errno.EINVAL);
     const s = m.stat;
-    if (s.type !== 0xffff) throw new NinepError("wstat cannot change type");
-    if (s.dev !== 0xffffffff) throw new NinepError("wstat cannot change dev");
-    if (!isDontTouchQid(s.qid)) throw new NinepError("wstat cannot change qid");
-    if (s.muid !== "") throw new NinepError("wstat cannot change muid");
+    if (s.type !== 0xffff) throw refuse("wstat cannot change type", Errno.EINVAL);
+    if (s.dev !== 0xffffffff) throw refuse("wstat cannot change dev", Errno.EINVAL);
+    if (!isDontTouchQid(s.qid)) throw refuse("wstat cannot change qid", Errno.EINVAL);
+    if (s.muid !== "") throw refuse("wstat cannot change muid", Errno.EINVAL);
     if (s.mode !== 0xffffffff && ((s.mode & 0x80000000) !== 0) !== isDir(f)) {
-      throw new NinepError("wstat cannot change DMDIR bit");
+      throw refuse("wstat cannot change DMDIR bit", Errno.EINVAL);
     }
     if (s.name !== "") checkName(s.name);
     if (!this.fs.wstat) {
       if (isSyncStat(s)) return { type: "Rwstat", tag: m.tag };
-      throw new NinepError("wstat prohibited");
+      throw refuse("wstat prohibited", Errno.EPERM);
     }
     await this.fs.wstat(call(req, f, { stat: s }));
     return { type: "Rwstat", tag: m.tag };

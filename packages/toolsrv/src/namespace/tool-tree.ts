@@ -1,4 +1,4 @@
-import { NinepError } from "@ollie/ninep";
+import { Errno, NinepError } from "@ollie/ninep";
 import {
   buildTree,
   ctl,
@@ -60,7 +60,8 @@ export function toolTree(service: ToolService, options: ToolTreeOptions): Virtua
         ctl({
           load: async (names, { uname }) => {
             const loaded = await service.load(uname, names);
-            if ("unknown" in loaded) throw new NinepError(`no tool named ${loaded.unknown.join(", ")}`);
+            if ("unknown" in loaded)
+              throw new NinepError(`no tool named ${loaded.unknown.join(", ")}`, { errno: Errno.ENOENT });
           },
           unload: (names, { uname }) => {
             agents.of(uname).unload(names);
@@ -133,7 +134,8 @@ function procDir(p: ProcEntry) {
       "ctl",
       ctl({
         kill: (_args, { uname }) => {
-          if (uname !== p.uname) throw new NinepError(`process ${p.id} belongs to ${p.uname}`);
+          if (uname !== p.uname)
+            throw new NinepError(`process ${p.id} belongs to ${p.uname}`, { errno: Errno.EPERM });
           p.run.kill();
         },
       }),

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Fsys, NinepClient, NinepServer } from "@ollie/ninep";
+import { type Dialect, type Fsys, NinepClient, NinepServer } from "@ollie/ninep";
 import { afterEach, expect, vi } from "vitest";
 import type { DirSpec } from "../spec/node-spec.js";
 import { buildTree } from "../tree/build-tree.js";
@@ -11,8 +11,8 @@ export interface Served {
   tree: VirtualTree;
   server: NinepServer<unknown>;
   path: string;
-  /** A new connection attached as `uname`. */
-  attach(uname?: string): Promise<Fsys>;
+  /** A new connection attached as `uname`, in 9P2000 or (`dialect`) 9P2000.L, to `aname` (default ""). */
+  attach(uname?: string, options?: { dialect?: Dialect; aname?: string }): Promise<Fsys>;
   close(): Promise<void>;
 }
 
@@ -28,10 +28,10 @@ export async function serveTree(root: DirSpec, options: TreeOptions = {}): Promi
     tree,
     server,
     path,
-    async attach(uname = "owner") {
-      const client = await NinepClient.dial(path);
+    async attach(uname = "owner", options = {}) {
+      const client = await NinepClient.dial(path, options.dialect ? { dialect: options.dialect } : {});
       clients.push(client);
-      return client.attach({ uname });
+      return client.attach({ uname, ...(options.aname !== undefined && { aname: options.aname }) });
     },
     async close() {
       for (const c of clients) c.close();

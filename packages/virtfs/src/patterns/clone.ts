@@ -1,4 +1,4 @@
-import { NinepError } from "@ollie/ninep";
+import { Errno, NinepError } from "@ollie/ninep";
 import type { FileContext, FileHandlers } from "../spec/context.js";
 import { slice } from "./bytes.js";
 
@@ -23,7 +23,7 @@ export function clone(
       return ctx.data.length;
     },
     read({ state, offset, count }) {
-      if (!state.id) throw new NinepError("nothing created yet: write a spec first");
+      if (!state.id) throw new NinepError("nothing created yet: write a spec first", { errno: Errno.ENOENT });
       return slice(state.id, offset, count);
     },
   };

@@ -1,4 +1,4 @@
-import { NinepError } from "@ollie/ninep";
+import { Errno, errnoOf, NinepError } from "@ollie/ninep";
 import type { FileContext, FileHandlers, OpenContext } from "../spec/context.js";
 import { slice, toBuffer } from "./bytes.js";
 
@@ -42,7 +42,11 @@ export function ctl(
         if (line === "") continue;
         const [command = "", ...args] = line.split(/\s+/);
         const handler = Object.hasOwn(commands, command) ? commands[command] : undefined;
-        if (!handler) throw new NinepError(`unknown command '${command}'; commands: ${names.join(", ")}`);
+        if (!handler) {
+          throw new NinepError(`unknown command '${command}'; commands: ${names.join(", ")}`, {
+            errno: Errno.EINVAL,
+          });
+        }
         const rest = line.slice(command.length).trim();
         try {
           await handler(
@@ -50,7 +54,11 @@ export function ctl(
             Object.assign(Object.create(ctx) as FileContext, { command, rest }) as CommandContext,
           );
         } catch (err) {
-          throw new NinepError(`${command}: ${err instanceof Error ? err.message : String(err)}`);
+          // A command that could not be done is EINVAL, unless its error says what it is.
+          throw new NinepError(`${command}: ${err instanceof Error ? err.message : String(err)}`, {
+            errno: errnoOf(err, Errno.EINVAL),
+            cause: err,
+          });
         }
       }
       return ctx.data.length;

@@ -1,3 +1,4 @@
+import { Errno, NinepError } from "@ollie/ninep";
 import type { FileHandlers } from "../spec/context.js";
 import { toBuffer } from "./bytes.js";
 import { Waiters } from "./waiters.js";
@@ -36,7 +37,8 @@ export class Fifo {
   async write(data: string | Uint8Array, signal?: AbortSignal): Promise<void> {
     let rest = Buffer.from(toBuffer(data));
     while (rest.length > 0) {
-      if (this.ended) throw this.writable.failed ?? new Error("write to a closed fifo");
+      if (this.ended)
+        throw this.writable.failed ?? new NinepError("write to a closed fifo", { errno: Errno.EPIPE });
       const room = this.capacity - this.buffered;
       if (room <= 0) {
         await this.writable.wait(signal);

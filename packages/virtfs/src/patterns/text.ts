@@ -1,4 +1,4 @@
-import { NinepError, OWRITE } from "@ollie/ninep";
+import { Errno, NinepError, OWRITE } from "@ollie/ninep";
 import type { FileContext, FileHandlers, OpenContext } from "../spec/context.js";
 import { slice, toBuffer, WrittenBytes } from "./bytes.js";
 
@@ -77,7 +77,7 @@ export function text(
   if (write) {
     handlers.write = async (ctx) => {
       if (ctx.offset + ctx.data.length > maxBytes) {
-        ctx.state.refused = new NinepError(tooLong(sizeText(maxBytes)));
+        ctx.state.refused = new NinepError(tooLong(sizeText(maxBytes)), { errno: Errno.EFBIG });
         throw ctx.state.refused;
       }
       if (writeOn === "write") await write(ctx.data.toString("utf8"), ctx);

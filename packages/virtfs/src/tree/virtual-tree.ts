@@ -3,6 +3,7 @@ import {
   accessForOpenMode,
   type CreateRequest,
   type CreateResult,
+  Errno,
   type Fid,
   type FileServer,
   type GroupMembership,
@@ -153,7 +154,7 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
   }
 
   private check(node: VNode, uname: string, want: number): void {
-    if (!this.allows(node, uname, want)) throw new NinepError("permission denied");
+    if (!this.allows(node, uname, want)) throw new NinepError("permission denied", { errno: Errno.EACCES });
   }
 
   /** Whether `uname` may have `want` on `node`; a refusal is reported to `onDenied`. */
@@ -165,12 +166,16 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
 
   private live(fid: Fid<VirtualFid>): VNode {
     const node = fid.aux.node;
-    if (node.removed) throw new NinepError("file has been removed");
+    if (node.removed) throw new NinepError("file has been removed", { errno: Errno.ENOENT });
     return node;
   }
 
   attach({ fid, aname }: { fid: Fid<VirtualFid>; aname: string }): Qid {
-    if (aname !== "") throw new NinepError(`unknown aname '${aname}'`);
+    if (aname !== "" && aname !== "/") {
+      throw new NinepError(`no tree named '${aname}': this server has one, attached as '' or '/'`, {
+        errno: Errno.ENOENT,
+      });
+    }
     fid.aux = held(this.root);
     return this.root.qid();
   }
@@ -193,20 +198,20 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
   private walkFrom(start: VNode, uname: string, names: string[], qids: Qid[], walked: VNode[]): void {
     let node = start;
     for (const [i, name] of names.entries()) {
-      const stop = (why: string) => {
-        if (i === 0) throw new NinepError(why);
+      const stop = (why: string, errno: number) => {
+        if (i === 0) throw new NinepError(why, { errno });
       };
       if (!node.isDir || node.removed) {
-        stop("walk in non-directory");
+        stop("walk in non-directory", Errno.ENOTDIR);
         break;
       }
       if (!this.allows(node, uname, PERM_EXEC)) {
-        stop("permission denied");
+        stop("permission denied", Errno.EACCES);
         break;
       }
       const next = name === ".." ? (node.parent ?? node) : node.child(name);
       if (!next) {
-        stop(`'${name}' file not found`);
+        stop(`'${name}' file not found`, Errno.ENOENT);
         break;
       }
       node = next;
@@ -249,13 +254,13 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
 
   private handlers(fid: Fid<VirtualFid>) {
     const spec = fid.aux.node.spec;
-    if (spec.kind !== "file") throw new NinepError("is a directory");
+    if (spec.kind !== "file") throw new NinepError("is a directory", { errno: Errno.EISDIR });
     return spec.handlers;
   }
 
   async read(req: ReadRequest<VirtualFid>): Promise<Uint8Array> {
     const h = this.handlers(req.fid);
-    if (!h.read) throw new NinepError("file cannot be read");
+    if (!h.read) throw new NinepError("file cannot be read", { errno: Errno.EINVAL });
     const data = await h.read(this.context(req, Number(req.offset), req.count));
     return toBuffer(data);
   }
@@ -272,7 +277,7 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
   async write(req: WriteRequest<VirtualFid>): Promise<number> {
     const node = this.live(req.fid);
     const h = this.handlers(req.fid);
-    if (!h.write) throw new NinepError("file cannot be written");
+    if (!h.write) throw new NinepError("file cannot be written", { errno: Errno.EINVAL });
     const n = await h.write(this.context(req, Number(req.offset), 0, toBuffer(req.data)));
     node.version = (node.version + 1) >>> 0;
     node.mtime = now();
@@ -308,7 +313,7 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
   private checkRemovable(node: VNode, uname: string): EachSpec {
     const parent = node.parent;
     if (parent?.spec.kind !== "each" || !parent.spec.options.remove) {
-      throw new NinepError("remove prohibited");
+      throw new NinepError("remove prohibited", { errno: Errno.EPERM });
     }
     this.check(parent, uname, PERM_WRITE);
     return parent.spec;
@@ -326,12 +331,16 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
     const { fid, name, perm, mode } = req;
     const dirNode = this.live(fid);
     if (dirNode.spec.kind !== "each" || !dirNode.spec.options.create)
-      throw new NinepError("create prohibited");
+      throw new NinepError("create prohibited", { errno: Errno.EPERM });
     this.check(dirNode, fid.uname, PERM_WRITE);
-    if (dirNode.child(name)) throw new NinepError(`'${name}' already exists`);
+    if (dirNode.child(name)) throw new NinepError(`'${name}' already exists`, { errno: Errno.EEXIST });
     await dirNode.spec.options.create(name, { uname: fid.uname, perm, signal: req.signal });
     const node = dirNode.child(name);
-    if (!node) throw new NinepError(`'${name}' was created but does not appear in '${dirNode.name}'`);
+    if (!node) {
+      throw new NinepError(`'${name}' was created but does not appear in '${dirNode.name}'`, {
+        errno: Errno.EIO,
+      });
+    }
     fid.aux = held(node);
     dirNode.drop();
     // As in create(5), the creator gets the mode it asked for, whatever the new file's permissions say.

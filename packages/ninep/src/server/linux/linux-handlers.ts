@@ -18,7 +18,7 @@ import { dontTouchStat } from "../../codec/stat.js";
 import type { RMessage, TMessage } from "../../codec/types.js";
 import { FidState } from "../fid-state.js";
 import { call, checkName, isDir } from "../handler-call.js";
-import { NinepError } from "../ninep-error.js";
+import { refuse } from "../ninep-error.js";
 import type { PendingRequest } from "../pending-request.js";
 import { attributesOf, DROPPABLE, direntType, UNMAPPABLE, wstatOf } from "./attributes.js";
 import type { PlainHandlers } from "./plain-handlers.js";
@@ -27,8 +27,6 @@ type Of<N extends LinuxTMessage["type"]> = LinuxMessageOf<N>;
 type Used<A> = FidState<A>[];
 
 export const isLinuxRequest = (m: TMessage): m is LinuxTMessage => isLinuxMessageName(m.type);
-
-const refuse = (message: string, errno: number) => new NinepError(message, { errno });
 
 /**
  * 9P2000.L's requests, done with the same FileServer as 9P2000: Tlopen and Tlcreate are Topen and Tcreate
@@ -200,7 +198,7 @@ async function xattrwalk<A>(h: PlainHandlers<A>, req: PendingRequest, m: Of<"Txa
   const list = h.fids.reserve(m.newfid, () => new FidState<A>(m.newfid, f.uname, f.aname, f.qid, f.aux));
   list.xattr = true;
   list.mode = OREAD;
-  if (!h.fids.install(req, list)) throw new NinepError("interrupted");
+  if (!h.fids.install(req, list)) throw refuse("interrupted", Errno.EINTR);
   return { type: "Rxattrwalk" as const, tag: m.tag, size: 0n };
 }
 
