@@ -104,6 +104,12 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
   }
   const skills = await loadSkills([join(paths.config, "skills"), join(paths.defaults, "skills")], log.warn);
 
+  // Where the toolsrv bundles for remote hosts are staged: what runs there outside the sandbox.
+  const remoteCache = join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "ollie", "remote");
+  // What no tool may reach, here or on a remote host (the same paths, for a host that is this machine or
+  // shares its home): what olliesrv runs or trusts — a tool that could write backends.conf or a profile would
+  // get out of its sandbox — and the staged bundles. (And the owner key file: see below.)
+  const guarded = [...trustedConfig(paths), remoteCache];
   let toolsrv: ToolsrvProcess | undefined;
   const toolsrvAddress = options.toolsrv ?? `unix!${join(paths.namespace, "toolsrv")}`;
   const toolsrvKey = options.toolsrv ? env.OLLIE_TOOLSRV_KEY : principals.toolsrvKey;
@@ -115,9 +121,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
         // toolsrv protects the owner key file from every sandbox as well.
         "--owner-key",
         keyFile,
-        // And what olliesrv runs or trusts: a tool that could write backends.conf or a profile would get
-        // out of its sandbox.
-        ...trustedConfig(paths).flatMap((path) => ["--protect", path]),
+        ...guarded.flatMap((path) => ["--protect", path]),
         ...(options.logLevel === undefined ? [] : ["--log-level", options.logLevel]),
       ],
       log,
@@ -128,8 +132,10 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
   // The hosts remote sessions run tools on: their toolsrvs prove the same key as the local one.
   const remotes = new RemoteHosts({
     runtimeDir: join(paths.namespace, "ollie-remote"),
-    cacheDir: join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "ollie", "remote"),
+    cacheDir: remoteCache,
     key: principals.toolsrvKey,
+    // The owner key is never sent to a host: its path is protected there, as a file there may be its copy.
+    protect: [...guarded, keyFile],
     configDir: paths.config,
     settings: (destination) => hostSettings(paths.config, destination),
     log,

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { createLogger } from "@ollie/log";
 import { hmacAuthenticator } from "@ollie/ninep";
 import { ToolsrvConn } from "@ollie/toolsrv/client";
+import { agentTmpDir } from "../src/remote/agent-tmp.js";
 import { RemoteToolsrv } from "../src/remote/remote-toolsrv.js";
 import { SshMaster } from "../src/remote/ssh-master.js";
 import { startToolsrv } from "../src/toolsrv-process.js";
@@ -19,7 +20,7 @@ if (!SSHD) {
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const root = mkdtempSync(join(tmpdir(), "olliesrv-bench-remote-"));
-for (const d of ["work", "remote", "ctl"]) mkdirSync(join(root, d));
+for (const d of ["work", "remote", "ctl", "tmp"]) mkdirSync(join(root, d));
 const key = randomBytes(24).toString("hex");
 const log = createLogger({ program: "bench", settings: { level: "warn", categories: new Map() } });
 const sshd = await startSshd();
@@ -33,21 +34,27 @@ const remote = new RemoteToolsrv({
   localSocket: join(root, "remote.sock"),
   key,
   cacheDir: join(root, "cache"),
+  configDir: join(root, "config"),
   dataDir: join(root, "remote"),
   log,
 });
 const local = await startToolsrv(`unix!${join(root, "local.sock")}`, { OLLIE_TOOLSRV_KEY: key }, [], log);
 try {
   await remote.start();
-  const dial = (address: string) =>
+  // Each with a TMPDIR of its own, as olliesrv dials: the policy grants it rather than the shared /tmp.
+  const dial = (address: string, tmp: string) =>
     ToolsrvConn.dial({
       address,
       uname: "bench",
       cwd: join(root, "work"),
+      env: { TMPDIR: tmp },
       authenticator: hmacAuthenticator(key),
       autoLoad: ["shell"],
     });
-  const conns = { local: await dial(local.address), remote: await dial(remote.address) };
+  const conns = {
+    local: await dial(local.address, join(root, "tmp")),
+    remote: await dial(remote.address, await agentTmpDir(master, "bench")),
+  };
   const signal = new AbortController().signal;
   const measure = async (conn: ToolsrvConn, what: "call" | "rev") => {
     const times: number[] = [];

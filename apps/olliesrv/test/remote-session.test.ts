@@ -23,6 +23,9 @@ async function shellThere(agent: string, command: string, text: string): Promise
   await prompt(o, agent, text);
 }
 
+/** The bundles sent to the host so far. */
+const bundlesThere = () => readdirSync(join(remoteData, "bundles")).filter((n) => /^[0-9a-f]{32}$/.test(n));
+
 /** This machine's processes whose command line matches `pattern`. */
 const running = (pattern: RegExp) => processesWhere("cmdline", (words) => pattern.test(words.join(" ")));
 let o: Ollie;
@@ -80,9 +83,8 @@ describe.skipIf(!SSHD)("a remote session", { timeout: 90_000 }, () => {
       `cwd=${remoteWork}\nskills=\nstate=idle\nremote=${sshd.destination}\nremote_state=connected\n`,
     );
     expect(await o.read(`${agent}/chat`)).toContain(`mine, in ${remoteWork}`);
-    // toolsrv went there as a bundle named by its content.
-    // toolsrv, and the user's tools and policies.
-    expect(readdirSync(remoteData).filter((n) => /^[0-9a-f]{32}$/.test(n))).toHaveLength(2);
+    // toolsrv, and the user's tools and policies, went there as bundles named by their content.
+    expect(bundlesThere()).toHaveLength(2);
     expect(o.log()).toMatch(new RegExp(`toolsrv on ${sshd.destination} at .*, forwarded to `));
 
     const saved = JSON.parse(readFileSync(join(o.root, "data", "ollie", "sessions", `${id}.json`), "utf8"));
@@ -106,7 +108,7 @@ describe.skipIf(!SSHD)("a remote session", { timeout: 90_000 }, () => {
     await o.fsys.writeFile(`${agent}/ctl`, "stop\n");
     await states.until("idle");
     await vi.waitFor(() => expect(processesMarked(marker)).toEqual([]), WAIT);
-    expect(readdirSync(remoteData).filter((n) => /^[0-9a-f]{32}$/.test(n))).toHaveLength(2);
+    expect(bundlesThere()).toHaveLength(2);
     expect(o.log().slice(logBefore)).not.toContain("toolsrv on ");
   });
 

@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
+import { dirname, join } from "node:path";
 import { createLogger } from "@ollie/log";
 import { hmacAuthenticator } from "@ollie/ninep";
 import { ToolsrvConn } from "@ollie/toolsrv/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { agentTmpDir } from "../src/remote/agent-tmp.js";
 import { RemoteToolsrv } from "../src/remote/remote-toolsrv.js";
 import { SshMaster } from "../src/remote/ssh-master.js";
 import { SSHD, startSshd, type TestSshd } from "./sshd.js";
@@ -38,6 +39,8 @@ function remoteToolsrv(name: string, master: SshMaster) {
     localSocket: join(root, "run", `${name}.sock`),
     key,
     cacheDir: join(root, "cache"),
+    // A fresh install's: no tools, no policies.
+    configDir: join(root, "config"),
     dataDir: join(root, "remote"),
     log,
   });
@@ -54,21 +57,30 @@ describe.skipIf(!SSHD)("toolsrv over ssh", { timeout: 90_000 }, () => {
     const started = await first.start().catch((error: unknown) => {
       throw new Error(`${(error as Error).message}\n${logLines.join("")}`);
     });
-    expect(started.sent).toBe(1);
-    expect(readdirSync(join(root, "remote")).filter((n) => /^[0-9a-f]{32}$/.test(n))).toHaveLength(1);
+    // toolsrv, and the (empty) configuration.
+    expect(started.sent).toBe(2);
+    expect(readdirSync(join(root, "remote", "bundles")).filter((n) => /^[0-9a-f]{32}$/.test(n))).toHaveLength(
+      2,
+    );
+    // The agent's own TMPDIR there, as olliesrv dials with it: private, and the only temporary directory granted.
+    const tmp = await agentTmpDir(master, "agent1");
+    expect(tmp).toBe(join(sshd.env.TMPDIR, `ollie-${userInfo().uid}`, "agent1"));
+    expect(statSync(tmp).mode & 0o777).toBe(0o700);
     const conn = await ToolsrvConn.dial({
       address: first.address,
       uname: "agent1",
       cwd: join(root, "work"),
+      env: { TMPDIR: tmp },
       authenticator: hmacAuthenticator(key),
     });
     await conn.load(["shell"]);
     const result = await conn.call(
       "shell",
-      { command: "echo hello from $(pwd)" },
+      { command: 'echo hello from $(pwd); echo kept > "$TMPDIR/kept"' },
       new AbortController().signal,
     );
     expect(result.output).toContain(`hello from ${join(root, "work")}`);
+    expect(readFileSync(join(tmp, "kept"), "utf8")).toBe("kept\n");
     await conn.close();
     await expect(
       ToolsrvConn.dial({
@@ -78,6 +90,13 @@ describe.skipIf(!SSHD)("toolsrv over ssh", { timeout: 90_000 }, () => {
         authenticator: hmacAuthenticator("x"),
       }),
     ).rejects.toThrow();
+
+    // A TMPDIR someone put there as a symlink (to a directory the tools should not have) is refused.
+    const planted = join(dirname(tmp), "agent2");
+    symlinkSync(join(root, "work"), planted);
+    await expect(agentTmpDir(master, "agent2")).rejects.toThrow(
+      `cannot make agent2's TMPDIR there: ${planted} is a symlink or not ${userInfo().username}'s own`,
+    );
 
     // A second toolsrv on the same host finds the bundle there.
     const second = remoteToolsrv("second", master);

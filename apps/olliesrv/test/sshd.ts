@@ -21,6 +21,11 @@ export interface TestSshd {
   sshOptions: string[];
   /** The ssh config file those options name. */
   configFile: string;
+  /**
+   * What the host's sessions get in their environment, each a directory of its own under `dir`: its TMPDIR
+   * (so the shared /tmp is not the host's) and its own XDG configuration and data homes.
+   */
+  env: { TMPDIR: string; XDG_CONFIG_HOME: string; XDG_DATA_HOME: string };
   /** sshd's log. */
   log(): string;
   /** Replaces the known_hosts entry with another key: the host key no longer matches. */
@@ -56,6 +61,12 @@ export async function startSshd(): Promise<TestSshd> {
   await Promise.all([keygen("host_key"), keygen("user_key"), keygen("other_host_key")]);
   writeFileSync(join(dir, "authorized_keys"), readFileSync(join(dir, "user_key.pub")));
   const port = await freePort();
+  const env = {
+    TMPDIR: join(dir, "host-tmp"),
+    XDG_CONFIG_HOME: join(dir, "host-config"),
+    XDG_DATA_HOME: join(dir, "host-data"),
+  };
+  for (const home of Object.values(env)) mkdirSync(home);
   writeFileSync(
     join(dir, "sshd_config"),
     [
@@ -71,6 +82,9 @@ export async function startSshd(): Promise<TestSshd> {
       "AllowStreamLocalForwarding yes",
       "StreamLocalBindUnlink yes",
       "LogLevel VERBOSE",
+      `SetEnv ${Object.entries(env)
+        .map(([name, value]) => `${name}=${value}`)
+        .join(" ")}`,
       "",
     ].join("\n"),
   );
@@ -111,6 +125,7 @@ export async function startSshd(): Promise<TestSshd> {
     dir,
     sshOptions: ["-F", configFile],
     configFile,
+    env,
     log: () => readFileSync(join(dir, "sshd.log"), "utf8"),
     forgeHostKey: async () => {
       const other = readFileSync(join(dir, "other_host_key.pub"), "utf8").split(" ").slice(0, 2).join(" ");

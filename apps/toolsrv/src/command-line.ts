@@ -2,8 +2,8 @@ import { parseArgs } from "node:util";
 import { daemonLogSettings, type LogSettings } from "@ollie/log";
 
 export const USAGE = `usage: toolsrv [-a ADDR] [--tools-path DIRS] [--mcp-config FILE] [--sandbox NAME] [--bypass FILE]
-                [--owner UNAME] [--owner-key FILE] [--protect PATH]... [--default-tools NAMES] [--key-stdin]
-                [--require-sandbox] [--log-level LEVEL] [-D] [--version]
+                [--owner UNAME] [--owner-key FILE] [--protect PATH]... [--protect-writes PATH]...
+                [--default-tools NAMES] [--key-stdin] [--require-sandbox] [--log-level LEVEL] [-D] [--version]
   -a ADDR            where to listen (default: $NAMESPACE/toolsrv)
   --tools-path DIRS  ':'-separated tool directories, earlier first
                      (default: $OLLIE_TOOLS_PATH, else $XDG_CONFIG_HOME/ollie/tools then the bundled tools)
@@ -14,6 +14,8 @@ export const USAGE = `usage: toolsrv [-a ADDR] [--tools-path DIRS] [--mcp-config
   --owner UNAME      who may approve bypass requests (default: the user running toolsrv)
   --owner-key FILE   the key the owner proves instead of OLLIE_TOOLSRV_KEY (needs it; FILE is protected)
   --protect PATH     refuse any call whose sandbox would reach PATH (repeatable)
+  --protect-writes PATH
+                     refuse any call whose sandbox could write PATH; it may read and run it (repeatable)
   --default-tools N  the tools an agent starts with, comma-separated (default: client_9p)
   --exit-with-stdin  stop when standard input closes (a parent that starts toolsrv, and may die, passes this)
   --print-address    print the address on stdout once serving (for a parent that waits for that)
@@ -44,6 +46,8 @@ export interface ToolsrvOptions {
   owner: string | undefined;
   ownerKey: string | undefined;
   protect: string[];
+  /** `--protect-writes`: paths tools may read and run but never write. */
+  protectWrites: string[];
   defaultTools: string[] | undefined;
   exitWithStdin: boolean;
   /** `--key-stdin`: the service key is standard input's first line. */
@@ -73,6 +77,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv, keyed: 
       owner: { type: "string" },
       "owner-key": { type: "string" },
       protect: { type: "string", multiple: true },
+      "protect-writes": { type: "string", multiple: true },
       "default-tools": { type: "string" },
       "exit-with-stdin": { type: "boolean" },
       "print-address": { type: "boolean" },
@@ -104,6 +109,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv, keyed: 
       owner: values.owner,
       ownerKey: values["owner-key"],
       protect: values.protect ?? [],
+      protectWrites: values["protect-writes"] ?? [],
       defaultTools: values["default-tools"] ? values["default-tools"].split(",").filter(Boolean) : undefined,
       exitWithStdin: (values["exit-with-stdin"] ?? false) || keyStdin,
       keyStdin,

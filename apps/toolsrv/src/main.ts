@@ -96,6 +96,7 @@ async function serve(
   const protect = [...options.protect, ...(options.ownerKey !== undefined ? [options.ownerKey] : [])].map(
     (p) => resolve(p),
   );
+  const protectWrites = options.protectWrites.map((p) => resolve(p));
   const toolsLog = log.child("tools");
   const baseEnv = {
     PATH: `${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
@@ -111,6 +112,7 @@ async function serve(
     bypass,
     log: toolsLog.info,
     ...(protect.length > 0 && { protect }),
+    ...(protectWrites.length > 0 && { protectWrites }),
     ...(options.defaultTools && { defaultTools: options.defaultTools }),
     baseEnv,
     mcp: {

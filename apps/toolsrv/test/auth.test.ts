@@ -26,7 +26,10 @@ beforeAll(async () => {
   s.tool("print_env", shTool("print_env", "", "env; tr '\\0' '\\n' < /proc/$OLLIE_ARG_PID/environ"));
   daemon = await startDaemon(
     s,
-    ["--owner-key", ownerKeyFile, "--protect", token, "--default-tools", "print_env"],
+    [
+      ...["--owner-key", ownerKeyFile, "--protect", token, "--protect-writes", s.tools],
+      ...["--default-tools", "print_env"],
+    ],
     { OLLIE_TOOLSRV_KEY: serviceKey },
   );
 });
@@ -120,6 +123,14 @@ describe("toolsrv with OLLIE_TOOLSRV_KEY", () => {
     expect(refused.output).toContain(`which holds the protected path '${token}'`);
     expect((await callIn(keysDir)).output).toContain(`which holds the protected path '${ownerKeyFile}'`);
     expect((await callIn(s.work)).output).toContain(`PWD=${s.work}\n`);
+  });
+
+  it("refuses a call that could write a --protect-writes path, while the tools in it still run", async () => {
+    expect((await callIn(s.tools)).output).toBe(
+      `print_env could not start: filesystem.rw grants '${s.tools}', which is the protected path '${s.tools}'`,
+    );
+    // print_env itself lives there, read and run.
+    expect((await callIn(s.work)).output).toContain(`OLLIE_TOOL=print_env\n`);
   });
 });
 

@@ -52,6 +52,8 @@ export async function stageBundle(bundle: Bundle, cacheDir: string): Promise<str
   await mkdir(cacheDir, { recursive: true, mode: 0o700 });
   const temp = join(cacheDir, `.${bundle.hash}.${process.pid}.tmp`);
   await rm(temp, { recursive: true, force: true });
+  // Made first: a bundle with no files at all (a configuration with no tools and no policies) is still one.
+  await mkdir(temp, { mode: 0o700 });
   for (const file of bundle.files) {
     await mkdir(dirname(join(temp, file.path)), { recursive: true });
     await cp(file.source, join(temp, file.path), { preserveTimestamps: true });

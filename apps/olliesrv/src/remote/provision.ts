@@ -9,6 +9,12 @@ import { SshError, type SshMaster } from "./ssh-master.js";
 export const remoteDir = (dir: string) =>
   dir.startsWith("/") ? shellQuote(dir) : `"$HOME"/${shellQuote(dir)}`;
 
+/**
+ * Where the bundles go in the data directory, all under one directory that toolsrv there protects (no tool
+ * may change what runs outside the sandbox), apart from the memory directory beside it, which tools write.
+ */
+export const BUNDLES = "bundles";
+
 /** A bundle as one gzipped tar under `cacheDir`, made once per hash. */
 async function packed(bundle: Bundle, cacheDir: string): Promise<string> {
   const staged = await stageBundle(bundle, cacheDir);
@@ -23,8 +29,8 @@ async function packed(bundle: Bundle, cacheDir: string): Promise<string> {
 
 /**
  * Makes sure the host can run toolsrv: Node.js 20 or later as `node`, and each of `bundles` in
- * `dataDir/HASH`, sent (as a tar, unpacked beside its place and renamed into it, so no host has half a
- * bundle under its name) only when the host lacks it. Resolves with how many were sent.
+ * `dataDir/bundles/HASH`, sent (as a tar, unpacked beside its place and renamed into it, so no host has half
+ * a bundle under its name) only when the host lacks it. Resolves with how many were sent.
  */
 export async function provision(
   master: SshMaster,
@@ -33,7 +39,8 @@ export async function provision(
   node: string,
   cacheDir: string,
 ): Promise<number> {
-  const dir = (b: Bundle) => `${remoteDir(dataDir)}/${b.hash}`;
+  const stored = `${remoteDir(dataDir)}/${BUNDLES}`;
+  const dir = (b: Bundle) => `${stored}/${b.hash}`;
   const presence = bundles.map((b) => `{ test -f ${dir(b)}/bundle.json && echo present || echo absent; }`);
   const probe = await master.run(
     [`${shellQuote(node)} -e 'process.stdout.write(process.versions.node)' && echo`, ...presence].join(
@@ -55,7 +62,7 @@ export async function provision(
   const missing = bundles.filter((_, i) => present[i] !== "present");
   for (const bundle of missing) {
     const unpack = await master.run(
-      `set -e; mkdir -p ${remoteDir(dataDir)}; t=$(mktemp -d ${remoteDir(dataDir)}/.incoming.XXXXXX); ` +
+      `set -e; mkdir -p ${stored}; t=$(mktemp -d ${stored}/.incoming.XXXXXX); ` +
         `tar -xzf - -C "$t"; mv "$t" ${dir(bundle)} 2>/dev/null || rm -rf "$t"; test -f ${dir(bundle)}/bundle.json`,
       { inputFile: await packed(bundle, cacheDir) },
     );

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { Logger } from "@ollie/log";
 import { type Authenticator, hmacAuthenticator } from "@ollie/ninep";
+import { agentTmpDir } from "./agent-tmp.js";
 import type { HostSettings } from "./remote-config.js";
 import { RemoteToolsrv } from "./remote-toolsrv.js";
 import { SshError, SshMaster } from "./ssh-master.js";
@@ -15,6 +16,8 @@ export interface RemoteHostsOptions {
   configDir: string;
   /** The key remote toolsrvs make every attach prove (the local toolsrv's). */
   key: string;
+  /** Paths no tool on any host may reach (what the local toolsrv protects: see RemoteToolsrvOptions). */
+  protect?: readonly string[];
   settings(destination: string): Promise<HostSettings>;
   log: Logger;
   /** The clock the reconnection backoff reads (milliseconds). */
@@ -106,6 +109,16 @@ export class RemoteHosts {
     );
   }
 
+  /**
+   * The private TMPDIR of the agent `uname` on `destination` (see agentTmpDir), made there if need be
+   * through the host's connection, which address() started.
+   */
+  async agentTmpDir(destination: string, uname: string): Promise<string> {
+    const host = this.hosts.get(destination);
+    if (!host) throw new SshError(destination, "not connected: no toolsrv was started there");
+    return agentTmpDir(host.master, uname);
+  }
+
   /** Whether `destination` is connected, and why not when it was lost. */
   state(destination: string): { state: HostState; lost?: string } {
     const host = this.hosts.get(destination);
@@ -128,6 +141,7 @@ export class RemoteHosts {
       key: this.options.key,
       cacheDir: this.options.cacheDir,
       configDir: this.options.configDir,
+      ...(this.options.protect && { protect: this.options.protect }),
       log,
       ...(settings.node !== undefined && { node: settings.node }),
       ...(settings.dataDir !== undefined && { dataDir: settings.dataDir }),

@@ -1,7 +1,7 @@
 import type { Logger } from "@ollie/log";
 import { eachLine } from "../each-line.js";
 import { configBundle } from "./config-bundle.js";
-import { provision, remoteDir } from "./provision.js";
+import { BUNDLES, provision, remoteDir } from "./provision.js";
 import { shellQuote } from "./remote-target.js";
 import { type RuntimeBundle, runtimeBundle } from "./runtime-bundle.js";
 import { SshError, type SshMaster } from "./ssh-master.js";
@@ -22,8 +22,17 @@ export interface RemoteToolsrvOptions extends RemoteHostSettings {
   key: string;
   /** Where bundles are staged and packed here. */
   cacheDir: string;
-  /** The configuration directory whose tools and sandbox policies the host's toolsrv runs with. */
-  configDir?: string;
+  /**
+   * The configuration directory whose tools and sandbox policies the host's toolsrv runs with (never the
+   * host's own, which no tool there may reach).
+   */
+  configDir: string;
+  /**
+   * Paths no tool there may reach, on top of the host's own Ollie files and toolsrv's bundles there (see
+   * `launch`): the daemon passes what its local toolsrv protects, so a host that is this machine, or shares
+   * its home, guards the same files.
+   */
+  protect?: readonly string[];
   log: Logger;
   /** Called when toolsrv there ends after it served, unless stop() ended it. */
   onExit?: (reason: string) => void;
@@ -71,35 +80,44 @@ export class RemoteToolsrv {
     const { master, log } = this.options;
     await master.connect();
     const runtime = await runtimeBundleOnce();
-    const config =
-      this.options.configDir === undefined ? undefined : await configBundle(this.options.configDir);
+    const config = await configBundle(this.options.configDir);
     const dataDir = this.options.dataDir ?? DEFAULT_DATA_DIR;
     const node = this.options.node ?? "node";
-    const bundles = config ? [runtime, config] : [runtime];
-    const sent = await provision(master, bundles, dataDir, node, this.options.cacheDir);
-    const remoteSocket = await this.launch(runtime.hash, config?.hash, dataDir, node);
+    const sent = await provision(master, [runtime, config], dataDir, node, this.options.cacheDir);
+    const remoteSocket = await this.launch(runtime.hash, config.hash, dataDir, node);
     await master.forward(this.options.localSocket, remoteSocket);
     log.info(`toolsrv on ${master.destination} at ${remoteSocket}, forwarded to ${this.options.localSocket}`);
     return { address: this.address, sent, remoteSocket };
   }
 
-  /** Starts toolsrv on the host; resolves with the socket it serves on there. */
-  private async launch(
-    runtime: string,
-    config: string | undefined,
-    dataDir: string,
-    node: string,
-  ): Promise<string> {
+  /**
+   * Starts toolsrv on the host; resolves with the socket it serves on there. Its tools may not write the
+   * bundles (toolsrv's code, the tools, the user's policies: `--protect-writes`), and may not reach at all
+   * (`--protect`) the sockets in the data directory, the host's own Ollie configuration and data
+   * (`$XDG_CONFIG_HOME/ollie`, `$XDG_DATA_HOME/ollie`: a backends.conf with keys, an owner key) or the
+   * daemon's `protect` list. The memory directory beside the bundles is theirs.
+   */
+  private async launch(runtime: string, config: string, dataDir: string, node: string): Promise<string> {
     const { master, log, key } = this.options;
-    const data = remoteDir(dataDir);
-    const bin = `${data}/${runtime}/node_modules/toolsrv/bin/toolsrv.js`;
-    const socket = `${data}/run/toolsrv-$$.sock`;
+    const bin = `"$d"/${BUNDLES}/${runtime}/node_modules/toolsrv/bin/toolsrv.js`;
+    const unreachable = [
+      ...(this.options.protect ?? []).map(shellQuote),
+      '"$d"/run',
+      '"$host_config"',
+      '"$host_data"',
+    ];
+    // The bundles are read and run (the tools are there), never written.
+    const protect = [...unreachable.flatMap((p) => ["--protect", p]), "--protect-writes", `"$d"/${BUNDLES}`];
     // The user's tools and policies are the configuration; memory outlives any one version of it.
-    const env = config ? `XDG_CONFIG_HOME=${data}/${config} OLLIE_MEMORY_PATH=${data}/memory ` : "";
-    const child = master.run(
-      `mkdir -p ${data}/run && ${env}exec ${shellQuote(node)} ${bin} -a "unix!"${socket} --key-stdin --require-sandbox --print-address`,
-      { stdin: "pipe", buffer: false },
-    );
+    const env = `XDG_CONFIG_HOME="$d"/${BUNDLES}/${config} OLLIE_MEMORY_PATH="$d"/memory `;
+    const script = [
+      `d=${remoteDir(dataDir)}`,
+      `host_config="\${XDG_CONFIG_HOME:-$HOME/.config}"/ollie`,
+      `host_data="\${XDG_DATA_HOME:-$HOME/.local/share}"/ollie`,
+      `mkdir -p "$d"/run && ${env}exec ${shellQuote(node)} ${bin} -a "unix!$d/run/toolsrv-$$.sock" ` +
+        `--key-stdin --require-sandbox --print-address ${protect.join(" ")}`,
+    ].join("; ");
+    const child = master.run(script, { stdin: "pipe", buffer: false });
     this.child = child;
     child.stdin!.write(`${key}\n`);
     let lastLine = "";

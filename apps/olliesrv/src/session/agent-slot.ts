@@ -471,11 +471,13 @@ export class AgentSlot {
   }
 
   /**
-   * Dials toolsrv at `address` as this agent with `autoLoad` loaded. A remote host's tools get neither a
-   * TMPDIR of this machine nor the key that reaches olliesrv, which they cannot reach from there.
+   * Dials toolsrv at `address` as this agent with `autoLoad` loaded. Its tools get their own TMPDIR, here or
+   * on the session's host (made there for them), so the policy's `{TMPDIR}` grants that and never the
+   * shared /tmp. A remote host's tools do not get the key that reaches olliesrv, which they cannot reach
+   * from there.
    */
-  private dialToolsrv(address: string, autoLoad: readonly string[]): Promise<ToolsrvConn> {
-    const remote = this.session.remote !== undefined;
+  private async dialToolsrv(address: string, autoLoad: readonly string[]): Promise<ToolsrvConn> {
+    const remote = this.session.remote;
     const authenticator = remote ? this.env.remotes.authenticator : this.env.toolsrvAuthenticator;
     return ToolsrvConn.dial({
       address,
@@ -483,7 +485,10 @@ export class AgentSlot {
       autoLoad,
       cwd: this.session.cwd,
       env: remote
-        ? this.session.env
+        ? {
+            TMPDIR: await this.env.remotes.agentTmpDir(remote.destination, this.uname),
+            ...this.session.env,
+          }
         : { TMPDIR: this.tmpDir, ...this.session.env, OLLIE_KEY: this.env.agentKey(this.uname) },
       ...(authenticator && { authenticator }),
     });

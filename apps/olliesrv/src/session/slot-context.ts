@@ -22,7 +22,7 @@ export interface AgentEnvironment {
   skills(): ReadonlyMap<string, Skill>;
   toolsrvAddress: string;
   /** The hosts remote sessions run their tools on. */
-  remotes: Pick<RemoteHosts, "address" | "state" | "authenticator">;
+  remotes: Pick<RemoteHosts, "address" | "state" | "authenticator" | "agentTmpDir">;
   /** $OLLIE and the environment prompt commands and hooks run with. */
   prompt: { ollieDir: string; env: NodeJS.ProcessEnv };
   /** How prompt commands are confined: the agents' sandbox policy, read-only (see sandboxedPrompts). */

@@ -21,6 +21,12 @@ export interface SandboxCommandOptions {
    * No policy may grant writing to the directory the launcher is kept in, either.
    */
   protect?: readonly string[];
+  /**
+   * Paths the command may read and run but never write (the code of the program that runs it, say): a
+   * policy that would grant writing one (`rw`, `rwx`), a directory holding one, or a path inside one is
+   * refused the same way.
+   */
+  protectWrites?: readonly string[];
 }
 
 /** A command ready to spawn: the launcher with the policy's options, then the command. */
@@ -39,7 +45,8 @@ const warned = new Set<string>();
  * Turns a command and a policy into the launcher invocation that runs it sandboxed. Fails — never falls back
  * to running unsandboxed — when there is no Landlock, no launcher, or (without best effort) a rule the
  * kernel cannot enforce; with best effort, what is dropped is said once per process on stderr. Refuses,
- * too, a policy that once expanded for `cwd` and `env` would expose a `protect`ed path.
+ * too, a policy that once expanded for `cwd` and `env` would expose a `protect`ed path, or grant writing a
+ * `protectWrites` one.
  */
 export async function sandboxCommand(
   command: string,
@@ -81,7 +88,10 @@ export async function sandboxCommand(
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const expanded = expandPolicy(policy, { cwd, env });
-  refuseProtected(expanded, { unreachable: options.protect ?? [], unwritable: [launcher.home] });
+  refuseProtected(expanded, {
+    unreachable: options.protect ?? [],
+    unwritable: [launcher.home, ...(options.protectWrites ?? [])],
+  });
   const launcherOptions = launcherArgs(expanded, {
     quiet: true,
     ...(options.abiCap !== undefined && { abiCap: options.abiCap }),

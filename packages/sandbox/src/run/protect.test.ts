@@ -105,4 +105,31 @@ describe("protected paths", () => {
     const reader = await s.policy({ filesystem: { ro: [kept] } });
     expect((await s.run("true", [], { policy: reader })).exitCode).toBe(0);
   });
+
+  it("refuses a policy that grants writing a protectWrites path, and runs one that reads and runs it", async () => {
+    const code = join(s.root, "code");
+    const tools = join(code, "tools");
+    mkdirSync(tools, { recursive: true });
+    writeFileSync(join(tools, "hello"), "#!/bin/sh\necho hello\n", { mode: 0o755 });
+    const refuse = async (filesystem: object) => {
+      const policy = await s.policy({ filesystem });
+      return s.run("true", [], { policy, protectWrites: [code] }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    };
+    expect(await refuse({ rw: [s.root] })).toMatchObject({
+      list: "filesystem.rw",
+      protectedPath: code,
+      relation: "holds",
+    });
+    expect(await refuse({ rwx: [tools] })).toMatchObject({ list: "filesystem.rwx", relation: "lies inside" });
+    const runner = await s.policy({ filesystem: { rox: [tools] } });
+    const r = await bash(s, `${join(tools, "hello")}; echo changed > ${join(tools, "hello")}`, {
+      policy: runner,
+      protectWrites: [code],
+    });
+    expect(r.out).toBe("hello");
+    expect(r.err).toContain("Permission denied");
+  });
 });

@@ -43,6 +43,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Paths the tool must never reach: the sandbox refuses a policy that would (a ProtectedPathError). */
   protect?: readonly string[];
+  /** Paths the tool may read and run but never write: the sandbox refuses a policy that would grant it. */
+  protectWrites?: readonly string[];
   /** How long it may run (default: the tool's own timeout); a background run's lifetime. */
   timeoutMs?: number;
   /** Where the run's phases are marked, when timing is on. */
@@ -99,6 +101,7 @@ export async function startTool(
     timeoutMs: options.timeoutMs ?? entry.meta.timeoutMs,
     ...(options.signal && { signal: options.signal }),
     ...(options.protect && { protect: options.protect }),
+    ...(options.protectWrites && { protectWrites: options.protectWrites }),
   });
   timing?.mark("spawn");
   const startedAt = new Date();

@@ -17,6 +17,7 @@ import { SandboxedStdioTransport } from "./sandboxed-stdio.js";
 export interface TransportContext {
   policy: SandboxPolicy;
   protect?: readonly string[];
+  protectWrites?: readonly string[];
   /** The environment a stdio server starts with, before its own `env`; also what `{HOME}`, `{TMPDIR}`… mean. */
   env: Record<string, string>;
   /** Where a stdio server without a `cwd` gets a working directory of its own. */
@@ -51,6 +52,7 @@ export async function openTransport(
     cwd,
     env: { ...context.env, ...config.env },
     ...(context.protect && { protect: context.protect }),
+    ...(context.protectWrites && { protectWrites: context.protectWrites }),
   });
   child.stderr.on("data", stderr);
   const stderrRead = new Promise((resolve) => child.stderr.once("close", resolve));

@@ -17,6 +17,8 @@ export interface AgentSandbox {
   eachTool: { rox: string[] };
   /** Paths no call may reach: a call whose policy would grant one does not run. */
   protect: readonly string[];
+  /** Paths no call may write: a call whose policy would grant writing one does not run. */
+  protectWrites: readonly string[];
   /** The layers the policy was built from, in order. */
   sources: string[];
 }
@@ -29,7 +31,7 @@ export interface AgentSandbox {
 export function agentSandbox(
   uname: string,
   agent: AgentTools | undefined,
-  base: { policy: SandboxPolicy; protect: readonly string[] },
+  base: { policy: SandboxPolicy; protect: readonly string[]; protectWrites: readonly string[] },
 ): AgentSandbox {
   const place = agent?.lastCall;
   let policy = base.policy;
@@ -51,6 +53,7 @@ export function agentSandbox(
     network: policy.network,
     eachTool: { rox: ["(the tool's own directory)", NODE_PREFIX] },
     protect: base.protect,
+    protectWrites: base.protectWrites,
     sources: base.policy.sources,
   };
 }

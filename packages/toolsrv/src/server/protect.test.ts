@@ -27,6 +27,8 @@ const server = createToolServer({
   owner: "glenda",
   defaultTools: ["peek"],
   protect: [key],
+  // The tools' own directory: read and run, never written.
+  protectWrites: [dirs.tools],
 });
 afterAll(async () => {
   await server.close();
@@ -47,6 +49,15 @@ describe("protected paths", () => {
       output: `peek could not start: filesystem.rw grants '${dirs.keys}', which holds the protected path '${key}'`,
       isError: true,
     });
+  });
+
+  it("refuses a call that could write where its tools are, and shows both lists in the agent's sandbox", async () => {
+    expect(await call(dirs.tools)).toEqual({
+      output: `peek could not start: filesystem.rw grants '${dirs.tools}', which is the protected path '${dirs.tools}'`,
+      isError: true,
+    });
+    expect(await call(root)).toMatchObject({ isError: true, output: expect.stringContaining("holds") });
+    expect(server.service.sandbox).toMatchObject({ protect: [key], protectWrites: [dirs.tools] });
   });
 
   it("runs a call in a sibling directory, where Landlock keeps the key out of reach", async () => {

@@ -34,6 +34,12 @@ export interface ToolServerOptions {
    */
   protect?: readonly string[];
   /**
+   * Paths tools may read and run but never write, such as toolsrv's own code where it is not installed
+   * read-only: a call whose policy would grant writing one, a directory holding one or a path inside one
+   * fails without running.
+   */
+  protectWrites?: readonly string[];
+  /**
    * How many background processes (calls run detached: a tool's `background` argument set, or `detach`)
    * one agent may have running at once; a call past it is refused (default 16).
    */
@@ -80,6 +86,7 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
     ...(options.maxOutputBytes !== undefined && { maxOutputBytes: options.maxOutputBytes }),
     ...(options.baseEnv && { baseEnv: options.baseEnv }),
     ...(options.protect && { protect: options.protect }),
+    ...(options.protectWrites && { protectWrites: options.protectWrites }),
     ...(options.maxBackground !== undefined && { maxBackground: options.maxBackground }),
     timing: options.timing ?? timingRequested(process.env),
   });
@@ -104,6 +111,7 @@ function startMcp(options: ToolServerOptions, mcp: McpOptions, onToolsChanged: (
     clientInfo: mcp.clientInfo ?? { name: "ollie-toolsrv", version: "1" },
     policy: options.policy,
     ...(options.protect && { protect: options.protect }),
+    ...(options.protectWrites && { protectWrites: options.protectWrites }),
     ...(options.log && { log: options.log }),
     onToolsChanged,
   });

@@ -52,6 +52,8 @@ export interface ToolServiceOptions {
   baseEnv?: Record<string, string>;
   /** Paths no tool may reach (see ToolServerOptions.protect). */
   protect?: readonly string[];
+  /** Paths no tool may write (see ToolServerOptions.protectWrites). */
+  protectWrites?: readonly string[];
   /** How many detached processes one agent may have running at once (default 16). */
   maxBackground?: number;
   /** Return each call's phases with its result (see CallTiming). */
@@ -79,9 +81,13 @@ export class ToolService {
     this.policy = options.policy;
   }
 
-  /** The policy every call starts from, and the paths no call may reach. */
-  get sandbox(): { policy: SandboxPolicy; protect: readonly string[] } {
-    return { policy: this.policy, protect: this.options.protect ?? [] };
+  /** The policy every call starts from, the paths no call may reach, and those no call may write. */
+  get sandbox(): { policy: SandboxPolicy; protect: readonly string[]; protectWrites: readonly string[] } {
+    return {
+      policy: this.policy,
+      protect: this.options.protect ?? [],
+      protectWrites: this.options.protectWrites ?? [],
+    };
   }
 
   /**
@@ -187,6 +193,7 @@ export class ToolService {
       policies: this.policies,
       ...(this.options.maxOutputBytes && { maxOutputBytes: this.options.maxOutputBytes }),
       ...(this.options.protect && { protect: this.options.protect }),
+      ...(this.options.protectWrites && { protectWrites: this.options.protectWrites }),
     };
   }
 
