@@ -1,4 +1,4 @@
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chownSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Ollie, prompt, startOllie } from "./harness.js";
@@ -163,6 +163,27 @@ describe("a session's directory", () => {
     expect(await o.read(`session/${other}/agent/main/cfg`)).toContain(`\ncwd=${real}\n`);
     await expect(o.create(`cwd=${join(o.root, "nowhere")}`)).rejects.toThrow(
       `${join(o.root, "nowhere")} is not a directory`,
+    );
+  });
+});
+
+describe("an agent's TMPDIR", () => {
+  it("is refused when another user owns the directory it is made in, or it is a link", async () => {
+    const root = join(o.root, "tmp", `ollie-${process.getuid!()}`);
+    const session = await o.create(`cwd=${o.work}`);
+    const agent = `session/${session}/agent/main`;
+    mkdirSync(root, { recursive: true });
+    chownSync(root, 65534, 65534);
+    try {
+      await expect(o.fsys.writeFile(`${agent}/prompt`, "hello")).rejects.toThrow(
+        `${root} is a symbolic link or not this user's own directory`,
+      );
+    } finally {
+      chownSync(root, process.getuid!(), process.getgid!());
+    }
+    symlinkSync(o.work, join(root, `${session}.main`));
+    await expect(o.fsys.writeFile(`${agent}/prompt`, "hello")).rejects.toThrow(
+      `${join(root, `${session}.main`)} is a symbolic link or not this user's own directory`,
     );
   });
 });

@@ -1,4 +1,3 @@
-import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import {
   Agent,
@@ -20,6 +19,7 @@ import { artifactOf, callbackText, stampSender } from "./callback.js";
 import { ChatLog } from "./chat-log.js";
 import { publishAgentEvent } from "./event-bus.js";
 import { IdleTimer } from "./idle-timer.js";
+import { privateDir } from "./private-dir.js";
 import { outcomeText, PromptTickets } from "./prompt-tickets.js";
 import { sandboxedPrompts } from "./sandboxed-prompts.js";
 import type { SavedAgent } from "./session-file.js";
@@ -393,7 +393,9 @@ export class AgentSlot {
   private async make(): Promise<Agent> {
     await this.#parking;
     const { dir, config } = await this.profileInUse();
-    await mkdir(this.tmpDir, { recursive: true, mode: 0o700 });
+    // Its tools are granted this directory: nobody else may own it, or a link in it, on a shared /tmp.
+    await privateDir(this.env.tmpRoot);
+    await privateDir(this.tmpDir);
     this.reload.madeFrom(config);
     let toolsrv: (() => ToolsrvConn | undefined) | undefined;
     const load = profileLoader({
