@@ -266,21 +266,21 @@ export class Connection<A = unknown> implements ConnectionContext<A> {
    * Ends a connection whose byte stream cannot be followed any more: nothing more is kept of what the
    * client sends, replies already made are still delivered, everything pending is aborted, and the stream
    * is destroyed if the client will not take them. A client that has not attached is owed a reply or two
-   * at most: it is read no more, and its connection goes as soon as they are written.
+   * at most, written at once if they are written at all: its connection is closed now, so that not one more
+   * chunk of what it sends is read.
    */
   private fail(err: Error): void {
     this.options.onError?.(new ConnectionDroppedError(this.who, err.message, { cause: err }));
     this.shutdown();
     this.reader.clear();
     this.batch.flush();
-    const timer = setTimeout(() => this.socket.destroy(), FAILED_CONNECTION_GRACE_MS);
-    this.socket.once("close", () => clearTimeout(timer));
-    if (this.attached) {
-      this.socket.end();
+    if (!this.attached) {
+      this.socket.destroy();
       return;
     }
-    this.socket.pause();
-    this.socket.end(() => this.socket.destroy());
+    this.socket.end();
+    const timer = setTimeout(() => this.socket.destroy(), FAILED_CONNECTION_GRACE_MS);
+    this.socket.once("close", () => clearTimeout(timer));
   }
 
   private dispatch(frame: Buffer): void {

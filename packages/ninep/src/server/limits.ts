@@ -21,7 +21,7 @@ export interface ServerLimits {
   maxConnectionsPerPeer: number;
   /**
    * Accepted sockets one listener holds while their peer is identified (`ListenOptions.peer` or
-   * `identify`); a socket past this is closed at once (default 256). Nothing is read from them meanwhile,
+   * `identify`); a socket past this is closed at once (default 1,024). Nothing is read from them meanwhile,
    * and they are not connections yet: the other limits apply once the peer is known.
    */
   maxIdentifying: number;
@@ -52,7 +52,7 @@ export const DEFAULT_LIMITS: Readonly<ServerLimits> = {
   maxConnections: 1024,
   reservedConnections: 64,
   maxConnectionsPerPeer: 128,
-  maxIdentifying: 256,
+  maxIdentifying: 1024,
   maxQueuedReplyBytes: 16 * 1024 * 1024,
   maxRequestsInFlight: 4096,
   attachDeadlineMs: 30_000,
