@@ -1,6 +1,7 @@
 import { chmod } from "node:fs/promises";
 import type { IdentifyPeer, Listener, NinepServer } from "@ollie/ninep";
-import { confinedBeyond, type PeerCredentials, peerCredentials } from "@ollie/sandbox";
+import { confinedBeyond, type PeerCredentials, PeerCredentialsReader } from "@ollie/sandbox";
+import { unixPeers } from "./unix-peers.js";
 
 /** A connection to the mount socket refused (already on the audit trail, so not logged again). */
 export class MountRefusal extends Error {
@@ -13,6 +14,8 @@ export interface MountSocketOptions {
   /** The daemon's own uid: the one user (besides root, who can read the owner's key anyway) it serves. */
   uid: number;
   audit: (line: string) => void;
+  /** Asks the kernel who connected; shared with the daemon's other Unix listener (default: one of its own). */
+  credentials?: PeerCredentialsReader;
 }
 
 /**
@@ -23,7 +26,12 @@ export interface MountSocketOptions {
  * numeric n_uname must be the owner's or root's too, since the kernel attaches for whichever user touches a
  * mount.
  */
-export function ownerOnly({ owner, uid, audit }: MountSocketOptions): IdentifyPeer {
+export function ownerOnly({
+  owner,
+  uid,
+  audit,
+  credentials = new PeerCredentialsReader(),
+}: MountSocketOptions): IdentifyPeer {
   const refuse = (reason: string): never => {
     audit(`refused the mount socket to ${reason}`);
     throw new MountRefusal(reason);
@@ -31,7 +39,7 @@ export function ownerOnly({ owner, uid, audit }: MountSocketOptions): IdentifyPe
   return async (socket) => {
     let peer: PeerCredentials;
     try {
-      peer = await peerCredentials(socket);
+      peer = await credentials.read(socket);
     } catch (error) {
       return refuse(`a peer that could not be identified: ${(error as Error).message}`);
     }
@@ -51,13 +59,20 @@ export function ownerOnly({ owner, uid, audit }: MountSocketOptions): IdentifyPe
   };
 }
 
-/** Serves the namespace on `path` to the owner alone (see ownerOnly), the socket file made 0600. */
+/**
+ * Serves the namespace on `path` to the owner alone (see ownerOnly), the socket file made 0600; the owner's
+ * connections count as the owner's in the connection limits (see unixPeers).
+ */
 export async function listenMountSocket(
   server: NinepServer,
   path: string,
   options: MountSocketOptions,
 ): Promise<Listener> {
-  const listener = await server.listen(`unix!${path}`, { identify: ownerOnly(options) });
+  const credentials = options.credentials ?? new PeerCredentialsReader();
+  const listener = await server.listen(`unix!${path}`, {
+    identify: ownerOnly({ ...options, credentials }),
+    peer: unixPeers(credentials, options.uid),
+  });
   await chmod(path, 0o600);
   return listener;
 }
