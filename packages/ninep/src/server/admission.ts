@@ -4,8 +4,8 @@ import type { ServerLimits } from "./limits.js";
 
 /** One listener's share of the connections: what is open on it, and what it allows. */
 export interface ListenerShare {
-  /** The listener's address, for messages. */
-  readonly name: string;
+  /** The listener's address, for messages (the bound one: a TCP port of 0 becomes the chosen port). */
+  name: string;
   /** Connections open on it. */
   connections: number;
   /** Sockets accepted on it whose peer is being identified (not connections yet). */
@@ -34,11 +34,6 @@ export class Admission {
   private readonly perPeer = new Map<string, number>();
 
   constructor(private readonly limits: ServerLimits) {}
-
-  /** Connections open now. */
-  get connections(): number {
-    return this.open;
-  }
 
   /** A place for a connection from `peer` (undefined: nobody the transport names) on `listener`, or why not. */
   take(peer: ConnectionPeer | undefined, listener?: ListenerShare): Place | Refusal {

@@ -123,6 +123,7 @@ export class NinepServer<A = unknown> {
         ? (socket: Socket) => void this.identifyThenAdmit(socket, share, options)
         : (socket: Socket) => this.admit(socket, transportPeer(socket), share, auth ? { auth } : {});
     const listener = await listen(a, accept);
+    share.name = formatAddress(listener.boundAddress);
     this.listeners.add(listener);
     return listener;
   }
