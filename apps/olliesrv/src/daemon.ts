@@ -280,7 +280,11 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
         // On a Unix socket the kernel names each peer's user: the owner always gets in. On TCP a peer is its
         // address, and the listener has a limit of its own.
         ...(parsedAddress.kind === "unix"
-          ? { peer: unixPeers(credentials, uid) }
+          ? {
+              peer: unixPeers(credentials, uid, (error) =>
+                trail.record(`${error.message}; counted as unidentified, not as the owner`, "unidentified"),
+              ),
+            }
           : { maxConnections: options.maxTcpConnections }),
       },
     );

@@ -71,6 +71,7 @@ export async function listenMountSocket(
   const credentials = options.credentials ?? new PeerCredentialsReader();
   const listener = await server.listen(`unix!${path}`, {
     identify: ownerOnly({ ...options, credentials }),
+    // Who cannot be told is refused by ownerOnly, which audits it.
     peer: unixPeers(credentials, options.uid),
   });
   await chmod(path, 0o600);

@@ -10,14 +10,19 @@ import { confinedBeyond, type PeerCredentials, type PeerCredentialsReader } from
  *   tool cannot shed; all the agents' tools share that one peer's limit;
  * - another user, `uid N`, when the socket's mode lets one in;
  * - `unidentified`: a peer that could not be told (it exited, or the launcher could not run), never the
- *   owner.
+ *   owner; `unidentified` is told why.
  */
-export function unixPeers(credentials: PeerCredentialsReader, uid: number): ClassifyPeer {
+export function unixPeers(
+  credentials: PeerCredentialsReader,
+  uid: number,
+  unidentified: (error: Error) => void = () => {},
+): ClassifyPeer {
   return async (socket) => {
     let peer: PeerCredentials;
     try {
       peer = await credentials.read(socket);
-    } catch {
+    } catch (error) {
+      unidentified(error as Error);
       return { key: "unidentified" };
     }
     return classify(peer, uid);
