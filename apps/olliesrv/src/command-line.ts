@@ -19,10 +19,16 @@ export const USAGE = `usage: olliesrv [-a ADDR] [--tcp [HOST:]PORT] [--mount-soc
   --max-hops N      agent-to-agent prompts in a row before a person must prompt again (default 10)
   --max-prompt BYTES the longest prompt (default 1048576)
   --max-connections N, --attach-deadline SECONDS
-                    9P clients at once (default 1024); how long a client has to attach (default 30)
+                    9P clients at once (default 1024; yours, on the Unix sockets, may go
+                    reservedConnections further: 64); how long a client has to attach (default 30)
+  --max-peer-connections N
+                    9P clients one peer may have at once: a user on the Unix sockets (your
+                    sandboxed tools count as one), an address on TCP; never you (default 128)
+  --max-tcp-connections N
+                    9P clients on the --tcp listener at once (default 512)
   --ninep-limit NAME=N
                     any other limit of the 9P server (@ollie/ninep ServerLimits), e.g.
-                    maxQueuedReplyBytes=33554432 (repeatable)
+                    reservedConnections=128 or maxMessageBeforeVersion=4096 (repeatable)
   --idle-close SECONDS
                     how long an agent stays live once idle; then it is parked, holding no toolsrv
                     connection, and made again at its next use (default 30; 0: for ever)
@@ -46,6 +52,13 @@ Every attach, on every listener but the mount socket, must prove its uname (see 
  */
 export const DEFAULT_IDLE_CLOSE_S = 30;
 
+/**
+ * 9P clients the TCP listener serves at once: half the server's places, so that strangers on TCP, from
+ * however many addresses, leave room for the sandboxed tools and other users of the Unix sockets (the
+ * owner's own clients have a reserve of their own).
+ */
+export const DEFAULT_TCP_CONNECTIONS = 512;
+
 /** What the command line asks olliesrv to serve with. */
 export interface DaemonOptions {
   /** `-a`: where to serve (default: $NAMESPACE/ollie). */
@@ -61,6 +74,8 @@ export interface DaemonOptions {
   /** `--idle-close`, in ms: how long an idle agent stays live before it is parked (0: for ever). */
   idleCloseMs: number;
   serverLimits: Partial<ServerLimits>;
+  /** `--max-tcp-connections`: the TCP listener's own limit (the `-a` one too, when that is TCP). */
+  maxTcpConnections: number;
   log: LogSettings;
   /** `--log-level`'s level settings as given (not its file), for the toolsrv olliesrv starts. */
   logLevel: string | undefined;
@@ -91,6 +106,8 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
       "idle-close": { type: "string" },
       "ninep-limit": { type: "string", multiple: true },
       "max-connections": { type: "string" },
+      "max-peer-connections": { type: "string" },
+      "max-tcp-connections": { type: "string" },
       "attach-deadline": { type: "string" },
       "log-level": { type: "string" },
       D: { type: "boolean" },
@@ -121,6 +138,10 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
     "max-connections",
     serverLimits.maxConnections ?? DEFAULT_LIMITS.maxConnections,
   );
+  serverLimits.maxConnectionsPerPeer = whole(
+    "max-peer-connections",
+    serverLimits.maxConnectionsPerPeer ?? DEFAULT_LIMITS.maxConnectionsPerPeer,
+  );
   serverLimits.attachDeadlineMs =
     whole("attach-deadline", (serverLimits.attachDeadlineMs ?? DEFAULT_LIMITS.attachDeadlineMs) / 1000) *
     1000;
@@ -136,6 +157,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
       limits,
       idleCloseMs: whole("idle-close", DEFAULT_IDLE_CLOSE_S) * 1000,
       serverLimits,
+      maxTcpConnections: whole("max-tcp-connections", DEFAULT_TCP_CONNECTIONS),
       log,
       logLevel: levelsOnly(values["log-level"]),
       printAddress: values["print-address"] ?? false,

@@ -12,10 +12,13 @@ import {
   parseAddress,
   serveUntilSignal,
 } from "@ollie/ninep";
+import { PeerCredentialsReader } from "@ollie/sandbox";
 import { AuditTrail, auditSource } from "./auth/audit-trail.js";
-import { listenMountSocket, MountRefusal } from "./auth/mount-socket.js";
+import { connectionErrors } from "./auth/connection-errors.js";
+import { listenMountSocket } from "./auth/mount-socket.js";
 import { loadOwnerKey } from "./auth/owner-key.js";
 import { Principals } from "./auth/principals.js";
+import { unixPeers } from "./auth/unix-peers.js";
 import { startBypass } from "./bypass/start-bypass.js";
 import { type CommandLine, type DaemonOptions, parseCommandLine, USAGE } from "./command-line.js";
 import { LiveConfig } from "./config/live-config.js";
@@ -200,9 +203,11 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     auth: principals.serverAuth((uname) => sessions.agent(uname) !== undefined),
     limits: options.serverLimits,
     ...(ninepLog.enabled("trace") && { trace: ninepLog.trace }),
-    // A refused mount-socket connection is on the audit trail already, which bounds a flood of them.
-    onError: (error) => void (error.cause instanceof MountRefusal || ninepLog.warn(error.message)),
+    onError: connectionErrors(trail, ninepLog.warn),
   });
+  // Who connected to a Unix socket, asked of the kernel for many connections at once (see unixPeers).
+  const credentials = new PeerCredentialsReader();
+  const uid = userInfo().uid;
   // Prefetched while the listener comes up: reading `models` never waits for a backend it need not.
   models.refresh();
   let restoring: Promise<void> = Promise.resolve();
@@ -218,11 +223,12 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     try {
       await listenMountSocket(server, path, {
         owner: principals.owner,
-        uid: userInfo().uid,
+        uid,
         audit: (line) => trail.record(line, "mount"),
+        credentials,
       });
       log.info(
-        `serving the owner's mount socket on ${path}: mount -t 9p -o trans=unix,version=9p2000.L,access=${userInfo().uid} ${path} DIR`,
+        `serving the owner's mount socket on ${path}: mount -t 9p -o trans=unix,version=9p2000.L,access=${uid} ${path} DIR`,
       );
     } catch (error) {
       listenFailed = true;
@@ -233,7 +239,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
   const listenTcp = async (tcp: string) => {
     if (stopping) return;
     try {
-      const listener = await server.listen(tcp);
+      const listener = await server.listen(tcp, { maxConnections: options.maxTcpConnections });
       const bound = formatAddress(listener.boundAddress);
       log.info(`serving on ${bound} (authenticated, like every listener)`);
       if (options.printAddress) process.stdout.write(`${bound}\n`);
@@ -277,7 +283,18 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
         if (options.printAddress) restoring = restoring.then(() => void process.stdout.write(`${bound}\n`));
         if (options.tcp !== undefined) restoring = restoring.then(() => listenTcp(options.tcp!));
       },
-      { stop: giveUp.signal },
+      {
+        stop: giveUp.signal,
+        // On a Unix socket the kernel names each peer's user: the owner always gets in. On TCP a peer is its
+        // address, and the listener has a limit of its own.
+        ...(parsedAddress.kind === "unix"
+          ? {
+              peer: unixPeers(credentials, uid, (error) =>
+                trail.record(`${error.message}; counted as unidentified, not as the owner`, "unidentified"),
+              ),
+            }
+          : { maxConnections: options.maxTcpConnections }),
+      },
     );
   } finally {
     stopping = true;

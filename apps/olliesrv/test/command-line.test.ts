@@ -31,6 +31,12 @@ describe("olliesrv's command line", () => {
       [["--frobnicate"], {}, "olliesrv: Unknown option '--frobnicate'"],
       [["extra"], {}, "olliesrv: Unexpected argument 'extra'"],
       [["--max-depth", "deep"], {}, "olliesrv: --max-depth takes a whole number, not 'deep'\n"],
+      [
+        ["--max-peer-connections", "many"],
+        {},
+        "olliesrv: --max-peer-connections takes a whole number, not 'many'\n",
+      ],
+      [["--ninep-limit", "maxPeers=3"], {}, "olliesrv: --ninep-limit: no limit 'maxPeers' ("],
       [["--tcp", "x:y"], {}, "olliesrv: --tcp takes PORT or HOST:PORT, not 'x:y'\n"],
       [
         ["--mount-socket", "tcp!localhost!564"],

@@ -71,6 +71,12 @@ export type {
 export { statSize } from "./codec/writer.js";
 export { Ramfs, type RamfsOptions } from "./ramfs/ramfs.js";
 export type { Connection } from "./server/connection.js";
+export {
+  ConnectionDroppedError,
+  ConnectionRefusedError,
+  type RefusalReason,
+} from "./server/connection-errors.js";
+export type { ClassifyPeer, ConnectionPeer } from "./server/connection-peer.js";
 export type {
   AttachRequest,
   CreateRequest,

@@ -8,7 +8,7 @@
  *   proc.c        a /proc that shows the sandbox's own processes
  *   supervise.c   the parent that stays: forwards signals and ends the whole process tree with the command
  *   serve.c       --serve: a long-lived launcher that starts sandboxed commands on request, for less than an exec
- *   peercred.c    --peer-cred FD: the process, user and group at the other end of a Unix socket
+ *   peercred.c    --peer-cred FD...: the process, user and group at the other end of Unix sockets
  */
 #ifndef OLLIE_SANDBOX_LAUNCHER_H
 #define OLLIE_SANDBOX_LAUNCHER_H
@@ -17,7 +17,7 @@
 #include <sys/types.h>
 
 /* The launcher's own interface revision: bumped when its options or behaviour change. */
-#define LAUNCHER_REVISION 3
+#define LAUNCHER_REVISION 4
 /* The newest Landlock ABI this launcher knows how to use. */
 #define LAUNCHER_ABI 7
 
@@ -63,7 +63,7 @@ void launch(int argc, char **argv) __attribute__((noreturn));
 /* Serves requests to launch on stdin, replying on stdout (serve.c). */
 void serve(void) __attribute__((noreturn));
 /* peercred.c */
-void peer_cred(const char *fd_text) __attribute__((noreturn));
+void peer_cred(int count, char **fds) __attribute__((noreturn));
 
 /* Landlock (landlock.c). */
 uint64_t landlock_rights(const char *flag);

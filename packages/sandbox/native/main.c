@@ -39,7 +39,7 @@ static const char USAGE[] =
     "  --log-new-exec             audit-log the command's denials (Landlock ABI 7)\n"
     "  --probe                    print what the kernel supports as JSON and exit\n"
     "  --serve                    (alone) start commands on request, read from stdin (see serve.c)\n"
-    "  --peer-cred FD             (alone) print the PID, UID and GID at the other end of Unix socket FD\n"
+    "  --peer-cred FD...          (alone) print the PID, UID and GID at the other end of each Unix socket FD\n"
     "  --version                  print the launcher's version and exit\n"
     "  --help                     print this and exit\n"
     "\n"
@@ -196,6 +196,6 @@ void launch(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   if (argc == 2 && strcmp(argv[1], "--serve") == 0) serve();
-  if (argc == 3 && strcmp(argv[1], "--peer-cred") == 0) peer_cred(argv[2]);
+  if (argc >= 3 && strcmp(argv[1], "--peer-cred") == 0) peer_cred(argc - 2, argv + 2);
   launch(argc, argv);
 }

@@ -42,13 +42,12 @@ export { type PolicyLayer, REPLACEABLE } from "./policy/schema.js";
 export { KNOWN_TEMPLATES, type TemplateContext } from "./policy/templates.js";
 export { endSandboxed } from "./run/end-sandboxed.js";
 export { launcherRefusal } from "./run/launcher-refusal.js";
+export type { Confinement, PeerCredentials } from "./run/peer-credential-types.js";
+export { confinedBeyond, ownConfinement, peerCredentials } from "./run/peer-credentials.js";
 export {
-  type Confinement,
-  confinedBeyond,
-  ownConfinement,
-  type PeerCredentials,
-  peerCredentials,
-} from "./run/peer-credentials.js";
+  PeerCredentialsReader,
+  type PeerCredentialsReaderOptions,
+} from "./run/peer-credentials-reader.js";
 export { type SandboxCommand, type SandboxCommandOptions, sandboxCommand } from "./run/prepare.js";
 export {
   runSandboxed,

@@ -1,7 +1,8 @@
 /**
  * The audit trail: one line per refusal to `log` (the daemon's `audit` category), at most `perWindow` lines
  * per source in each window; the rest are counted and summed up once the window ends (`… and 4,912 more
- * refusals from unix in the last 10 s`), so a flood of refusals cannot flood the log.
+ * refusals from unix in the last 10 s`), so a flood of refusals cannot flood the log. The same bound serves
+ * any other line a client can cause again and again (`what` names them in the sum).
  */
 export class AuditTrail {
   private readonly windows = new Map<string, { lines: number; suppressed: number }>();
@@ -10,6 +11,7 @@ export class AuditTrail {
     private readonly log: (line: string) => void,
     private readonly perWindow = 20,
     private readonly windowMs = 10_000,
+    private readonly what = "refusals",
   ) {}
 
   record(line: string, source: string): void {
@@ -32,7 +34,7 @@ export class AuditTrail {
     this.windows.delete(source);
     if (w && w.suppressed > 0)
       this.log(
-        `… and ${w.suppressed.toLocaleString("en")} more refusals from ${source} in the last ${this.windowMs / 1000} s`,
+        `… and ${w.suppressed.toLocaleString("en")} more ${this.what} from ${source} in the last ${this.windowMs / 1000} s`,
       );
   }
 }

@@ -1,6 +1,7 @@
 import { chmod } from "node:fs/promises";
 import { Errno, type IdentifyPeer, type Listener, type NinepServer } from "@ollie/ninep";
-import { confinedBeyond, type PeerCredentials, peerCredentials } from "@ollie/sandbox";
+import { confinedBeyond, type PeerCredentials, PeerCredentialsReader } from "@ollie/sandbox";
+import { unixPeers } from "./unix-peers.js";
 
 /**
  * A connection or an attach on the mount socket refused (already on the audit trail, so not logged again):
@@ -17,6 +18,8 @@ export interface MountSocketOptions {
   /** The daemon's own uid: the one user (besides root, who can read the owner's key anyway) it serves. */
   uid: number;
   audit: (line: string) => void;
+  /** Asks the kernel who connected; shared with the daemon's other Unix listener (default: one of its own). */
+  credentials?: PeerCredentialsReader;
 }
 
 /**
@@ -27,7 +30,12 @@ export interface MountSocketOptions {
  * numeric n_uname must be the owner's or root's too, since the kernel attaches for whichever user touches a
  * mount.
  */
-export function ownerOnly({ owner, uid, audit }: MountSocketOptions): IdentifyPeer {
+export function ownerOnly({
+  owner,
+  uid,
+  audit,
+  credentials = new PeerCredentialsReader(),
+}: MountSocketOptions): IdentifyPeer {
   const refuse = (reason: string): never => {
     audit(`refused the mount socket to ${reason}`);
     throw new MountRefusal(reason);
@@ -35,7 +43,7 @@ export function ownerOnly({ owner, uid, audit }: MountSocketOptions): IdentifyPe
   return async (socket) => {
     let peer: PeerCredentials;
     try {
-      peer = await peerCredentials(socket);
+      peer = await credentials.read(socket);
     } catch (error) {
       return refuse(`a peer that could not be identified: ${(error as Error).message}`);
     }
@@ -55,13 +63,21 @@ export function ownerOnly({ owner, uid, audit }: MountSocketOptions): IdentifyPe
   };
 }
 
-/** Serves the namespace on `path` to the owner alone (see ownerOnly), the socket file made 0600. */
+/**
+ * Serves the namespace on `path` to the owner alone (see ownerOnly), the socket file made 0600; the owner's
+ * connections count as the owner's in the connection limits (see unixPeers).
+ */
 export async function listenMountSocket(
   server: NinepServer,
   path: string,
   options: MountSocketOptions,
 ): Promise<Listener> {
-  const listener = await server.listen(`unix!${path}`, { identify: ownerOnly(options) });
+  const credentials = options.credentials ?? new PeerCredentialsReader();
+  const listener = await server.listen(`unix!${path}`, {
+    identify: ownerOnly({ ...options, credentials }),
+    // Who cannot be told is refused by ownerOnly, which audits it.
+    peer: unixPeers(credentials, options.uid),
+  });
   await chmod(path, 0o600);
   return listener;
 }

@@ -10,11 +10,24 @@ export class FrameReader {
   private chunks: Buffer[] = [];
   private buffered = 0;
 
-  constructor(public maxSize: number) {}
+  /**
+   * @param maxSize the largest frame taken
+   * @param limitName what the error of a larger one calls `maxSize` ("message size N exceeds msize 8192")
+   */
+  constructor(
+    public maxSize: number,
+    public limitName = "msize",
+  ) {}
 
   /** Bytes held that are not yet part of a returned frame. */
   get pending(): number {
     return this.buffered;
+  }
+
+  /** Drops every byte held: a stream that cannot be followed any more is not buffered. */
+  clear(): void {
+    this.chunks = [];
+    this.buffered = 0;
   }
 
   push(chunk: Buffer): void {
@@ -31,7 +44,7 @@ export class FrameReader {
       throw new ProtocolError(`message size ${size} is smaller than a header`);
     }
     if (size > this.maxSize) {
-      throw new ProtocolError(`message size ${size} exceeds msize ${this.maxSize}`);
+      throw new ProtocolError(`message size ${size} exceeds ${this.limitName} ${this.maxSize}`);
     }
     if (this.buffered < size) return null;
     return this.take(size);

@@ -14,6 +14,8 @@ export interface ConnectionOptions {
   auth?: ServerAuth | undefined;
   /** Who the peer is, known before it spoke: attaches are made as it, without Tauth (takes over `auth`). */
   identity?: PeerIdentity | undefined;
+  /** The peer as the connection limits name it (ConnectionPeer.key), for messages about the connection. */
+  peerKey?: string | undefined;
   /** Receives one line per message in and out. */
   trace?: ((line: string) => void) | undefined;
   /** Receives errors no client can be told of (see ServerOptions.onError). */

@@ -9,6 +9,7 @@ import { Errno } from "../codec/linux/constants.js";
 import type { Message, RMessage, TMessage, Tversion } from "../codec/types.js";
 import { WriteBatcher } from "../transport/write-batcher.js";
 import type { ConnectionContext, ConnectionOptions } from "./connection-context.js";
+import { ConnectionDroppedError } from "./connection-errors.js";
 import type { FidState } from "./fid-state.js";
 import type { FileServer } from "./file-server.js";
 import { errnoOf } from "./linux/errno.js";
@@ -62,12 +63,14 @@ export class Connection<A = unknown> implements ConnectionContext<A> {
     readonly options: ConnectionOptions,
   ) {
     this.msize = options.maxMsize;
-    this.reader = new FrameReader(Math.min(options.maxMsize, options.limits.maxMessageBeforeAttach));
+    this.reader = new FrameReader(options.maxMsize);
+    this.limitFrames();
     if (options.limits.attachDeadlineMs > 0) {
       this.attachDeadline = setTimeout(() => {
         options.onError?.(
-          new Error(
-            `${this.peer}: no attach within ${options.limits.attachDeadlineMs / 1000} s; connection closed`,
+          new ConnectionDroppedError(
+            this.who,
+            `no attach within ${options.limits.attachDeadlineMs / 1000} s`,
           ),
         );
         this.close();
@@ -77,11 +80,13 @@ export class Connection<A = unknown> implements ConnectionContext<A> {
     this.batch = new WriteBatcher(socket);
     this.handlers = new RequestHandlers(this, fs);
     socket.on("data", (chunk: Buffer) => {
+      // Nothing more is buffered for a connection that has ended (its socket may still be draining).
+      if (this.closed) return;
       this.reader.push(chunk);
       this.pump();
     });
     socket.on("drain", () => {
-      if (!this.waitingForDrain) return;
+      if (!this.waitingForDrain || this.closed) return;
       this.waitingForDrain = false;
       socket.resume();
       this.pump();
@@ -112,7 +117,27 @@ export class Connection<A = unknown> implements ConnectionContext<A> {
     if (this.attached) return;
     this.attached = true;
     clearTimeout(this.attachDeadline);
-    this.reader.maxSize = this.msize;
+    this.limitFrames();
+  }
+
+  /**
+   * Sets the largest message the client may send now: before its Tversion is answered a few KiB
+   * (`maxMessageBeforeVersion`), then until it attaches `maxMessageBeforeAttach`, then the msize — each
+   * no more than the msize. A larger size field ends the connection before the message's body is read.
+   */
+  private limitFrames(): void {
+    const { maxMessageBeforeVersion, maxMessageBeforeAttach } = this.options.limits;
+    const limits: Array<[string, number]> = [["msize", this.msize]];
+    if (!this.attached) limits.push(["maxMessageBeforeAttach", maxMessageBeforeAttach]);
+    if (!this.attached && !this.negotiated) limits.push(["maxMessageBeforeVersion", maxMessageBeforeVersion]);
+    const [name, max] = limits.reduce((a, b) => (b[1] < a[1] ? b : a));
+    this.reader.maxSize = max;
+    this.reader.limitName = name;
+  }
+
+  /** The peer as messages name it: the key the connection limits know it by, else the transport's name. */
+  private get who(): string {
+    return this.options.peerKey ?? this.peer;
   }
 
   onClose(listener: () => void): void {
@@ -238,13 +263,21 @@ export class Connection<A = unknown> implements ConnectionContext<A> {
   }
 
   /**
-   * Ends a connection whose byte stream cannot be followed any more: replies already made are still
-   * delivered, everything pending is aborted, and the stream is destroyed if the client will not take them.
+   * Ends a connection whose byte stream cannot be followed any more: nothing more is kept of what the
+   * client sends, replies already made are still delivered, everything pending is aborted, and the stream
+   * is destroyed if the client will not take them. A client that has not attached is owed a reply or two
+   * at most, written at once if they are written at all: its connection is closed now, so that not one more
+   * chunk of what it sends is read.
    */
   private fail(err: Error): void {
-    this.options.onError?.(err);
+    this.options.onError?.(new ConnectionDroppedError(this.who, err.message, { cause: err }));
     this.shutdown();
+    this.reader.clear();
     this.batch.flush();
+    if (!this.attached) {
+      this.socket.destroy();
+      return;
+    }
     this.socket.end();
     const timer = setTimeout(() => this.socket.destroy(), FAILED_CONNECTION_GRACE_MS);
     this.socket.once("close", () => clearTimeout(timer));
@@ -296,17 +329,14 @@ export class Connection<A = unknown> implements ConnectionContext<A> {
     const outcome = negotiateVersion(m.version, m.msize, this.options.maxMsize);
     if ("error" in outcome) {
       this.negotiated = false;
+      this.limitFrames();
       this.send({ type: "Rerror", tag: m.tag, ename: outcome.error });
       return;
     }
     this.negotiated = outcome.version !== "unknown";
     this.dialect = outcome.version === "9P2000.L" ? "9P2000.L" : "9P2000";
-    if (this.negotiated) {
-      this.msize = outcome.msize;
-      this.reader.maxSize = this.attached
-        ? outcome.msize
-        : Math.min(outcome.msize, this.options.limits.maxMessageBeforeAttach);
-    }
+    if (this.negotiated) this.msize = outcome.msize;
+    this.limitFrames();
     this.send({ type: "Rversion", tag: m.tag, msize: outcome.msize, version: outcome.version });
   }
 

@@ -108,7 +108,9 @@ describe("limits", () => {
     await eventually(() => c.closed());
     expect(a.closed() || b.closed()).toBe(false);
     expect(h.server.stats()).toMatchObject({ connections: 2, refusedConnections: 1 });
-    expect(errors).toEqual(["connection refused: 2 connections are open (limits.maxConnections)"]);
+    expect(errors).toEqual([
+      "refused a connection from unix: 2 connections are open (limits.maxConnections)",
+    ]);
   });
 
   it("closes a connection that has not attached by the deadline, and keeps one that has", async () => {

@@ -136,24 +136,29 @@ describe("a listener that identifies its peers", () => {
     decide(new Error("uid 1234 is not the owner's"));
     await eventually(() => stranger.closed());
     expect(stranger.replies).toEqual([]);
-    expect(errors).toEqual(["connection refused: uid 1234 is not the owner's"]);
+    expect(errors).toEqual(["refused a connection from unix: uid 1234 is not the owner's"]);
     waiting.destroy();
     await server.close();
   });
 
-  it("counts connections being identified against maxConnections", async () => {
+  it("holds at most maxIdentifying sockets of a listener while their peers are identified", async () => {
     const errors: string[] = [];
     const server = new NinepServer(new Ramfs(), {
-      limits: { maxConnections: 1 },
+      limits: { maxIdentifying: 1 },
       onError: (err) => errors.push(err.message),
     });
     const path = join(dir, "full");
     await server.listen(`unix!${path}`, { identify: () => new Promise(() => {}) });
     const first = rawClient(path);
+    await eventually(() => server.stats().identifying === 1);
     const second = rawClient(path);
     await eventually(() => second.closed());
     expect(first.closed()).toBe(false);
-    expect(errors).toEqual(["connection refused: 1 connections are open (limits.maxConnections)"]);
+    // They are not connections yet: the connection limits apply once a peer is known.
+    expect(server.stats()).toMatchObject({ connections: 0, identifying: 1, refusedConnections: 1 });
+    expect(errors).toEqual([
+      `refused a connection from unix: 1 connections to unix!${path} are being identified (limits.maxIdentifying)`,
+    ]);
     await server.close();
     await eventually(() => first.closed());
   });

@@ -4,6 +4,7 @@ import { eventually, type Harness, serve } from "../__fixtures__/harness.js";
 import { Ramfs } from "../ramfs/ramfs.js";
 import { runTranscript } from "../testing/transcript.js";
 import type { FileServer } from "./file-server.js";
+import type { ServerOptions } from "./server.js";
 
 const HELLO = `
 Tversion tag NOTAG msize 8192 version '9P2000'
@@ -26,8 +27,8 @@ afterEach(async () => {
   harness = undefined;
 });
 
-async function play<A>(fs: FileServer<A>, script: string): Promise<void> {
-  harness = (await serve(fs, { maxMsize: 8192 })) as Harness<unknown>;
+async function play<A>(fs: FileServer<A>, script: string, options: ServerOptions = { maxMsize: 8192 }) {
+  harness = (await serve(fs, options)) as Harness<unknown>;
   await runTranscript(await harness.socket(), script);
 }
 
@@ -60,6 +61,30 @@ Rerror tag 1 ename 'Tversion must come first'
 Tversion tag NOTAG msize 100 version '9P2000'
 Rerror tag NOTAG ename 'msize 100 is too small (minimum 256)'
 ${HELLO}`,
+    ));
+
+  it("drops a connection whose first frame announces more than maxMessageBeforeVersion (8 KiB)", () =>
+    // A Tversion header announcing 8,193 bytes: the connection ends on the size, before the body comes.
+    play(new Ramfs(), "raw 01200000 64 ffff\nclosed\n", {}));
+
+  it("takes up to maxMessageBeforeAttach (64 KiB) once the version is settled, up to msize once attached", () =>
+    play(
+      new Ramfs(),
+      `
+Tversion tag NOTAG msize 131072 version '9P2000'
+Rversion tag NOTAG msize 131072 version '9P2000'
+Tattach tag 1 fid 0 afid NOFID uname '${"u".repeat(9000)}' aname ''
+Rerror tag 1 ename 'uname is longer than 256 bytes'
+Tattach tag 1 fid 0 afid NOFID uname glenda aname ''
+Rattach tag 1 qid *
+Twalk tag 1 fid 0 newfid 1 wname [${Array.from({ length: 16 }, () => "n".repeat(4500)).join(" ")}]
+Rerror tag 1 ename *
+Tversion tag NOTAG msize 8192 version '9P2000'
+Rversion tag NOTAG msize 8192 version '9P2000'
+Tattach tag 1 fid 0 afid NOFID uname '${"u".repeat(9000)}' aname ''
+closed
+`,
+      {},
     ));
 
   it("resets the session on a second Tversion: fids are gone", () =>

@@ -82,8 +82,9 @@ export async function listen(address: Address, onConnection: (socket: Socket) =>
 
 async function bind(address: Address, onConnection: (socket: Socket) => void): Promise<Listener> {
   if (address.kind === "unix") await prepareUnixPath(address.path);
-  // Half-open: a client that shuts down its side still gets the replies to what it sent.
-  const server = createServer({ noDelay: true, allowHalfOpen: true }, onConnection);
+  // Half-open: a client that shuts down its side still gets the replies to what it sent. Paused: nothing is
+  // read from a socket until the server has decided to serve it (its peer identified, the limits checked).
+  const server = createServer({ noDelay: true, allowHalfOpen: true, pauseOnConnect: true }, onConnection);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     const done = () => {

@@ -1,10 +1,11 @@
 import { realpathSync } from "node:fs";
-import { createServer, type Server, type Socket } from "node:net";
+import { connect, createServer, type Server, type Socket } from "node:net";
 import { dirname, join } from "node:path";
 import { execa } from "execa";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Scratch, scratch } from "../__fixtures__/sandbox-fixture.js";
 import { confinedBeyond, ownConfinement, peerCredentials } from "./peer-credentials.js";
+import { PeerCredentialsReader } from "./peer-credentials-reader.js";
 
 let s: Scratch;
 beforeAll(async () => {
@@ -76,5 +77,42 @@ describe("peerCredentials", () => {
     await expect(peerCredentials(socket)).rejects.toThrow(
       "cannot tell who is at the other end of the socket: it is closed",
     );
+  });
+});
+
+describe("PeerCredentialsReader", () => {
+  it("answers for hundreds of sockets a batch at a time, and a peer gone meanwhile only for its own", async () => {
+    const living = acceptOne("living.sock");
+    const gone = acceptOne("gone-in-batch.sock");
+    const livingPeer = execa(process.execPath, ["-e", connectAndWait(living.path)]);
+    const gonePeer = execa(process.execPath, ["-e", connectAndWait(gone.path)]);
+    const [livingSocket, goneSocket] = await Promise.all([living.accepted, gone.accepted]);
+    gonePeer.kill("SIGKILL");
+    await gonePeer.catch(() => {});
+    // 300 connections of this process's own, more than one batch holds.
+    const path = join(s.rw, "many.sock");
+    const own: Socket[] = [];
+    const server = createServer({ allowHalfOpen: true }, (socket) => own.push(socket));
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    const clients = Array.from({ length: 300 }, () => connect(path));
+    await vi.waitFor(() => expect(own).toHaveLength(300), { timeout: 10_000 });
+
+    const reader = new PeerCredentialsReader({ maxBatch: 128 });
+    const asked = [goneSocket, ...own, livingSocket].map((socket) => reader.read(socket));
+    const [goneAnswer, ...rest] = await Promise.allSettled(asked);
+    expect(goneAnswer).toMatchObject({
+      status: "rejected",
+      reason: { message: expect.stringMatching(/exited before it could be identified/) },
+    });
+    const answers = rest.map((a) => (a.status === "fulfilled" ? a.value.pid : a.reason));
+    expect(answers).toEqual([...Array(300).fill(process.pid), livingPeer.pid]);
+    // Asked again, a socket has the same answer, not a new question.
+    expect(reader.read(livingSocket)).toBe(asked.at(-1));
+
+    for (const c of clients) c.destroy();
+    livingSocket.destroy();
+    goneSocket.destroy();
+    server.close();
+    await livingPeer;
   });
 });

@@ -1,56 +1,21 @@
 import { readFileSync } from "node:fs";
 import type { Socket } from "node:net";
-import { execa } from "execa";
-import { type EnsureOptions, ensureLauncher } from "../launcher/ensure-launcher.js";
-
-/** How confined a process is, from its /proc status. */
-export interface Confinement {
-  noNewPrivs: boolean;
-  /** 0: no seccomp, 1: strict, 2: filtered. */
-  seccompMode: number;
-  /** Seccomp filters in force (undefined before Linux 5.9, which does not count them). */
-  seccompFilters: number | undefined;
-}
-
-/** Who connected to a Unix socket, as the kernel recorded it at the connect, and how confined it is. */
-export interface PeerCredentials {
-  pid: number;
-  uid: number;
-  gid: number;
-  confinement: Confinement;
-}
+import type { EnsureOptions } from "../launcher/ensure-launcher.js";
+import { askLauncher, closedError } from "./ask-peer-cred.js";
+import type { Confinement, PeerCredentials } from "./peer-credential-types.js";
 
 /**
  * The process, user and group at the other end of a connected Unix socket (SO_PEERCRED), which Node cannot
  * ask: the launcher is handed the socket as a descriptor and asks the kernel, holding the process while it
  * reads its confinement (a peer that exits meanwhile is an error, since its pid could be another's by
- * then). The pid is as this process's PID namespace sees it. Costs a process start, so it suits sockets
- * that are connected to rarely.
+ * then). The pid is as this process's PID namespace sees it. Costs a process start; a server that asks
+ * about every connection shares a PeerCredentialsReader instead.
  */
 export async function peerCredentials(socket: Socket, options: EnsureOptions = {}): Promise<PeerCredentials> {
-  if (socket.destroyed) throw new Error("cannot tell who is at the other end of the socket: it is closed");
-  const launcher = await ensureLauncher(options);
-  const asked = await execa(launcher.path, ["--peer-cred", "3"], {
-    stdio: ["ignore", "pipe", "pipe", socket],
-    reject: false,
-    extendEnv: false,
-  });
-  const found = /^(\d+) (\d+) (\d+) (\d+) (\d+) (-?\d+)$/.exec(asked.stdout);
-  if (asked.exitCode !== 0 || !found)
-    throw new Error(
-      `cannot tell who is at the other end of the socket: ${asked.stderr.trim() || asked.message}`,
-    );
-  const [pid, uid, gid, noNewPrivs, seccompMode, filters] = found.slice(1).map(Number) as number[];
-  return {
-    pid: pid!,
-    uid: uid!,
-    gid: gid!,
-    confinement: {
-      noNewPrivs: noNewPrivs === 1,
-      seccompMode: seccompMode!,
-      seccompFilters: filters! < 0 ? undefined : filters,
-    },
-  };
+  if (socket.destroyed) throw closedError();
+  const [answer] = await askLauncher([socket], options);
+  if (answer instanceof Error) throw answer;
+  return answer!;
 }
 
 /** This process's own confinement. */
