@@ -1,9 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { afterAll, describe, expect, it } from "vitest";
+import { resourceGroups } from "../limits/resource-groups.js";
 
 const bin = fileURLToPath(new URL("../../bin/ollie-sandbox.js", import.meta.url));
 const config = mkdtempSync(join(tmpdir(), "sandbox-cli-"));
@@ -24,6 +25,32 @@ describe("ollie-sandbox", () => {
     expect(r.stdout).toContain(`rw: ${config} /tmp /dev/null`);
     expect(r.stdout).toMatch(/^network: TCP connect 80,443; bind none$/m);
     expect(r.stdout).toMatch(/^verdict: every rule is enforced$/m);
+  });
+
+  it("check says how each limit is enforced, and leaves no cgroup of its own behind", async () => {
+    mkdirSync(join(config, "ollie"), { recursive: true });
+    const layer = join(config, "ollie", "sandbox.yaml");
+    writeFileSync(layer, "limits:\n  processes: 100\n  memory: 1GiB\n  file_size: 64MiB\n  cpu_time: 10m\n");
+    const r = await cli(["check"]);
+    rmSync(layer);
+    expect(r.exitCode).toBe(0);
+    const groups = await resourceGroups();
+    const cgroup = (controller: string) =>
+      new RegExp(`by cgroup v[12] \\(the ${controller} controller, in (/\\S+/ollie-\\d+)\\)$`);
+    const line = (name: string) => r.stdout.split("\n").find((l) => l.startsWith(`  ${name}: `)) ?? "";
+    if (groups.placeOf("pids")) expect(line("processes")).toMatch(cgroup("pids"));
+    else
+      expect(line("processes")).toMatch(
+        /^ {2}processes: 100 tasks per (group: not enforced|command, by rlimit)/,
+      );
+    if (groups.placeOf("memory")) expect(line("memory")).toMatch(cgroup("memory"));
+    else expect(line("memory")).toBe("  memory: 1 GiB per process, by rlimit (RLIMIT_DATA)");
+    expect(line("file size")).toBe("  file size: 64 MiB per process, by rlimit (RLIMIT_FSIZE)");
+    expect(line("CPU time")).toBe("  CPU time: 10 min per process, by rlimit (RLIMIT_CPU)");
+    expect(r.stdout).toMatch(/^user namespaces: refused \(seccomp\)$/m);
+    // The directory check made to see what the kernel lets it do is gone with it.
+    for (const [, dir] of r.stdout.matchAll(/ in (\/\S+\/ollie-\d+)\)$/gm))
+      expect(existsSync(dir!)).toBe(false);
   });
 
   it("run passes the command's status through, and check names a broken policy file", async () => {
@@ -59,7 +86,7 @@ describe("ollie-sandbox", () => {
   it("has a launcher that says what it is and how to use it", async () => {
     const launcher = (await cli(["check"])).stdout.match(/^launcher: (\S+)/m)![1]!;
     const version = await execa(launcher, ["--version"]);
-    expect(version.stdout).toMatch(/^ollie-sandbox-launcher 3 \(Landlock ABI up to 7, (x86_64|aarch64)\)$/);
+    expect(version.stdout).toMatch(/^ollie-sandbox-launcher 4 \(Landlock ABI up to 7, (x86_64|aarch64)\)$/);
     const help = await execa(launcher, ["--help"]);
     for (const flag of [
       "--ro",
