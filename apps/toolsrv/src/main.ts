@@ -11,7 +11,13 @@ import {
   serveUntilSignal,
   serviceAddress,
 } from "@ollie/ninep";
-import { resolvePolicy, sandboxCommand } from "@ollie/sandbox";
+import {
+  type LimitEnforcement,
+  limitEnforcement,
+  resolvePolicy,
+  resourceGroups,
+  sandboxCommand,
+} from "@ollie/sandbox";
 import { createToolServer, loadBypassPolicy } from "@ollie/toolsrv";
 import { keyedAuth } from "./auth.js";
 import { type CommandLine, parseCommandLine, type ToolsrvOptions, USAGE } from "./command-line.js";
@@ -91,6 +97,10 @@ async function serve(
   // memory directory, which the policy grants, rather than toolsrv's own directory (a home holding the
   // launcher's, say, which no call may be granted).
   if (options.requireSandbox) await sandboxCommand("true", [], { policy, cwd: memory });
+  const limits = limitEnforcement(policy, await resourceGroups());
+  log.info(`limits: ${limits.map(describeLimit).join("; ")}`);
+  for (const l of limits.filter((l) => l.value !== null && l.by === null))
+    log.warn(`the ${l.limit} limit (${l.value}) is ${l.how}`);
   const bypass = await loadBypassPolicy(options.bypass ?? join(config, "bypass.yaml"));
   // The owner's key file is a credential like any other: no tool may read it.
   const protect = [...options.protect, ...(options.ownerKey !== undefined ? [options.ownerKey] : [])].map(
@@ -156,6 +166,11 @@ async function serve(
   await tools.close();
   await server.close();
   return 0;
+}
+
+/** One limit for the log: `processes 512 per group (cgroup v1)`. */
+function describeLimit(l: LimitEnforcement): string {
+  return `${l.limit} ${l.value ?? "unlimited"}${l.value === null ? "" : ` per ${l.per} (${l.by ?? "not enforced"})`}`;
 }
 
 /** What an MCP server started by toolsrv gets of toolsrv's environment (MCP clients pass about the same). */

@@ -1,4 +1,4 @@
-import { expandPolicy, type SandboxPolicy } from "@ollie/sandbox";
+import { expandPolicy, type LimitEnforcement, type SandboxPolicy } from "@ollie/sandbox";
 import { NODE_PREFIX } from "../exec/node-prefix.js";
 import type { AgentTools } from "./agent-tools.js";
 
@@ -17,6 +17,14 @@ export interface AgentSandbox {
   eachTool: { rox: string[] };
   /** Paths no call may reach: a call whose policy would grant one does not run. */
   protect: readonly string[];
+  /**
+   * The resource limits and how the kernel enforces each here: processes and memory for all the agent's
+   * tool processes together (`per: "group"`) where toolsrv may make cgroups, file size and CPU time per
+   * process.
+   */
+  limits: LimitEnforcement[];
+  /** Whether its tools may create user namespaces. */
+  userNamespaces: boolean;
   /** The layers the policy was built from, in order. */
   sources: string[];
 }
@@ -29,7 +37,7 @@ export interface AgentSandbox {
 export function agentSandbox(
   uname: string,
   agent: AgentTools | undefined,
-  base: { policy: SandboxPolicy; protect: readonly string[] },
+  base: { policy: SandboxPolicy; protect: readonly string[]; limits: LimitEnforcement[] },
 ): AgentSandbox {
   const place = agent?.lastCall;
   let policy = base.policy;
@@ -51,6 +59,8 @@ export function agentSandbox(
     network: policy.network,
     eachTool: { rox: ["(the tool's own directory)", NODE_PREFIX] },
     protect: base.protect,
+    limits: base.limits,
+    userNamespaces: policy.userNamespaces,
     sources: base.policy.sources,
   };
 }
