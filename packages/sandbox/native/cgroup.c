@@ -6,7 +6,10 @@
  *
  *  - the command joins it first thing, before namespaces and the sandbox. The launcher stays outside, so a
  *    group at its limit never stops the launcher itself; Landlock keeps the cgroup files out of the command's
- *    reach (the sandbox package refuses a policy that would grant writing there);
+ *    reach (the sandbox package refuses a policy that would grant writing there). Moving a process into a
+ *    cgroup (writing cgroup.procs) waits for an RCU grace period in the kernel, milliseconds on a busy
+ *    machine, so on cgroup v2 the command is created in its cgroup instead (clone3's CLONE_INTO_CGROUP,
+ *    Linux 5.7), which does not wait; the v1 hierarchies are joined by writing;
  *  - a fork the pids controller refused counts in its pids.events, which the supervisor polls (the kernel
  *    notifies pollers): the call is then ended at once, so a fork bomb stops at the limit;
  *  - a process of it the OOM killer killed counts in memory.events.local (v2) or memory.oom_control (v1); on
@@ -33,6 +36,7 @@
 static struct leaf {
   char path[PATH_MAX];
   int events; /* its pids.events, open for polling; -1 without the pids controller */
+  int dir;    /* cgroup v2: the directory, to create the command in it; -1 on v1 */
 } leaves[MAX_CGROUPS];
 static int nleaves;
 
@@ -97,7 +101,7 @@ void cgroups_make(const struct options *o) {
     /* A launcher with this pid that was killed outright left its (empty) cgroup: its counters are not ours. */
     if (mkdir(l->path, 0755) < 0 && !(errno == EEXIST && rmdir(l->path) == 0 && mkdir(l->path, 0755) == 0))
       fail(EXIT_POLICY, "cannot make the call's cgroup %s: %s", l->path, strerror(errno));
-    l->events = -1;
+    l->events = l->dir = -1;
     nleaves++;
     int err = write_in(l->path, "memory.oom.group", "1");
     if (err && err != ENOENT) fail(EXIT_POLICY, "cannot set %s/memory.oom.group: %s", l->path, strerror(err));
@@ -108,12 +112,20 @@ void cgroups_make(const struct options *o) {
     char events[PATH_MAX];
     join_path(events, l->path, "pids.events");
     l->events = open(events, O_RDONLY | O_CLOEXEC);
+    if (exists_in(l->path, "cgroup.controllers")) l->dir = open(l->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   }
 }
 
-/* In the command's first process: into every cgroup of the call, before anything else. */
-void cgroups_join(void) {
+int cgroups_v2_dir(void) {
+  for (int i = 0; i < nleaves; i++)
+    if (leaves[i].dir >= 0) return leaves[i].dir;
+  return -1;
+}
+
+/* In the command's first process: into every cgroup of the call it was not created in, before anything else. */
+void cgroups_join(int created_in_v2) {
   for (int i = 0; i < nleaves; i++) {
+    if (created_in_v2 && leaves[i].dir >= 0) continue;
     int err = write_in(leaves[i].path, "cgroup.procs", "0");
     if (err) fail(EXIT_POLICY, "cannot join the call's cgroup %s: %s", leaves[i].path, strerror(err));
   }
@@ -148,6 +160,7 @@ int cgroups_finish(void) {
         read_in(path, "memory.oom_control", text, sizeof text) > 0)
       killed |= counter(text, "oom_kill") > 0;
     if (leaves[i].events >= 0) close(leaves[i].events);
+    if (leaves[i].dir >= 0) close(leaves[i].dir);
     /* Nothing of the call is left in it; if it cannot go, the group's owner removes it with the group. */
     rmdir(path);
   }

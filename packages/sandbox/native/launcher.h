@@ -106,7 +106,8 @@ void apply_rlimits(const struct options *o);
 /* The call's own cgroups (cgroup.c). */
 struct pollfd;
 void cgroups_make(const struct options *o);
-void cgroups_join(void);
+int cgroups_v2_dir(void);
+void cgroups_join(int created_in_v2);
 int cgroups_watch(struct pollfd *into);
 int cgroups_fork_refused(void);
 int cgroups_finish(void);

@@ -24,12 +24,14 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -132,6 +134,15 @@ static void exit_like(int status) {
   _exit(128 + sig);
 }
 
+/* clone3 (Linux 5.3) with CLONE_INTO_CGROUP (5.7): a fork whose child starts in the cgroup `dir`. */
+static pid_t clone_into(int dir) {
+  struct {
+    uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size,
+        cgroup;
+  } args = {.flags = 0x200000000ULL /* CLONE_INTO_CGROUP */, .exit_signal = SIGCHLD, .cgroup = (uint64_t)dir};
+  return (pid_t)syscall(435 /* clone3 */, &args, sizeof args);
+}
+
 /* Writes the limits the command reached to the report descriptor, if there is one. */
 static void report(const struct options *o, int processes, int memory) {
   if (o->report_fd < 0) return;
@@ -155,6 +166,7 @@ static struct {
   pid_t supervisor;
   sigset_t mask;
   int joins;
+  int created_in_v2; /* made in the call's cgroup v2 by clone3: only the v1 ones are left to join */
 } child;
 static char child_stack[256 * 1024] __attribute__((aligned(16)));
 
@@ -165,7 +177,7 @@ static int run_child(void *unused) {
    * PID namespace sees its parent as 0.) */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || (getppid() != child.supervisor && getppid() != 0))
     _exit(EXIT_POLICY);
-  if (child.joins) cgroups_join();
+  if (child.joins) cgroups_join(child.created_in_v2);
   child.start(child.o, child.abi);
   _exit(EXIT_POLICY);
 }
@@ -194,10 +206,25 @@ void supervise(struct options *o, void (*start)(struct options *, int), int abi,
   child.supervisor = getpid();
   child.mask = previous;
   child.joins = outermost;
+  /* Created in the call's cgroup v2, where there is one (cgroup.c); a kernel without clone3's
+   * CLONE_INTO_CGROUP (before 5.7), or that refuses it here, has the child join by writing instead. */
+  int v2 = outermost ? cgroups_v2_dir() : -1;
+  pid_t command = -1;
+  if (v2 >= 0) {
+    child.created_in_v2 = 1;
+    command = clone_into(v2);
+    if (command < 0 && errno == EAGAIN) {
+      /* The group's other calls hold every task its pids.max allows: this one cannot even start. */
+      report(o, 1, cgroups_finish());
+      fail(EXIT_POLICY, "cannot start the command: its group is at its process limit");
+    }
+    child.created_in_v2 = command >= 0;
+  }
   /* Sharing memory until the exec spares copying it: several times faster than fork where that is slow.
    * A child that stays (and may itself supervise, on that stack) gets a copy instead. */
-  pid_t command = execs ? clone(run_child, child_stack + sizeof child_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL)
-                        : fork();
+  if (command < 0)
+    command = execs ? clone(run_child, child_stack + sizeof child_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL)
+                    : fork();
   if (command == 0) run_child(NULL);
   if (command < 0) fail(EXIT_POLICY, "cannot start the command: %s", strerror(errno));
 
