@@ -12,7 +12,7 @@ import {
   serviceAddress,
 } from "@ollie/ninep";
 import {
-  type LimitEnforcement,
+  describeEnforcement,
   limitEnforcement,
   resolvePolicy,
   resourceGroups,
@@ -98,9 +98,11 @@ async function serve(
   // launcher's, say, which no call may be granted).
   if (options.requireSandbox) await sandboxCommand("true", [], { policy, cwd: memory });
   const limits = limitEnforcement(policy, await resourceGroups());
-  log.info(`limits: ${limits.map(describeLimit).join("; ")}`);
-  for (const l of limits.filter((l) => l.value !== null && l.by === null))
-    log.warn(`the ${l.limit} limit (${l.value}) is ${l.how}`);
+  for (const l of limits) {
+    const said = `limit on ${describeEnforcement(l, "agent")}`;
+    if (l.value !== null && l.by === null) log.warn(said);
+    else log.info(said);
+  }
   const bypass = await loadBypassPolicy(options.bypass ?? join(config, "bypass.yaml"));
   // The owner's key file is a credential like any other: no tool may read it.
   const protect = [...options.protect, ...(options.ownerKey !== undefined ? [options.ownerKey] : [])].map(
@@ -166,11 +168,6 @@ async function serve(
   await tools.close();
   await server.close();
   return 0;
-}
-
-/** One limit for the log: `processes 512 per group (cgroup v1)`. */
-function describeLimit(l: LimitEnforcement): string {
-  return `${l.limit} ${l.value ?? "unlimited"}${l.value === null ? "" : ` per ${l.per} (${l.by ?? "not enforced"})`}`;
 }
 
 /** What an MCP server started by toolsrv gets of toolsrv's environment (MCP clients pass about the same). */

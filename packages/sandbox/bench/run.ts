@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import { mkdirSync, readFileSync, rmdirSync } from "node:fs";
+import { join } from "node:path";
 import { interleave, minMedian, msSince } from "../../../bench/interleave.js";
 import {
   limitEnforcement,
@@ -18,7 +20,8 @@ import {
  * removed, as for an agent's call in toolsrv — and with those two limits lifted (no cgroup), and by spawning
  * the launcher binary itself (`sandboxCommand`, for callers that spawn on their own) — interleaved in the
  * same run, the order turning every round. Printed are the fastest and the median start of each, and their
- * ratios to the baseline.
+ * ratios to the baseline. Where this process may make them, the launcher spawned directly is also timed
+ * with its command made in a cgroup v2 (clone3) and moved into a cgroup v1 (a write to cgroup.procs).
  */
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 1000);
@@ -45,12 +48,39 @@ const served = (p: typeof policy) => async () => {
   const r = await runSandboxed("/bin/true", [], { policy: p, env, cwd: "/tmp" });
   if (r.exitCode !== 0) throw new Error(`exit ${r.exitCode}: ${r.stderr}`);
 };
+const groups = await resourceGroups();
+/** A cgroup of the bench's own in a hierarchy: the v1 pids place, or this process's cgroup v2 if writable. */
+function scratchCgroup(version: 1 | 2): string | undefined {
+  const v1 = groups.places.find((p) => p.version === 1);
+  const mount = readFileSync("/proc/self/mountinfo", "utf8")
+    .split("\n")
+    .map((l) => l.split(" "))
+    .find((f) => f[f.indexOf("-") + 1] === "cgroup2" && f[3] === "/")?.[4];
+  const own = /^0::(.*)$/m.exec(readFileSync("/proc/self/cgroup", "utf8"))?.[1];
+  const parent = version === 1 ? v1?.parent : mount && own !== undefined ? join(mount, own) : undefined;
+  if (!parent) return undefined;
+  const dir = join(parent, `bench-${process.pid}`);
+  try {
+    mkdirSync(dir);
+    // The v1 one is inside this process's own cgroup directory, which goes first at exit.
+    process.once("exit", () => rmdirSync(dir, { recursive: false }));
+    return dir;
+  } catch {
+    return undefined;
+  }
+}
 const ways: Record<string, () => Promise<unknown>> = {
   "/bin/true spawned directly": () => spawned("/bin/true", []),
   "runSandboxed, limits in cgroups": served(policy),
   "runSandboxed, no cgroup": served(uncapped),
   "the launcher spawned directly": () => spawned(launched.file, launched.args),
 };
+for (const version of [2, 1] as const) {
+  const dir = scratchCgroup(version);
+  if (dir)
+    ways[`…, command ${version === 2 ? "made in" : "moved into"} a cgroup v${version}`] = () =>
+      spawned(launched.file, ["--cgroup", dir, ...launched.args]);
+}
 // Warm up the service, the page cache and Node's spawn path before measuring.
 const WARMUP = 50;
 await interleave(
@@ -63,7 +93,7 @@ const times = await interleave(
 );
 const base = minMedian(times[0]!);
 const signed = (ms: number) => `${ms < 0 ? "−" : "+"}${Math.abs(ms).toFixed(2)}`;
-const enforced = limitEnforcement(policy, await resourceGroups())
+const enforced = limitEnforcement(policy, groups)
   .filter((l) => l.per === "group" && l.by !== null)
   .map((l) => `${l.limit} by ${l.by}`);
 console.log(

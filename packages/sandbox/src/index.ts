@@ -26,7 +26,7 @@ export {
 } from "./launcher/ensure-launcher.js";
 export { type LauncherArgOptions, launcherArgs } from "./launcher/launcher-args.js";
 export { type LandlockProbe, missingFeatures, probeLandlock } from "./launcher/probe.js";
-export { type LimitEnforcement, limitEnforcement } from "./limits/enforcement.js";
+export { describeEnforcement, type LimitEnforcement, limitEnforcement } from "./limits/enforcement.js";
 export { describeLimit, type LimitReached } from "./limits/limit-reached.js";
 export { type GroupLimits, type ResourceGroups, resourceGroups } from "./limits/resource-groups.js";
 export { DEFAULT_POLICY } from "./policy/defaults.js";

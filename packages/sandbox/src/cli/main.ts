@@ -3,10 +3,9 @@ import { PolicyError, ProtectedPathError, SandboxUnavailableError } from "../err
 import { buildLauncher, ensureLauncher } from "../launcher/ensure-launcher.js";
 import { launcherArgs } from "../launcher/launcher-args.js";
 import { missingFeatures, probeLandlock } from "../launcher/probe.js";
-import { type LimitEnforcement, limitEnforcement } from "../limits/enforcement.js";
+import { describeEnforcement, limitEnforcement } from "../limits/enforcement.js";
 import { resolveLimits } from "../limits/resolve-limits.js";
 import { resourceGroups } from "../limits/resource-groups.js";
-import { formatDuration, formatSize } from "../policy/limit-values.js";
 import { PATH_LISTS } from "../policy/path-lists.js";
 import type { SandboxPolicy } from "../policy/policy.js";
 import { expandPolicy, resolvePolicy } from "../policy/resolve.js";
@@ -22,30 +21,6 @@ const USAGE = `usage: ollie-sandbox check [-p NAME]        what Landlock allows 
 -p NAME lays $XDG_CONFIG_HOME/ollie/sandbox/NAME.yaml over sandbox.yaml and the built-in defaults.
 run exits with the command's status, or 125 when the sandbox refuses to start it; a usage mistake exits 2.
 `;
-
-const LIMIT_NAMES: Record<LimitEnforcement["limit"], string> = {
-  processes: "processes",
-  memory: "memory",
-  file_size: "file size",
-  cpu_time: "CPU time",
-};
-
-/** One limit as `check` says it: its value, whom it holds for, and how it is enforced. */
-function describeEnforcement(e: LimitEnforcement, policy: SandboxPolicy): string {
-  const name = LIMIT_NAMES[e.limit];
-  if (e.value === null) return `${name}: unlimited`;
-  const memory = policy.limits.memory;
-  const value =
-    e.limit === "processes"
-      ? `${e.value} tasks`
-      : e.limit === "cpu_time"
-        ? formatDuration(e.value)
-        : `${formatSize(e.value)}${e.limit === "memory" && memory && "share" in memory ? ` (${Math.round(memory.share * 1000) / 10}% of the RAM)` : ""}`;
-  const per = { group: "per group", command: "per command", process: "per process" }[e.per];
-  return e.by === null
-    ? `${name}: ${value} ${per}: ${e.how}`
-    : `${name}: ${value} ${per}, by ${e.by} (${e.how})`;
-}
 
 const refusal = (err: unknown): string | undefined =>
   err instanceof SandboxUnavailableError || err instanceof PolicyError || err instanceof ProtectedPathError
@@ -85,7 +60,7 @@ async function check(name: string | undefined): Promise<number> {
     );
     const groups = await resourceGroups();
     out("limits (a group is the commands of one agent in toolsrv, of one program otherwise):");
-    for (const e of limitEnforcement(policy, groups)) out(`  ${describeEnforcement(e, policy)}`);
+    for (const e of limitEnforcement(policy, groups)) out(`  ${describeEnforcement(e)}`);
     out(`user namespaces: ${policy.userNamespaces ? "allowed by the policy" : "refused (seccomp)"}`);
     // As `run` gives them: with the cgroups of its group (each command makes one of its own in each).
     const lease = groups.enter("default", resolveLimits(policy.limits));

@@ -1,4 +1,4 @@
-import type { LimitName } from "../policy/limit-values.js";
+import { formatDuration, formatSize, type LimitName } from "../policy/limit-values.js";
 import type { SandboxPolicy } from "../policy/policy.js";
 import type { Controller } from "./cgroup-places.js";
 import { type ResolvedLimits, resolveLimits } from "./resolve-limits.js";
@@ -9,6 +9,8 @@ export interface LimitEnforcement {
   limit: LimitName;
   /** Tasks, bytes or seconds; null when the policy sets none. */
   value: number | null;
+  /** For memory given as a share of the RAM: that share (0–1]. */
+  share?: number;
   /** Whom it holds for: a group of commands together (an agent's, in toolsrv), each command, each process. */
   per: "group" | "command" | "process";
   /** What enforces it; null when nothing does (no limit, or none the kernel offers this process). */
@@ -73,5 +75,41 @@ export function limitEnforcement(
     byRlimit("file_size", "process", "RLIMIT_FSIZE"),
     byRlimit("cpu_time", "process", "RLIMIT_CPU"),
   ];
-  return all.map((e) => (e.value === null ? { ...e, by: null, how: "no limit set" } : e));
+  const memory = policy.limits.memory;
+  return all.map((e) =>
+    e.value === null
+      ? { ...e, by: null, how: "no limit set" }
+      : e.limit === "memory" && memory && "share" in memory
+        ? { ...e, share: memory.share }
+        : e,
+  );
+}
+
+const NAMES: Record<LimitName, string> = {
+  processes: "processes",
+  memory: "memory",
+  file_size: "file size",
+  cpu_time: "CPU time",
+};
+
+/**
+ * One limit as a person reads it, as `ollie-sandbox check` prints it: `processes: 512 tasks per group, by
+ * cgroup v1 (the pids controller, in /sys/fs/cgroup/pids/ollie-42)`, `file size: 1 GiB per process, by rlimit
+ * (RLIMIT_FSIZE)`, `processes: 512 tasks per group: not enforced: …`. `group` is what a group is called
+ * where it is read (toolsrv's are agents).
+ */
+export function describeEnforcement(e: LimitEnforcement, group = "group"): string {
+  const name = NAMES[e.limit];
+  if (e.value === null) return `${name}: unlimited`;
+  const share = e.share === undefined ? "" : ` (${Math.round(e.share * 1000) / 10}% of the RAM)`;
+  const value =
+    e.limit === "processes"
+      ? `${e.value} tasks`
+      : e.limit === "cpu_time"
+        ? formatDuration(e.value)
+        : `${formatSize(e.value)}${share}`;
+  const per = `per ${e.per === "group" ? group : e.per}`;
+  return e.by === null
+    ? `${name}: ${value} ${per}: ${e.how}`
+    : `${name}: ${value} ${per}, by ${e.by} (${e.how})`;
 }
