@@ -55,6 +55,11 @@ describe("ollie-sandbox", () => {
 
   it("run passes the command's status through, and check names a broken policy file", async () => {
     expect((await cli(["run", "--", "bash", "-c", "exit 7"])).exitCode).toBe(7);
+    // Killed by the command's own signal, it runs no exit handlers: it removed its cgroups before.
+    const killed = cli(["run", "--", "bash", "-c", "kill -KILL $$"]);
+    expect((await killed).signal).toBe("SIGKILL");
+    const groups = await resourceGroups();
+    expect(groups.places.filter((p) => existsSync(join(p.parent, `ollie-${killed.pid}`)))).toEqual([]);
     mkdirSync(join(config, "ollie"), { recursive: true });
     writeFileSync(join(config, "ollie", "sandbox.yaml"), "network:\n  enabled: maybe\n");
     const broken = await cli(["check"]);

@@ -124,7 +124,11 @@ export async function main(argv: string[]): Promise<number> {
         const result = await runSandboxed(file, args, { policy, stdin: process.stdin });
         process.stdout.write(result.stdout);
         process.stderr.write(result.stderr);
-        if (result.signal) process.kill(process.pid, result.signal);
+        if (result.signal) {
+          // Dying of the command's signal, this process runs no exit handlers: its cgroups go first.
+          (await resourceGroups()).close();
+          process.kill(process.pid, result.signal);
+        }
         return result.exitCode ?? 1;
       } catch (err) {
         const why = refusal(err);
