@@ -50,6 +50,12 @@ function groupDir(name: string): string {
 /** Removes a cgroup and the cgroups under it (each empty of processes, or it stays). */
 function removeCgroup(dir: string): void {
   try {
+    rmdirSync(dir);
+    return;
+  } catch {
+    // It has cgroups under it (left by a launcher killed outright), or is in use, or is gone.
+  }
+  try {
     for (const entry of readdirSync(dir, { withFileTypes: true }))
       if (entry.isDirectory()) removeCgroup(join(dir, entry.name));
     rmdirSync(dir);
