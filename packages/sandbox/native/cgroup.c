@@ -6,10 +6,10 @@
  *
  *  - the command joins it first thing, before namespaces and the sandbox. The launcher stays outside, so a
  *    group at its limit never stops the launcher itself; Landlock keeps the cgroup files out of the command's
- *    reach (the sandbox package refuses a policy that would grant writing there). Moving a process into a
- *    cgroup (writing cgroup.procs) waits for an RCU grace period in the kernel, milliseconds on a busy
- *    machine, so on cgroup v2 the command is created in its cgroup instead (clone3's CLONE_INTO_CGROUP,
- *    Linux 5.7), which does not wait; the v1 hierarchies are joined by writing;
+ *    reach (the sandbox package refuses a policy that would grant writing there). Moving a whole process
+ *    (cgroup.procs) takes a global lock that waits for an RCU grace period, milliseconds on a busy machine;
+ *    so on cgroup v2 the command is created in its cgroup (clone3's CLONE_INTO_CGROUP, Linux 5.7), and on
+ *    v1 its first process, a single thread, moves itself through `tasks`, which takes no such lock;
  *  - a fork the pids controller refused counts in its pids.events, which the supervisor polls (the kernel
  *    notifies pollers): the call is then ended at once, so a fork bomb stops at the limit;
  *  - a process of it the OOM killer killed counts in memory.events.local (v2) or memory.oom_control (v1); on
@@ -126,7 +126,8 @@ int cgroups_v2_dir(void) {
 void cgroups_join(int created_in_v2) {
   for (int i = 0; i < nleaves; i++) {
     if (created_in_v2 && leaves[i].dir >= 0) continue;
-    int err = write_in(leaves[i].path, "cgroup.procs", "0");
+    /* v2 moves threads only within a threaded subtree: a process goes through cgroup.procs there. */
+    int err = write_in(leaves[i].path, leaves[i].dir >= 0 ? "cgroup.procs" : "tasks", "0");
     if (err) fail(EXIT_POLICY, "cannot join the call's cgroup %s: %s", leaves[i].path, strerror(err));
   }
 }
