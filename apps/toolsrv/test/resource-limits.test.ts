@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { resourceGroups } from "@ollie/sandbox";
@@ -120,6 +120,23 @@ describe("an agent's tools", () => {
     );
     await conn.close();
   });
+
+  it.runIf(inCgroups)(
+    "leave no cgroup once their last process has ended, and toolsrv none once it stops",
+    async () => {
+      const own = groups.places.map((p) => join(p.parent, `ollie-${daemon.child.pid}`));
+      const conn = await daemon.conn("s2.cleanup");
+      expect(await conn.call("hello", {}, new AbortController().signal)).toEqual({
+        output: "hello from s2.cleanup\n",
+      });
+      await conn.close();
+      // No call runs now: every agent's group is gone, toolsrv's own directories stay while it serves.
+      for (const dir of own) expect(readdirSync(dir).filter((d) => d.startsWith("group-"))).toEqual([]);
+      await daemon.stop();
+      expect(own.filter((dir) => existsSync(dir))).toEqual([]);
+      daemon = await startDaemon(s, ["--default-tools", TOOLS]);
+    },
+  );
 
   it("are told how the limits hold in their sandbox file", async () => {
     const conn = await daemon.conn("s2.sandbox");
