@@ -115,7 +115,11 @@ static char **field_list(struct fields *f, int extra) {
 #define REPORT_FD 3
 
 /* In the call's launcher: its pipes become 0-2 and its report pipe 3, nothing else of the server's stays open. */
-static void become_call(int in, int out, int err, int report, const char *cwd, char **argv, char **env) {
+static void become_call(pid_t service, int in, int out, int err, int report, const char *cwd, char **argv,
+                        char **env) {
+  /* Should this process die before the call's launcher follows it (supervise.c), the call ends here, before
+   * its command exists: a launcher started by a service already gone would see only init as its parent. */
+  if (prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) < 0 || getppid() != service) _exit(EXIT_POLICY);
   if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 || dup2(report, REPORT_FD) < 0) _exit(EXIT_POLICY);
   if (syscall(436 /* close_range */, REPORT_FD + 1U, ~0U, 0U) < 0)
     for (int fd = REPORT_FD + 1; fd < 1024; fd++) close(fd);
@@ -130,6 +134,7 @@ static void become_call(int in, int out, int err, int report, const char *cwd, c
 }
 
 static void run(struct fields *f) {
+  pid_t service = getpid();
   char *id = field(f), *cwd = field(f);
   char **argv = field_list(f, 3);
   char **env = argv ? field_list(f, 0) : NULL;
@@ -149,7 +154,7 @@ static void run(struct fields *f) {
   if (pipe2(in, O_CLOEXEC) == 0 && pipe2(out, O_CLOEXEC) == 0 && pipe2(err, O_CLOEXEC) == 0 &&
       pipe2(report, O_CLOEXEC | O_NONBLOCK) == 0)
     pid = fork();
-  if (pid == 0) become_call(in[0], out[1], err[1], report[1], cwd, argv, env);
+  if (pid == 0) become_call(service, in[0], out[1], err[1], report[1], cwd, argv, env);
   int why = errno;
   int ours[4] = {in[1], out[0], err[0], report[0]}, theirs[4] = {in[0], out[1], err[1], report[1]};
   for (int i = 0; i < 4; i++) {

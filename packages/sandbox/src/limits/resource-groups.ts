@@ -101,12 +101,13 @@ export class ResourceGroups {
     const places: OwnPlace[] = [];
     const missing = { ...found.missing };
     for (const place of found.places) {
-      for (const entry of readdirSync(place.parent)) {
-        const pid = Number(OWN.exec(entry)?.[1]);
-        if (pid === process.pid || (pid > 0 && !alive(pid))) removeCgroup(join(place.parent, entry));
-      }
       const dir = join(place.parent, `ollie-${process.pid}`);
       try {
+        // Those left by processes that ended without removing them (this pid's too: an earlier process's).
+        for (const entry of readdirSync(place.parent)) {
+          const pid = Number(OWN.exec(entry)?.[1]);
+          if (pid === process.pid || (pid > 0 && !alive(pid))) removeCgroup(join(place.parent, entry));
+        }
         mkdirSync(dir);
         if (place.version === 2)
           writeFileSync(join(dir, "cgroup.subtree_control"), place.controllers.map((c) => `+${c}`).join(" "));
