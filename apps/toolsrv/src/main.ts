@@ -11,7 +11,13 @@ import {
   serveUntilSignal,
   serviceAddress,
 } from "@ollie/ninep";
-import { resolvePolicy, sandboxCommand } from "@ollie/sandbox";
+import {
+  describeEnforcement,
+  limitEnforcement,
+  resolvePolicy,
+  resourceGroups,
+  sandboxCommand,
+} from "@ollie/sandbox";
 import { createToolServer, loadBypassPolicy } from "@ollie/toolsrv";
 import { keyedAuth } from "./auth.js";
 import { type CommandLine, parseCommandLine, type ToolsrvOptions, USAGE } from "./command-line.js";
@@ -91,6 +97,12 @@ async function serve(
   // memory directory, which the policy grants, rather than toolsrv's own directory (a home holding the
   // launcher's, say, which no call may be granted).
   if (options.requireSandbox) await sandboxCommand("true", [], { policy, cwd: memory });
+  const limits = limitEnforcement(policy, await resourceGroups());
+  for (const l of limits) {
+    const said = `limit on ${describeEnforcement(l, "agent")}`;
+    if (l.value !== null && l.by === null) log.warn(said);
+    else log.info(said);
+  }
   const bypass = await loadBypassPolicy(options.bypass ?? join(config, "bypass.yaml"));
   // The owner's key file is a credential like any other: no tool may read it.
   const protect = [...options.protect, ...(options.ownerKey !== undefined ? [options.ownerKey] : [])].map(

@@ -3,9 +3,12 @@
  *
  *   main.c        options, --help/--version/--probe, the order of the steps
  *   landlock.c    one Landlock ruleset: paths, TCP ports, scoping
- *   seccomp.c     the seccomp filter for what Landlock cannot see (sockets, io_uring, terminal injection)
+ *   seccomp.c     the seccomp filter for what Landlock cannot see (sockets, io_uring, terminal injection,
+ *                 namespaces)
  *   privileges.c  dropping every capability before the command runs
  *   proc.c        a /proc that shows the sandbox's own processes
+ *   rlimits.c     the command's per-process resource limits (data, file size, CPU time, processes)
+ *   cgroup.c      a cgroup of the call's own in each group the caller made: joined, watched, removed
  *   supervise.c   the parent that stays: forwards signals and ends the whole process tree with the command
  *   serve.c       --serve: a long-lived launcher that starts sandboxed commands on request, for less than an exec
  *   peercred.c    --peer-cred FD...: the process, user and group at the other end of Unix sockets
@@ -17,7 +20,7 @@
 #include <sys/types.h>
 
 /* The launcher's own interface revision: bumped when its options or behaviour change. */
-#define LAUNCHER_REVISION 4
+#define LAUNCHER_REVISION 5
 /* The newest Landlock ABI this launcher knows how to use. */
 #define LAUNCHER_ABI 7
 
@@ -26,7 +29,10 @@
 #define EXIT_NOT_FOUND 127
 
 #define MAX_ITEMS 512
+#define MAX_CGROUPS 4
 #define DEFAULT_GRACE_MS 500
+/* Not set: a resource limit the command does not get. */
+#define NO_LIMIT (-1L)
 
 #if defined(__x86_64__)
 #define ARCH_NAME "x86_64"
@@ -52,6 +58,16 @@ struct options {
   int no_inet, best_effort, ignore_missing, log_new_exec, quiet;
   int abi_cap;
   long grace_ms;
+  /* Group directories the command's own cgroups go under, one per hierarchy (cgroup.c). */
+  const char *cgroups[MAX_CGROUPS];
+  int ncgroups;
+  /* Per-process limits (rlimits.c), NO_LIMIT when not given. */
+  long rlimit_data, rlimit_fsize, rlimit_cpu, rlimit_nproc;
+  /* Set by rlimits_prepare: the tasks RLIMIT_NPROC counts that are not the command's. */
+  long nproc_base;
+  /* Where the limits the command reached are reported, -1 for nowhere. */
+  int report_fd;
+  int allow_namespaces;
   char **command;
 };
 
@@ -83,14 +99,29 @@ int enter_user_namespace(void);
 int holds_capability(int cap);
 void drop_capabilities(void);
 
+/* Resource limits (rlimits.c): counted in the launcher, set in the command before it execs. */
+void rlimits_prepare(struct options *o, int namespaced);
+void apply_rlimits(const struct options *o);
+
+/* The call's own cgroups (cgroup.c). */
+struct pollfd;
+void cgroups_make(const struct options *o);
+int cgroups_v2_dir(void);
+void cgroups_join(int created_in_v2);
+int cgroups_watch(struct pollfd *into);
+int cgroups_fork_refused(void);
+int cgroups_finish(void);
+
 /* Calls `visit` for each child of this process (supervise.c). */
 void each_child(void (*visit)(pid_t));
 
 /*
  * The supervising parent (supervise.c): runs `start` in a child and never returns. `execs` says that the
  * child ends by exec (or exit): it then shares the launcher's memory until it does, which spares copying it.
+ * `outermost` is the launcher's own supervisor (not a PID namespace's init): its child joins the call's
+ * cgroups, and it watches them and reports the limits the command reached.
  */
-void supervise(struct options *o, void (*start)(struct options *, int), int abi, int execs)
+void supervise(struct options *o, void (*start)(struct options *, int), int abi, int execs, int outermost)
     __attribute__((noreturn));
 
 #endif

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,14 @@ static const char USAGE[] =
     "  --abi-cap N                use at most Landlock ABI N (to try what an older kernel does)\n"
     "  --grace MS                 after a forwarded TERM, INT, HUP or QUIT, kill the tree after MS (default 500)\n"
     "  --log-new-exec             audit-log the command's denials (Landlock ABI 7)\n"
+    "  --allow-namespaces         let the command create user namespaces (and the others they allow)\n"
+    "  --cgroup DIR               run the command in a cgroup of its own under the group DIR (repeatable,\n"
+    "                             one per hierarchy); a fork the group's pids.max refuses ends the command\n"
+    "  --rlimit-data BYTES        RLIMIT_DATA of each process\n"
+    "  --rlimit-fsize BYTES       RLIMIT_FSIZE: the largest file a process may write\n"
+    "  --rlimit-cpu SECONDS       RLIMIT_CPU: SIGXCPU at SECONDS of CPU, SIGKILL a second later\n"
+    "  --rlimit-nproc N           RLIMIT_NPROC (not for root): N tasks more than the user's when it starts\n"
+    "  --report-fd FD             write the limits the command reached to FD when it has ended\n"
     "  --probe                    print what the kernel supports as JSON and exit\n"
     "  --serve                    (alone) start commands on request, read from stdin (see serve.c)\n"
     "  --peer-cred FD...          (alone) print the PID, UID and GID at the other end of each Unix socket FD\n"
@@ -88,12 +97,23 @@ static void add_ports(uint64_t *ports, int *n, char *list, const char *flag) {
 static const char *const SWITCHES[] = {"--unrestricted-filesystem", "--unrestricted-network",
                                        "--unrestricted-scope",      "--no-inet",
                                        "--best-effort",             "--ignore-missing",
-                                       "--log-new-exec",            "--quiet"};
+                                       "--log-new-exec",            "--quiet",
+                                       "--allow-namespaces"};
 
 static int *switch_field(struct options *o, int i) {
-  int *fields[] = {&o->unrestricted_fs, &o->unrestricted_net, &o->unrestricted_scope, &o->no_inet,
-                   &o->best_effort,     &o->ignore_missing,   &o->log_new_exec,       &o->quiet};
+  int *fields[] = {&o->unrestricted_fs, &o->unrestricted_net, &o->unrestricted_scope,
+                   &o->no_inet,         &o->best_effort,      &o->ignore_missing,
+                   &o->log_new_exec,    &o->quiet,            &o->allow_namespaces};
   return fields[i];
+}
+
+/* The options with a number of their own: where each goes. */
+static long *limit_field(struct options *o, const char *flag) {
+  if (strcmp(flag, "--rlimit-data") == 0) return &o->rlimit_data;
+  if (strcmp(flag, "--rlimit-fsize") == 0) return &o->rlimit_fsize;
+  if (strcmp(flag, "--rlimit-cpu") == 0) return &o->rlimit_cpu;
+  if (strcmp(flag, "--rlimit-nproc") == 0) return &o->rlimit_nproc;
+  return NULL;
 }
 
 enum action { RUN, PROBE, VERSION, HELP };
@@ -101,6 +121,8 @@ enum action { RUN, PROBE, VERSION, HELP };
 static enum action parse(int argc, char **argv, struct options *o) {
   o->abi_cap = LAUNCHER_ABI;
   o->grace_ms = DEFAULT_GRACE_MS;
+  o->rlimit_data = o->rlimit_fsize = o->rlimit_cpu = o->rlimit_nproc = NO_LIMIT;
+  o->report_fd = -1;
   enum action action = RUN;
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; i++) {
@@ -123,7 +145,13 @@ static enum action parse(int argc, char **argv, struct options *o) {
       else if (i + 1 < argc) value = argv[++i];
       else fail(EXIT_POLICY, "%s needs a value (see --help)", flag);
       uint64_t rights = landlock_rights(flag);
+      long *limit = limit_field(o, flag);
       if (rights) add_paths(o, value, rights);
+      else if (limit) *limit = number(flag, value, LONG_MAX);
+      else if (strcmp(flag, "--cgroup") == 0) {
+        if (o->ncgroups >= MAX_CGROUPS) fail(EXIT_POLICY, "too many cgroups (at most %d)", MAX_CGROUPS);
+        o->cgroups[o->ncgroups++] = value;
+      } else if (strcmp(flag, "--report-fd") == 0) o->report_fd = (int)number(flag, value, 65535);
       else if (strcmp(flag, "--bind-tcp") == 0) add_ports(o->bind_ports, &o->nbind, value, flag);
       else if (strcmp(flag, "--connect-tcp") == 0) add_ports(o->connect_ports, &o->nconnect, value, flag);
       else if (strcmp(flag, "--abi-cap") == 0) o->abi_cap = (int)number(flag, value, 99);
@@ -147,6 +175,7 @@ static void close_other_fds(void) {
 /* In the supervised child: sandbox this process, then become the command. */
 static void start_command(struct options *o, int abi) {
   own_proc(o);
+  apply_rlimits(o);
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0) fail(EXIT_POLICY, "no_new_privs: %s", strerror(errno));
   apply_landlock(o, abi);
   drop_capabilities();
@@ -161,7 +190,7 @@ static void start_command(struct options *o, int abi) {
 /* In the first process of a new PID namespace: mount its /proc, then stay as its init for the command. */
 static void init_then_command(struct options *o, int abi) {
   own_proc(o);
-  supervise(o, start_command, abi, 1);
+  supervise(o, start_command, abi, 1, 0);
 }
 
 #define CAP_SYS_ADMIN_ 21
@@ -189,9 +218,12 @@ void launch(int argc, char **argv) {
   if (abi == 0)
     fail(EXIT_POLICY, "Landlock is not available (kernel ABI %d%s); refusing to run unsandboxed", kabi,
          kabi > 0 ? ", capped to 0" : ": needs Linux 5.13+ with landlock in the lsm= list");
+  /* Made by the launcher as itself, before a user namespace; the command joins them (supervise.c). */
+  cgroups_make(&o);
   int namespaced = wants_own_proc(&o) && !holds_capability(CAP_SYS_ADMIN_) && enter_user_namespace();
+  rlimits_prepare(&o, namespaced);
   /* The namespace's init stays, so it is a copy of the launcher; a command execs, so it may share memory. */
-  supervise(&o, namespaced ? init_then_command : start_command, abi, !namespaced);
+  supervise(&o, namespaced ? init_then_command : start_command, abi, !namespaced, 1);
 }
 
 int main(int argc, char **argv) {

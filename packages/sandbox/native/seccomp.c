@@ -10,6 +10,11 @@
  *  - TIOCSTI and TIOCLINUX: pushing input into a terminal the command inherited would run it outside.
  *  - kernel keyrings (keyctl, add_key, request_key): shared with the user's other processes, unseen by
  *    Landlock; refused with ENOSYS, as on a kernel built without them.
+ *  - namespaces, unless --allow-namespaces: clone and unshare with a CLONE_NEW* flag fail with EPERM. Without
+ *    capabilities only a user namespace could be made, and inside it every other kind, with its own root:
+ *    kernel code reachable by no one else, and a way to look like root to the command's children. clone3
+ *    fails with ENOSYS (its flags are in memory, out of the filter's sight), so the C library falls back to
+ *    clone. The launcher's own namespaces (proc.c) are made before the filter is applied.
  *  - another architecture's system calls (i386 via int 0x80, x32): the process is killed or refused.
  */
 #define _GNU_SOURCE
@@ -52,6 +57,11 @@
 #define NR_io_uring_setup 425
 #define NR_io_uring_enter 426
 #define NR_io_uring_register 427
+#define NR_clone3 435
+/* CLONE_NEWNS, NEWCGROUP, NEWUTS, NEWIPC, NEWUSER, NEWPID, NEWNET; unshare also takes NEWTIME (in clone the
+ * low byte is the exit signal). */
+#define CLONE_NEW_ANY 0x7e020000U
+#define CLONE_NEWTIME_ 0x00000080U
 
 #if defined(__x86_64__)
 #define AUDIT_ARCH_NATIVE 0xC000003EU
@@ -77,7 +87,7 @@ struct bpf_prog_ {
  * BPF jumps only forward, so every label comes after the jumps to it.
  */
 enum label { NEXT = -1, L_ALLOW, L_EPERM, L_ENOSYS, L_SOCKET, L_INET, L_STREAM, L_DGRAM,
-             L_NETLINK, L_SOCKETPAIR, L_IOCTL, L_KILL, N_LABELS };
+             L_NETLINK, L_SOCKETPAIR, L_IOCTL, L_CLONE, L_UNSHARE, L_KILL, N_LABELS };
 
 struct program {
   struct bpf_insn_ insn[96];
@@ -129,7 +139,24 @@ void apply_seccomp(const struct options *o) {
   jump_if(&p, SYS_keyctl, L_ENOSYS);
   jump_if(&p, SYS_add_key, L_ENOSYS);
   jump_if(&p, SYS_request_key, L_ENOSYS);
+  if (!o->allow_namespaces) {
+    jump_if(&p, SYS_clone, L_CLONE);
+    jump_if(&p, SYS_unshare, L_UNSHARE);
+    jump_if(&p, NR_clone3, L_ENOSYS);
+  }
   ret(&p, RET_ALLOW);
+
+  if (!o->allow_namespaces) {
+    /* The flags are the first argument of both, on x86-64 and aarch64 alike, every CLONE_NEW* in the low half. */
+    label(&p, L_CLONE);
+    load(&p, DATA_ARG_LO(0));
+    emit(&p, BPF_JSET_K, CLONE_NEW_ANY, L_EPERM, NEXT);
+    ret(&p, RET_ALLOW);
+    label(&p, L_UNSHARE);
+    load(&p, DATA_ARG_LO(0));
+    emit(&p, BPF_JSET_K, CLONE_NEW_ANY | CLONE_NEWTIME_, L_EPERM, NEXT);
+    ret(&p, RET_ALLOW);
+  }
 
   label(&p, L_SOCKET);
   load(&p, DATA_ARG_LO(0));

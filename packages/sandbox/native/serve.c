@@ -12,11 +12,13 @@
  *   started ID PID IN OUT ERR   PID is the call's launcher (signal it to end the call, as a launched one);
  *                               IN, OUT and ERR are this process's ends of the command's standard input,
  *                               output and error, for the caller to open as /proc/SERVER/fd/N
- *   exited ID STATUS            the call's launcher ended, with this wait status
+ *   exited ID STATUS [LIMIT...] the call's launcher ended, with this wait status; LIMIT names each limit the
+ *                               command reached (`processes`, `memory`), as its launcher reported them
  *   failed ID REASON            nothing was started
  *
  * Each call's launcher is a copy of this process that runs exactly what a launched one would (launch()):
- * it supervises its command's whole tree. When stdin ends, or this process is told to end or its parent
+ * it supervises its command's whole tree. It reports on a pipe of its own (--report-fd 3), read here when it
+ * has ended. When stdin ends, or this process is told to end or its parent
  * dies, every call is told to end (SIGTERM) and this process exits.
  */
 #define _GNU_SOURCE
@@ -43,6 +45,7 @@ struct call {
   char id[24];
   pid_t pid; /* 0 once reaped */
   int fds[3]; /* -1 once closed */
+  int report; /* this process's end of the launcher's report pipe */
 };
 
 static struct call *calls;
@@ -109,11 +112,17 @@ static char **field_list(struct fields *f, int extra) {
   return list;
 }
 
-/* In the call's launcher: its pipes become 0-2, nothing else of the server's stays open. */
-static void become_call(int in, int out, int err, const char *cwd, char **argv, char **env) {
-  if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0) _exit(EXIT_POLICY);
-  if (syscall(436 /* close_range */, 3U, ~0U, 0U) < 0)
-    for (int fd = 3; fd < 1024; fd++) close(fd);
+#define REPORT_FD 3
+
+/* In the call's launcher: its pipes become 0-2 and its report pipe 3, nothing else of the server's stays open. */
+static void become_call(pid_t service, int in, int out, int err, int report, const char *cwd, char **argv,
+                        char **env) {
+  /* Should this process die before the call's launcher follows it (supervise.c), the call ends here, before
+   * its command exists: a launcher started by a service already gone would see only init as its parent. */
+  if (prctl(PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) < 0 || getppid() != service) _exit(EXIT_POLICY);
+  if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0 || dup2(report, REPORT_FD) < 0) _exit(EXIT_POLICY);
+  if (syscall(436 /* close_range */, REPORT_FD + 1U, ~0U, 0U) < 0)
+    for (int fd = REPORT_FD + 1; fd < 1024; fd++) close(fd);
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
@@ -125,8 +134,9 @@ static void become_call(int in, int out, int err, const char *cwd, char **argv, 
 }
 
 static void run(struct fields *f) {
+  pid_t service = getpid();
   char *id = field(f), *cwd = field(f);
-  char **argv = field_list(f, 1);
+  char **argv = field_list(f, 3);
   char **env = argv ? field_list(f, 0) : NULL;
   if (!id || strlen(id) >= sizeof calls->id || strpbrk(id, " \n")) {
     reply("failed ? malformed request");
@@ -137,13 +147,17 @@ static void run(struct fields *f) {
     goto done;
   }
   argv[0] = "ollie-sandbox-launcher";
-  int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1};
+  argv[1] = "--report-fd";
+  argv[2] = "3";
+  int in[2] = {-1, -1}, out[2] = {-1, -1}, err[2] = {-1, -1}, report[2] = {-1, -1};
   pid_t pid = -1;
-  if (pipe2(in, O_CLOEXEC) == 0 && pipe2(out, O_CLOEXEC) == 0 && pipe2(err, O_CLOEXEC) == 0) pid = fork();
-  if (pid == 0) become_call(in[0], out[1], err[1], cwd, argv, env);
+  if (pipe2(in, O_CLOEXEC) == 0 && pipe2(out, O_CLOEXEC) == 0 && pipe2(err, O_CLOEXEC) == 0 &&
+      pipe2(report, O_CLOEXEC | O_NONBLOCK) == 0)
+    pid = fork();
+  if (pid == 0) become_call(service, in[0], out[1], err[1], report[1], cwd, argv, env);
   int why = errno;
-  int ours[3] = {in[1], out[0], err[0]}, theirs[3] = {in[0], out[1], err[1]};
-  for (int i = 0; i < 3; i++) {
+  int ours[4] = {in[1], out[0], err[0], report[0]}, theirs[4] = {in[0], out[1], err[1], report[1]};
+  for (int i = 0; i < 4; i++) {
     if (theirs[i] >= 0) close(theirs[i]);
     if (pid < 0 && ours[i] >= 0) close(ours[i]);
   }
@@ -159,7 +173,8 @@ static void run(struct fields *f) {
   struct call *c = &calls[ncalls++];
   snprintf(c->id, sizeof c->id, "%s", id);
   c->pid = pid;
-  memcpy(c->fds, ours, sizeof ours);
+  memcpy(c->fds, ours, sizeof c->fds);
+  c->report = report[0];
   reply("started %s %d %d %d %d", id, (int)pid, ours[0], ours[1], ours[2]);
 done:
   free(argv);
@@ -204,7 +219,13 @@ static void reap(void) {
       sweep = 1;
       continue;
     }
-    reply("exited %s %d", c->id, status);
+    /* The launcher reported before it exited: its line is in the pipe already. */
+    char limits[64] = "";
+    ssize_t n = read(c->report, limits, sizeof limits - 1);
+    limits[n > 0 ? n : 0] = '\0';
+    limits[strcspn(limits, "\n")] = '\0';
+    close(c->report);
+    reply("exited %s %d%s%s", c->id, status, *limits ? " " : "", limits);
     c->pid = 0;
     forget(c);
     sweep |= WIFSIGNALED(status);

@@ -10,23 +10,35 @@
  *  - when the launcher's own parent dies (even by SIGKILL), everything is killed at once.
  *
  * Signals a terminal sends to its foreground group reach the command directly, so they are not passed on.
+ *
+ * The outermost supervisor (not a PID namespace's init) also watches the call's cgroups (cgroup.c): a fork
+ * the pids controller refused ends the whole tree at once. The kernel notifies a poller of pids.events, but
+ * not every version does (Linux 6.11 to 7.2 with cgroup v1), so it is read every WATCH_MS as well. When the tree has ended it reports the limits the
+ * command reached on --report-fd, as words on one line: `processes` (a fork was refused), `memory` (the OOM
+ * killer killed a process of it).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <sched.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "launcher.h"
+
+#define WATCH_MS 200
 
 static const int FORWARDED[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH};
 
@@ -122,6 +134,24 @@ static void exit_like(int status) {
   _exit(128 + sig);
 }
 
+/* clone3 (Linux 5.3) with CLONE_INTO_CGROUP (5.7): a fork whose child starts in the cgroup `dir`. */
+static pid_t clone_into(int dir) {
+  struct {
+    uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size, tls, set_tid, set_tid_size,
+        cgroup;
+  } args = {.flags = 0x200000000ULL /* CLONE_INTO_CGROUP */, .exit_signal = SIGCHLD, .cgroup = (uint64_t)dir};
+  return (pid_t)syscall(435 /* clone3 */, &args, sizeof args);
+}
+
+/* Writes the limits the command reached to the report descriptor, if there is one. */
+static void report(const struct options *o, int processes, int memory) {
+  if (o->report_fd < 0) return;
+  char line[32];
+  int n = snprintf(line, sizeof line, "%s%s%s\n", processes ? "processes" : "", processes && memory ? " " : "",
+                   memory ? "memory" : "");
+  if (write(o->report_fd, line, (size_t)n) < 0) return; /* nobody reads it any more */
+}
+
 static long remaining_ms(const struct timespec *deadline) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
@@ -135,6 +165,8 @@ static struct {
   int abi;
   pid_t supervisor;
   sigset_t mask;
+  int joins;
+  int created_in_v2; /* made in the call's cgroup v2 by clone3: only the v1 ones are left to join */
 } child;
 static char child_stack[256 * 1024] __attribute__((aligned(16)));
 
@@ -145,11 +177,12 @@ static int run_child(void *unused) {
    * PID namespace sees its parent as 0.) */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || (getppid() != child.supervisor && getppid() != 0))
     _exit(EXIT_POLICY);
+  if (child.joins) cgroups_join(child.created_in_v2);
   child.start(child.o, child.abi);
   _exit(EXIT_POLICY);
 }
 
-void supervise(struct options *o, void (*start)(struct options *, int), int abi, int execs) {
+void supervise(struct options *o, void (*start)(struct options *, int), int abi, int execs, int outermost) {
   pid_t parent = getppid();
   if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
     fail(EXIT_POLICY, "cannot become the subreaper of the command's processes: %s", strerror(errno));
@@ -163,6 +196,8 @@ void supervise(struct options *o, void (*start)(struct options *, int), int abi,
   sigaddset(&handled, SIGCHLD);
   sigaddset(&handled, SIGPIPE);
   sigprocmask(SIG_BLOCK, &handled, &previous);
+  int sfd = signalfd(-1, &handled, SFD_CLOEXEC);
+  if (sfd < 0) fail(EXIT_POLICY, "signalfd: %s", strerror(errno));
   fflush(NULL);
 
   child.o = o;
@@ -170,29 +205,47 @@ void supervise(struct options *o, void (*start)(struct options *, int), int abi,
   child.abi = abi;
   child.supervisor = getpid();
   child.mask = previous;
+  child.joins = outermost;
+  /* Created in the call's cgroup v2, where there is one (cgroup.c); a kernel without clone3's
+   * CLONE_INTO_CGROUP (before 5.7), or that refuses it here, has the child join by writing instead. */
+  int v2 = outermost ? cgroups_v2_dir() : -1;
+  pid_t command = -1;
+  if (v2 >= 0) {
+    child.created_in_v2 = 1;
+    command = clone_into(v2);
+    if (command < 0 && errno == EAGAIN) {
+      /* The group's other calls hold every task its pids.max allows: this one cannot even start. */
+      report(o, 1, cgroups_finish());
+      fail(EXIT_POLICY, "cannot start the command: its group is at its process limit");
+    }
+    child.created_in_v2 = command >= 0;
+  }
   /* Sharing memory until the exec spares copying it: several times faster than fork where that is slow.
    * A child that stays (and may itself supervise, on that stack) gets a copy instead. */
-  pid_t command = execs ? clone(run_child, child_stack + sizeof child_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL)
-                        : fork();
+  if (command < 0)
+    command = execs ? clone(run_child, child_stack + sizeof child_stack, CLONE_VM | CLONE_VFORK | SIGCHLD, NULL)
+                    : fork();
   if (command == 0) run_child(NULL);
   if (command < 0) fail(EXIT_POLICY, "cannot start the command: %s", strerror(errno));
 
   int status = 0;
   struct timespec deadline = {0, 0};
-  int counting = 0;
+  int counting = 0, refused = 0;
+  struct pollfd watched[1 + MAX_CGROUPS] = {{.fd = sfd, .events = POLLIN}};
+  int nwatched = 1 + (outermost ? cgroups_watch(watched + 1) : 0);
   for (;;) {
-    siginfo_t info;
-    int sig;
-    if (counting) {
-      long ms = remaining_ms(&deadline);
-      if (ms <= 0) break;
-      struct timespec wait = {ms / 1000, (ms % 1000) * 1000000};
-      sig = sigtimedwait(&handled, &info, &wait);
-    } else {
-      sig = sigwaitinfo(&handled, &info);
-    }
+    long ms = counting ? remaining_ms(&deadline) : -1;
+    if (counting && ms <= 0) break;
+    if (nwatched > 1 && (ms < 0 || ms > WATCH_MS)) ms = WATCH_MS;
+    int ready = poll(watched, (nfds_t)nwatched, (int)ms);
     if (getppid() != parent) break;
-    if (sig < 0) continue; /* EAGAIN at the deadline (checked above) or EINTR */
+    if (nwatched > 1 && cgroups_fork_refused()) {
+      refused = 1; /* a fork bomb, or a tree at its group's limit: it ends now */
+      break;
+    }
+    struct signalfd_siginfo info;
+    if (ready <= 0 || !(watched[0].revents & POLLIN) || read(sfd, &info, sizeof info) != sizeof info) continue;
+    int sig = (int)info.ssi_signo;
     if (sig == SIGCHLD) {
       int st, done = 0;
       for (pid_t pid; (pid = waitpid(-1, &st, WNOHANG | __WALL)) > 0;)
@@ -203,7 +256,7 @@ void supervise(struct options *o, void (*start)(struct options *, int), int abi,
       if (done) break;
       continue;
     }
-    if (sig == SIGPIPE || info.si_code > 0) continue; /* si_code > 0: the kernel's, e.g. a terminal's */
+    if (sig == SIGPIPE || info.ssi_code > 0) continue; /* ssi_code > 0: the kernel's, e.g. a terminal's */
     kill(command, sig);
     if (terminating(sig) && !counting) {
       if (o->grace_ms == 0) break;
@@ -218,5 +271,9 @@ void supervise(struct options *o, void (*start)(struct options *, int), int abi,
     }
   }
   end_tree(command, &status);
+  if (outermost) {
+    refused |= cgroups_fork_refused();
+    report(o, refused, cgroups_finish());
+  }
   exit_like(status);
 }

@@ -26,7 +26,11 @@ export {
 } from "./launcher/ensure-launcher.js";
 export { type LauncherArgOptions, launcherArgs } from "./launcher/launcher-args.js";
 export { type LandlockProbe, missingFeatures, probeLandlock } from "./launcher/probe.js";
+export { describeEnforcement, type LimitEnforcement, limitEnforcement } from "./limits/enforcement.js";
+export { describeLimit, type LimitReached } from "./limits/limit-reached.js";
+export { type GroupLimits, type ResourceGroups, resourceGroups } from "./limits/resource-groups.js";
 export { DEFAULT_POLICY } from "./policy/defaults.js";
+export type { LimitName, MemoryLimit } from "./policy/limit-values.js";
 export { loadPolicyFile, validateLayer } from "./policy/load.js";
 export type { EntryOrigin, PolicyOrigins } from "./policy/origins.js";
 export type { PathList } from "./policy/path-lists.js";

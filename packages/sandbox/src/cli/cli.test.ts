@@ -1,9 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { afterAll, describe, expect, it } from "vitest";
+import { resourceGroups } from "../limits/resource-groups.js";
 
 const bin = fileURLToPath(new URL("../../bin/ollie-sandbox.js", import.meta.url));
 const config = mkdtempSync(join(tmpdir(), "sandbox-cli-"));
@@ -26,8 +27,39 @@ describe("ollie-sandbox", () => {
     expect(r.stdout).toMatch(/^verdict: every rule is enforced$/m);
   });
 
+  it("check says how each limit is enforced, and leaves no cgroup of its own behind", async () => {
+    mkdirSync(join(config, "ollie"), { recursive: true });
+    const layer = join(config, "ollie", "sandbox.yaml");
+    writeFileSync(layer, "limits:\n  processes: 100\n  memory: 1GiB\n  file_size: 64MiB\n  cpu_time: 10m\n");
+    const r = await cli(["check"]);
+    rmSync(layer);
+    expect(r.exitCode).toBe(0);
+    const groups = await resourceGroups();
+    const cgroup = (controller: string) =>
+      new RegExp(`by cgroup v[12] \\(the ${controller} controller, in (/\\S+/ollie-\\d+)\\)$`);
+    const line = (name: string) => r.stdout.split("\n").find((l) => l.startsWith(`  ${name}: `)) ?? "";
+    if (groups.placeOf("pids")) expect(line("processes")).toMatch(cgroup("pids"));
+    else
+      expect(line("processes")).toMatch(
+        /^ {2}processes: 100 tasks per (group: not enforced|command, by rlimit)/,
+      );
+    if (groups.placeOf("memory")) expect(line("memory")).toMatch(cgroup("memory"));
+    else expect(line("memory")).toBe("  memory: 1 GiB per process, by rlimit (RLIMIT_DATA)");
+    expect(line("file size")).toBe("  file size: 64 MiB per process, by rlimit (RLIMIT_FSIZE)");
+    expect(line("CPU time")).toBe("  CPU time: 10 min per process, by rlimit (RLIMIT_CPU)");
+    expect(r.stdout).toMatch(/^user namespaces: refused \(seccomp\)$/m);
+    // The directory check made to see what the kernel lets it do is gone with it.
+    for (const [, dir] of r.stdout.matchAll(/ in (\/\S+\/ollie-\d+)\)$/gm))
+      expect(existsSync(dir!)).toBe(false);
+  });
+
   it("run passes the command's status through, and check names a broken policy file", async () => {
     expect((await cli(["run", "--", "bash", "-c", "exit 7"])).exitCode).toBe(7);
+    // Killed by the command's own signal, it runs no exit handlers: it removed its cgroups before.
+    const killed = cli(["run", "--", "bash", "-c", "kill -KILL $$"]);
+    expect((await killed).signal).toBe("SIGKILL");
+    const groups = await resourceGroups();
+    expect(groups.places.filter((p) => existsSync(join(p.parent, `ollie-${killed.pid}`)))).toEqual([]);
     mkdirSync(join(config, "ollie"), { recursive: true });
     writeFileSync(join(config, "ollie", "sandbox.yaml"), "network:\n  enabled: maybe\n");
     const broken = await cli(["check"]);

@@ -3,6 +3,9 @@ import { PolicyError, ProtectedPathError, SandboxUnavailableError } from "../err
 import { buildLauncher, ensureLauncher } from "../launcher/ensure-launcher.js";
 import { launcherArgs } from "../launcher/launcher-args.js";
 import { missingFeatures, probeLandlock } from "../launcher/probe.js";
+import { describeEnforcement, limitEnforcement } from "../limits/enforcement.js";
+import { resolveLimits } from "../limits/resolve-limits.js";
+import { resourceGroups } from "../limits/resource-groups.js";
 import { PATH_LISTS } from "../policy/path-lists.js";
 import type { SandboxPolicy } from "../policy/policy.js";
 import { expandPolicy, resolvePolicy } from "../policy/resolve.js";
@@ -55,7 +58,14 @@ async function check(name: string | undefined): Promise<number> {
     out(
       `network: ${!n.enabled ? "off (no IPv4/IPv6 sockets)" : n.unrestricted ? "any TCP port" : `TCP connect ${n.connectTcp.join(",") || "none"}; bind ${n.bindTcp.join(",") || "none"}`}`,
     );
-    out(`launcher options: ${launcherArgs(expanded).join(" ")}`);
+    const groups = await resourceGroups();
+    out("limits (a group is the commands of one agent in toolsrv, of one program otherwise):");
+    for (const e of limitEnforcement(policy, groups)) out(`  ${describeEnforcement(e)}`);
+    out(`user namespaces: ${policy.userNamespaces ? "allowed by the policy" : "refused (seccomp)"}`);
+    // As `run` gives them: with the cgroups of its group (each command makes one of its own in each).
+    const lease = groups.enter("default", resolveLimits(policy.limits));
+    out(`launcher options: ${launcherArgs(expanded, { cgroups: lease }).join(" ")}`);
+    lease.release();
     // The verdict is what `run` would do here: the same checks, short of starting a command.
     try {
       await sandboxCommand("true", [], { policy });
@@ -114,7 +124,11 @@ export async function main(argv: string[]): Promise<number> {
         const result = await runSandboxed(file, args, { policy, stdin: process.stdin });
         process.stdout.write(result.stdout);
         process.stderr.write(result.stderr);
-        if (result.signal) process.kill(process.pid, result.signal);
+        if (result.signal) {
+          // Dying of the command's signal, this process runs no exit handlers: its cgroups go first.
+          (await resourceGroups()).close();
+          process.kill(process.pid, result.signal);
+        }
         return result.exitCode ?? 1;
       } catch (err) {
         const why = refusal(err);

@@ -1,3 +1,5 @@
+import type { Controller } from "../limits/cgroup-places.js";
+import { resolveLimits } from "../limits/resolve-limits.js";
 import { entryError } from "../policy/origins.js";
 import { PATH_LISTS } from "../policy/path-lists.js";
 import type { SandboxPolicy } from "../policy/policy.js";
@@ -7,6 +9,11 @@ export interface LauncherArgOptions {
   abiCap?: number;
   /** Leave best-effort notices to the caller. */
   quiet?: boolean;
+  /**
+   * The command's group's cgroups (see `ResourceGroups`): the command runs in a cgroup of its own under each,
+   * and the controllers they hold stand in for the rlimits (RLIMIT_NPROC, RLIMIT_DATA) of the same limits.
+   */
+  cgroups?: { dirs: readonly string[]; controllers: ReadonlySet<Controller> };
 }
 
 /** The launcher options that apply an expanded policy (templates already replaced). */
@@ -31,6 +38,15 @@ export function launcherArgs(policy: SandboxPolicy, options: LauncherArgOptions 
     if (net.bindTcp.length > 0) args.push("--bind-tcp", net.bindTcp.join(","));
     if (net.connectTcp.length > 0) args.push("--connect-tcp", net.connectTcp.join(","));
   }
+  const limits = resolveLimits(policy.limits);
+  const held = options.cgroups?.controllers ?? new Set<Controller>();
+  for (const dir of options.cgroups?.dirs ?? []) args.push("--cgroup", dir);
+  if (limits.processes !== null && !held.has("pids")) args.push("--rlimit-nproc", String(limits.processes));
+  if (limits.memoryBytes !== null && !held.has("memory"))
+    args.push("--rlimit-data", String(limits.memoryBytes));
+  if (limits.fileSize !== null) args.push("--rlimit-fsize", String(limits.fileSize));
+  if (limits.cpuTime !== null) args.push("--rlimit-cpu", String(limits.cpuTime));
+  if (policy.userNamespaces) args.push("--allow-namespaces");
   if (policy.bestEffort) args.push("--best-effort");
   if (policy.ignoreMissing) args.push("--ignore-missing");
   if (options.quiet) args.push("--quiet");

@@ -76,7 +76,7 @@ describe.each(LAUNCHER_TARGETS.filter((t) => pinned[`linux-${t}`]))("the prebuil
       `ollie-sandbox-launcher 4 (Landlock ABI up to 7, ${ARCH_NAME[target]})`,
     );
     const probe = JSON.parse((await run(["--probe"])).stdout);
-    expect(probe).toMatchObject({ arch: ARCH_NAME[target], launcherAbi: 7, revision: 4 });
+    expect(probe).toMatchObject({ arch: ARCH_NAME[target], launcherAbi: 7, revision: 5 });
     expect(await run(["--grace", "-1", "true"])).toMatchObject({
       exitCode: 125,
       stderr: "ollie-sandbox: --grace: '-1' is not a whole number from 0 to 3600000",

@@ -1,3 +1,12 @@
+import {
+  LIMIT_FORMS,
+  type LimitName,
+  memoryLimit,
+  parseDuration,
+  parseProcesses,
+  parseSize,
+  UNLIMITED,
+} from "./limit-values.js";
 import { originsOf, type PolicyOrigins } from "./origins.js";
 import { PATH_LISTS } from "./path-lists.js";
 import type { SandboxPolicy } from "./policy.js";
@@ -7,9 +16,33 @@ function union<T>(a: T[], b: T[]): T[] {
   return [...new Set([...a, ...b])];
 }
 
+/** A limit a layer sets, as kept (null for "unlimited"), or the earlier one when it sets none. */
+function limit<T>(
+  name: LimitName,
+  given: unknown,
+  earlier: T | null,
+  parse: (v: unknown) => T | undefined,
+): T | null {
+  if (given === undefined) return earlier;
+  if (given === UNLIMITED) return null;
+  const value = parse(given);
+  // The layer was validated; a value that does not parse here is a bug, not the user's mistake.
+  if (value === undefined) throw new TypeError(`limits.${name}: ${LIMIT_FORMS[name].problem}`);
+  return value;
+}
+
+function mergeLimits(base: SandboxPolicy["limits"], given: PolicyLayer["limits"]): SandboxPolicy["limits"] {
+  return {
+    processes: limit("processes", given?.processes, base.processes, parseProcesses),
+    memory: limit("memory", given?.memory, base.memory, memoryLimit),
+    fileSize: limit("file_size", given?.file_size, base.fileSize, parseSize),
+    cpuTime: limit("cpu_time", given?.cpu_time, base.cpuTime, parseDuration),
+  };
+}
+
 /**
- * Lays `layer` over `base`: booleans it sets replace the earlier value; lists add to the earlier lists
- * (duplicates dropped), unless the layer names the list in `replace`, in which case its list is the list.
+ * Lays `layer` over `base`: booleans and limits it sets replace the earlier value; lists add to the earlier
+ * lists (duplicates dropped), unless the layer names the list in `replace`, in which case its list is the list.
  */
 export function mergeLayer(base: SandboxPolicy, layer: PolicyLayer, source: string): SandboxPolicy {
   const replaces = new Set(layer.replace ?? []);
@@ -37,18 +70,22 @@ export function mergeLayer(base: SandboxPolicy, layer: PolicyLayer, source: stri
       bindTcp: list("network.bind_tcp", base.network.bindTcp, layer.network?.bind_tcp),
       connectTcp: list("network.connect_tcp", base.network.connectTcp, layer.network?.connect_tcp),
     },
+    limits: mergeLimits(base.limits, layer.limits),
+    userNamespaces: layer.general?.user_namespaces ?? base.userNamespaces,
     sources: [...base.sources, source],
     origins,
   };
 }
 
-/** The policy that grants nothing: the starting point layers are laid over. */
+/** The policy that grants nothing and limits nothing: the starting point layers are laid over. */
 export function emptyPolicy(): SandboxPolicy {
   return {
     bestEffort: false,
     ignoreMissing: false,
     filesystem: { ro: [], rox: [], rw: [], rwx: [] },
     network: { enabled: false, unrestricted: false, bindTcp: [], connectTcp: [] },
+    limits: { processes: null, memory: null, fileSize: null, cpuTime: null },
+    userNamespaces: false,
     sources: [],
   };
 }

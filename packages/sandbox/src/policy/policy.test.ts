@@ -1,5 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { tmpdir, totalmem } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PolicyError } from "../errors.js";
@@ -150,7 +150,7 @@ describe("validation errors name the file, the key and the problem", () => {
     [
       "an unknown top-level key",
       "filesytem:\n  ro: []\n",
-      "1:1: filesytem: unknown key (the keys are: general, filesystem, network, replace)",
+      "1:1: filesytem: unknown key (the keys are: general, filesystem, network, limits, replace)",
     ],
     [
       "an unknown nested key",
@@ -189,6 +189,31 @@ describe("validation errors name the file, the key and the problem", () => {
       '1:11: replace[0]: Invalid option: expected one of "filesystem.ro"|"filesystem.rox"|"filesystem.rw"|"filesystem.rwx"|"network.bind_tcp"|"network.connect_tcp"',
     ],
     [
+      "a process limit that is not a count",
+      "limits:\n  processes: 12.5\n",
+      '2:14: limits.processes: a number of processes from 1 to 4194304, or "unlimited"',
+    ],
+    [
+      "a memory limit in a unit of powers of ten",
+      "limits:\n  memory: 2GB\n",
+      '2:11: limits.memory: a size such as 512MiB or 2GiB, a share of the RAM such as 25%, or "unlimited"',
+    ],
+    [
+      "a share of the RAM above all of it",
+      "limits:\n  memory: 150%\n",
+      '2:11: limits.memory: a size such as 512MiB or 2GiB, a share of the RAM such as 25%, or "unlimited"',
+    ],
+    [
+      "a CPU time in days",
+      "limits:\n  cpu_time: 2d\n",
+      '2:13: limits.cpu_time: a duration such as 90s, 10m or 1h (a number is seconds), or "unlimited"',
+    ],
+    [
+      "an unknown limit",
+      "limits:\n  threads: 10\n",
+      "2:3: limits.threads: unknown key (the keys are: processes, memory, file_size, cpu_time)",
+    ],
+    [
       "a document that is not a mapping",
       "- just\n- a list\n",
       "1:1: Invalid input: expected object, received array",
@@ -209,6 +234,59 @@ describe("validation errors name the file, the key and the problem", () => {
   it("an empty file is an empty layer", async () => {
     writeGlobal("# nothing here yet\n");
     expect((await resolvePolicy({ env })).sources).toHaveLength(2);
+  });
+});
+
+describe("limits", () => {
+  it("default to 512 tasks and a quarter of the RAM per group, 1 GiB files, an hour of CPU per process, no user namespaces", async () => {
+    const p = await resolvePolicy({ env });
+    expect(p.limits).toEqual({
+      processes: 512,
+      memory: { share: 0.25 },
+      fileSize: 2 ** 30,
+      cpuTime: 3600,
+    });
+    expect(p.userNamespaces).toBe(false);
+  });
+
+  it("are replaced by the layers that set them, each on its own, and lifted by 'unlimited'", async () => {
+    writeGlobal("limits:\n  processes: 64\n  memory: 1.5GiB\n  cpu_time: 10m\n");
+    writeOverlay(
+      "big",
+      "limits:\n  memory: unlimited\n  file_size: 64M\ngeneral:\n  user_namespaces: true\n",
+    );
+    const p = await resolvePolicy({ env, name: "big" });
+    expect(p.limits).toEqual({ processes: 64, memory: null, fileSize: 64 * 2 ** 20, cpuTime: 600 });
+    expect(p.userNamespaces).toBe(true);
+  });
+
+  it("become launcher options: rlimits without the command's cgroups, only those cgroups cannot hold with them", async () => {
+    writeGlobal("limits:\n  processes: 64\n  memory: 50%\n  file_size: 1KiB\n  cpu_time: 90s\n");
+    const p = expandPolicy(await resolvePolicy({ env, withoutDefaults: true }), { cwd: "/", env: {} });
+    const half = Math.floor(totalmem() / 2 / 4096) * 4096;
+    const rlimits = ["--rlimit-fsize", "1024", "--rlimit-cpu", "90"];
+    expect(launcherArgs(p)).toEqual([
+      "--no-inet",
+      "--rlimit-nproc",
+      "64",
+      "--rlimit-data",
+      String(half),
+      ...rlimits,
+      "--",
+    ]);
+    const cgroups = {
+      dirs: ["/cg/pids/g", "/cg/memory/g"],
+      controllers: new Set(["pids", "memory"] as const),
+    };
+    expect(launcherArgs(p, { cgroups })).toEqual([
+      "--no-inet",
+      "--cgroup",
+      "/cg/pids/g",
+      "--cgroup",
+      "/cg/memory/g",
+      ...rlimits,
+      "--",
+    ]);
   });
 });
 

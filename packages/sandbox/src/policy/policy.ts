@@ -1,3 +1,4 @@
+import type { MemoryLimit } from "./limit-values.js";
 import type { PolicyOrigins } from "./origins.js";
 
 /** A sandbox policy with its template variables not yet expanded (see `expandPolicy`). */
@@ -26,6 +27,23 @@ export interface SandboxPolicy {
     /** TCP ports that may be connected to. */
     connectTcp: number[];
   };
+  /**
+   * Resource limits, each null when the policy sets none. The first two hold for a group of commands together
+   * (toolsrv makes one per agent: all its calls and background processes), through a cgroup where the kernel
+   * lets this process make one, else per command or process through rlimits; the last two hold per process.
+   */
+  limits: {
+    /** Tasks (processes and threads) running at once. */
+    processes: number | null;
+    /** Memory of the processes together: bytes, or a share of the machine's RAM. */
+    memory: MemoryLimit | null;
+    /** Bytes: the largest file a process may write. */
+    fileSize: number | null;
+    /** Seconds of CPU time of each process. */
+    cpuTime: number | null;
+  };
+  /** Commands may create user namespaces (and inside them the other kinds); refused by seccomp otherwise. */
+  userNamespaces: boolean;
   /** The layers this policy was built from, in order ("built-in defaults", then file paths). */
   sources: string[];
   /** Where each path-list entry was written (file, key, line), for errors that point at it. */

@@ -44,17 +44,27 @@ afterAll(() => {
   if (root) rmSync(root, { recursive: true, force: true });
 });
 
-/** Starts `script` under the default policy as nobody; resolves to the running launcher (not its result). */
-async function startAsNobody(script: string, extra: { env?: Record<string, string> } = {}) {
+/**
+ * Starts `script` under the default policy (with `layer` over it) as nobody, or as `uid`; resolves to the
+ * running launcher (not its result).
+ */
+async function startAsNobody(
+  script: string,
+  extra: { env?: Record<string, string>; layer?: object; uid?: number } = {},
+) {
   const env = { PATH: "/usr/bin:/bin", HOME: work, TMPDIR: work, ...extra.env };
   const policy = await resolvePolicy({
     env: { HOME: work, XDG_CONFIG_HOME: join(work, "none") },
-    layers: [{ source: "test", layer: { filesystem: { rox: [root] } } }],
+    layers: [
+      { source: "test", layer: { filesystem: { rox: [root] } } },
+      { source: "test limits", layer: extra.layer ?? {} },
+    ],
   });
   const args = launcherArgs(expandPolicy(policy, { cwd: work, env }));
+  const uid = extra.uid ?? NOBODY;
   const process = execa(launcher, [...args, "bash", "-c", script], {
-    uid: NOBODY,
-    gid: NOBODY,
+    uid,
+    gid: uid,
     cwd: work,
     env,
     extendEnv: false,
@@ -72,7 +82,21 @@ function commandOf(pid: number): string | undefined {
   }
 }
 
-const asNobody = async (script: string) => (await startAsNobody(script)).process;
+const asNobody = async (script: string, extra: Parameters<typeof startAsNobody>[1] = {}) =>
+  (await startAsNobody(script, extra)).process;
+
+/** A user no other process runs as, so that what RLIMIT_NPROC counts is the test's alone. */
+const LONER = 61_234;
+/** Forks sleepers until one is refused, and says how many it started. */
+const FORKS = `python3 -c 'import os
+n = 0
+try:
+    while n < 100:
+        if os.fork() == 0:
+            os.execvp("sleep", ["sleep", "300"])
+        n += 1
+except OSError as e:
+    print("refused after", n, e.strerror)'`;
 
 describe.runIf(asRoot)("as a normal user", () => {
   it("every process inside reads its own /proc/self, and nothing outside is visible", async () => {
@@ -108,6 +132,33 @@ describe.runIf(asRoot)("as a normal user", () => {
       "mptcp: Operation not permitted",
       "tcp-flags: ok",
     ]);
+  });
+
+  it("is held to its process limit by RLIMIT_NPROC: its own tasks count, in a user namespace or not", async () => {
+    chownSync(work, LONER, LONER);
+    try {
+      // With /proc/self granted the launcher makes a user namespace of its own, in which only the command's
+      // tasks (and the launcher's two) count; without, every task of the user does, counted at the start.
+      const without = {
+        replace: ["filesystem.ro"],
+        filesystem: { ro: ["/etc/ld.so.cache", "/etc/bash.bashrc"] },
+      };
+      for (const layer of [{}, without]) {
+        const r = await asNobody(FORKS, { uid: LONER, layer: { limits: { processes: 10 }, ...layer } });
+        // bash execs python: python and 9 sleepers are the command's 10 tasks.
+        expect(r.stdout).toBe("refused after 9 Resource temporarily unavailable");
+      }
+    } finally {
+      chownSync(work, NOBODY, NOBODY);
+    }
+  });
+
+  it("is held to its memory limit by RLIMIT_DATA where it has no cgroup", async () => {
+    const r = await asNobody("python3 -c 'b = bytearray(1 << 30)'", {
+      layer: { limits: { memory: "256MiB" } },
+    });
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain("MemoryError");
   });
 
   it("leaves nothing behind when the command exits or is told to end", async () => {

@@ -11,8 +11,11 @@ export interface ServedCommand {
   stdin: Socket;
   stdout: Socket;
   stderr: Socket;
-  /** How it ended (the command's own exit status or signal); rejects only if the service itself died. */
-  exit: Promise<{ exitCode: number | null; signal: NodeJS.Signals | null }>;
+  /**
+   * How it ended (the command's own exit status or signal, and the limits its launcher reported it reached:
+   * `processes`, `memory`); rejects only if the service itself died.
+   */
+  exit: Promise<{ exitCode: number | null; signal: NodeJS.Signals | null; reported: string[] }>;
 }
 
 interface Started {
@@ -24,11 +27,11 @@ type Exit = Awaited<ServedCommand["exit"]>;
 
 const SIGNALS = new Map(Object.entries(os.signals).map(([name, n]) => [n, name as NodeJS.Signals]));
 
-function decode(status: number): Exit {
+function decode(status: number, reported: string[]): Exit {
   const signal = status & 0x7f;
   return signal === 0
-    ? { exitCode: (status >> 8) & 0xff, signal: null }
-    : { exitCode: null, signal: SIGNALS.get(signal) ?? null };
+    ? { exitCode: (status >> 8) & 0xff, signal: null, reported }
+    : { exitCode: null, signal: SIGNALS.get(signal) ?? null, reported };
 }
 
 function request(fields: readonly string[]): Buffer {
@@ -116,7 +119,7 @@ class LauncherService {
         this.exits.set(id, exit);
         this.starting.get(id)?.resolve({ pid: pid!, fds: fds as Started["fds"] });
       } else if (verb === "exited") {
-        this.running.get(id)?.resolve(decode(Number(rest[0])));
+        this.running.get(id)?.resolve(decode(Number(rest[0]), rest.slice(1)));
         this.running.delete(id);
       } else if (verb === "failed") {
         const why = rest.join(" ");

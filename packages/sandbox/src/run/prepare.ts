@@ -1,7 +1,8 @@
 import { SandboxUnavailableError } from "../errors.js";
 import { type EnsureOptions, ensureLauncher } from "../launcher/ensure-launcher.js";
-import { launcherArgs } from "../launcher/launcher-args.js";
+import { type LauncherArgOptions, launcherArgs } from "../launcher/launcher-args.js";
 import { type LandlockProbe, missingFeatures, probeLandlock } from "../launcher/probe.js";
+import { cgroupPlaces } from "../limits/cgroup-places.js";
 import type { SandboxPolicy } from "../policy/policy.js";
 import { refuseProtected } from "../policy/protect.js";
 import { expandPolicy } from "../policy/resolve.js";
@@ -18,7 +19,8 @@ export interface SandboxCommandOptions {
   /**
    * Paths the command must never reach (a key file, say): if the expanded policy grants one of them, a
    * directory holding one, or a path inside one, nothing runs and a ProtectedPathError says which grant.
-   * No policy may grant writing to the directory the launcher is kept in, either.
+   * No policy may grant writing to the directory the launcher is kept in, nor to a cgroup filesystem (where
+   * the command's resource limits are), either.
    */
   protect?: readonly string[];
   /**
@@ -46,12 +48,23 @@ const warned = new Set<string>();
  * to running unsandboxed — when there is no Landlock, no launcher, or (without best effort) a rule the
  * kernel cannot enforce; with best effort, what is dropped is said once per process on stderr. Refuses,
  * too, a policy that once expanded for `cwd` and `env` would expose a `protect`ed path, or grant writing a
- * `protectWrites` one.
+ * `protectWrites` one. The policy's limits are applied as rlimits (the launcher service puts commands in
+ * cgroups as well; see `startSandboxed`).
  */
-export async function sandboxCommand(
+export function sandboxCommand(
   command: string,
   args: readonly string[],
   options: SandboxCommandOptions,
+): Promise<SandboxCommand> {
+  return prepareCommand(command, args, options);
+}
+
+/** `sandboxCommand`, with the cgroups of the command's group when it has them. */
+export async function prepareCommand(
+  command: string,
+  args: readonly string[],
+  options: SandboxCommandOptions,
+  cgroups?: LauncherArgOptions["cgroups"],
 ): Promise<SandboxCommand> {
   const launcher = await ensureLauncher(options.launcher);
   const key = `${launcher.path}\0${options.abiCap ?? ""}`;
@@ -88,13 +101,15 @@ export async function sandboxCommand(
   const cwd = options.cwd ?? process.cwd();
   const env = options.env ?? process.env;
   const expanded = expandPolicy(policy, { cwd, env });
+  const { mounts } = await cgroupPlaces();
   refuseProtected(expanded, {
     unreachable: options.protect ?? [],
-    unwritable: [launcher.home, ...(options.protectWrites ?? [])],
+    unwritable: [launcher.home, ...mounts, ...(options.protectWrites ?? [])],
   });
   const launcherOptions = launcherArgs(expanded, {
     quiet: true,
     ...(options.abiCap !== undefined && { abiCap: options.abiCap }),
+    ...(cgroups && { cgroups }),
   });
   return { file: launcher.path, args: [...launcherOptions, command, ...args], cwd, env, probe };
 }

@@ -1,14 +1,26 @@
 import type { Readable } from "node:stream";
+import { type LimitReached, limitsReached } from "../limits/limit-reached.js";
+import { resolveLimits } from "../limits/resolve-limits.js";
+import { resourceGroups } from "../limits/resource-groups.js";
 import { endSandboxed } from "./end-sandboxed.js";
 import { launcherRefusal } from "./launcher-refusal.js";
 import { launcherService, type ServedCommand } from "./launcher-service.js";
-import { type SandboxCommandOptions, sandboxCommand } from "./prepare.js";
+import { prepareCommand, type SandboxCommandOptions } from "./prepare.js";
+
+/** The group of commands a command belongs to when its caller names none. */
+const DEFAULT_GROUP = "default";
 
 export interface SandboxStartOptions extends SandboxCommandOptions {
   /** End the command and everything it started after this long (SIGTERM, then SIGKILL after 500 ms). */
   timeoutMs?: number;
   /** End the command and everything it started when this aborts. */
   signal?: AbortSignal;
+  /**
+   * The group whose process and memory limits (`limits.processes`, `limits.memory`) the command shares: the
+   * commands of a group running at the same time count together (toolsrv gives each agent its own). Default:
+   * one group for every command of this process that names none.
+   */
+  group?: string;
 }
 
 export interface SandboxRunOptions extends SandboxStartOptions {
@@ -33,14 +45,23 @@ export interface SandboxResult {
    * when the command itself ran.
    */
   launcherError?: string;
+  /** The resource limits it reached (see SandboxExit). */
+  reached: LimitReached[];
 }
 
-/** How a sandboxed command ended, and whether its timeout or its signal ended it. */
+/** How a sandboxed command ended, and whether its timeout, its signal or a resource limit ended it. */
 export interface SandboxExit {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
   timedOut: boolean;
   aborted: boolean;
+  /**
+   * The resource limits it reached: `processes` (a fork was refused: the whole tree was ended then),
+   * `memory` (the OOM killer killed a process of it), `cpu_time` and `file_size` (their signal ended it).
+   * A limit enforced by an rlimit that a process ran into without dying of it (an allocation or a write that
+   * failed) is the process's own to report.
+   */
+  reached: LimitReached[];
 }
 
 /** A sandboxed command that is running: its streams, its exit, and `end()`. */
@@ -56,15 +77,25 @@ export interface SandboxedProcess extends Omit<ServedCommand, "exit"> {
  * `sandboxCommand` describes, started by a launcher service that stays (a call costs a fork of that small
  * process rather than a fork of Node). Only standard input, output and error reach the command; nothing
  * it starts outlives it, however it detaches: it and its whole tree end when it exits, at `timeoutMs`, when
- * `signal` aborts, or at `end()`.
+ * `signal` aborts, at `end()`, or when a fork of it is refused at its group's process limit. Where this
+ * process may make cgroups, the command runs in its `group`'s, which hold the group's limits.
  */
 export async function startSandboxed(
   command: string,
   args: readonly string[],
   options: SandboxStartOptions,
 ): Promise<SandboxedProcess> {
-  const prepared = await sandboxCommand(command, args, options);
-  const served = await launcherService(prepared.file).run(prepared.args, prepared.cwd, prepared.env);
+  const limits = resolveLimits(options.policy.limits);
+  const lease = (await resourceGroups()).enter(options.group ?? DEFAULT_GROUP, limits);
+  let served: ServedCommand;
+  try {
+    const prepared = await prepareCommand(command, args, options, lease);
+    served = await launcherService(prepared.file).run(prepared.args, prepared.cwd, prepared.env);
+  } catch (error) {
+    lease.release();
+    throw error;
+  }
+  served.exit.then(lease.release, lease.release);
   const end = () => endSandboxed(served.pid);
   let timedOut = false;
   let aborted = false;
@@ -84,7 +115,15 @@ export async function startSandboxed(
         }, timeoutMs);
   // Once the command has ended, neither its timeout nor its signal may signal its launcher's pid again.
   const exit = served.exit
-    .then((e): SandboxExit => ({ ...e, timedOut, aborted }))
+    .then(
+      ({ exitCode, signal, reported }): SandboxExit => ({
+        exitCode,
+        signal,
+        timedOut,
+        aborted,
+        reached: limitsReached({ signal, reported }, limits),
+      }),
+    )
     .finally(() => {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);

@@ -1,6 +1,7 @@
 import type { ToolExecutor, ToolInfo, ToolResult } from "@ollie/agent-core";
 import type { Authenticator, File, Fsys } from "@ollie/ninep";
 import { ORDWR, OREAD } from "@ollie/ninep";
+import { limitThatStopped } from "../exec/limit-stop.js";
 import type { ToolMeta } from "../metadata/tool-meta.js";
 import type { AgentSandbox } from "../server/agent-sandbox.js";
 import type { CallResult } from "../server/tool-service.js";
@@ -236,16 +237,27 @@ function describe(m: ToolMeta): ToolInfo {
   };
 }
 
-/** What the model reads of a result: the output, and for a failure, why — status, timeout, stderr. */
+/**
+ * What the model reads of a result: the output, and for a failure, why — status, timeout, the resource limit
+ * that stopped it, stderr. A limit a process inside reached without stopping the tool is said too.
+ */
 function modelText(name: string, r: CallResult): string {
-  if (!r.isError || r.exitCode === undefined) return r.output;
+  const stopped = limitThatStopped(r);
+  const notes = (r.reached ?? [])
+    .filter((l) => l !== stopped)
+    .map((l) => `[a process of ${name} was stopped: it reached ${l.text}]`);
+  const out = (text: string, lines: string[]) =>
+    lines.length === 0 ? text : `${text}${text && !text.endsWith("\n") ? "\n" : ""}${lines.join("\n")}`;
+  if (!r.isError || r.exitCode === undefined) return out(r.output, notes);
   const why = r.timedOut
     ? `${name} was stopped: it ran past its timeout`
     : r.cancelled
       ? `${name} was cancelled`
-      : r.exitCode === null
-        ? `${name} was killed by ${r.signal}`
-        : `${name} exited with status ${r.exitCode}`;
+      : stopped
+        ? `${name} was stopped: it reached ${stopped.text}`
+        : r.exitCode === null
+          ? `${name} was killed by ${r.signal}`
+          : `${name} exited with status ${r.exitCode}`;
   const stderr = r.stderr?.trim() ? `\n${r.stderr.trim()}` : "";
-  return `${r.output}${r.output && !r.output.endsWith("\n") ? "\n" : ""}[${why}]${stderr}`;
+  return `${out(r.output, [`[${why}]`, ...notes])}${stderr}`;
 }

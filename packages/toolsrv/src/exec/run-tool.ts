@@ -1,4 +1,4 @@
-import { launcherRefusal, type SandboxPolicy, startSandboxed } from "@ollie/sandbox";
+import { type LimitReached, launcherRefusal, type SandboxPolicy, startSandboxed } from "@ollie/sandbox";
 import { LogStream } from "@ollie/virtfs";
 import type { CatalogEntry } from "../catalog/tool-catalog.js";
 import type { CallTiming } from "./call-timing.js";
@@ -31,6 +31,8 @@ export interface ToolOutcome {
   launcherError?: string;
   /** Why a call of an MCP server's tool got no result (the server died, or refused the request). */
   failure?: string;
+  /** The resource limits the process reached (a refused fork ends it; see SandboxExit.reached). */
+  reached?: LimitReached[];
 }
 
 export interface RunOptions {
@@ -49,6 +51,8 @@ export interface RunOptions {
   timeoutMs?: number;
   /** Where the run's phases are marked, when timing is on. */
   timing?: CallTiming;
+  /** Whose process and memory limits it shares: the agent's uname (see SandboxStartOptions.group). */
+  group?: string;
 }
 
 /** A tool process, running or finished. */
@@ -102,6 +106,7 @@ export async function startTool(
     ...(options.signal && { signal: options.signal }),
     ...(options.protect && { protect: options.protect }),
     ...(options.protectWrites && { protectWrites: options.protectWrites }),
+    ...(options.group !== undefined && { group: options.group }),
   });
   timing?.mark("spawn");
   const startedAt = new Date();
@@ -142,6 +147,7 @@ export async function startTool(
     };
     const refusal = launcherRefusal(result.exitCode, errText);
     if (refusal !== undefined) outcome.launcherError = `ollie-sandbox: ${refusal}`;
+    if (result.reached.length > 0) outcome.reached = result.reached;
     return outcome;
   })();
   return { tool: entry.meta.name, pid: child.pid, startedAt, stream, done, kill };

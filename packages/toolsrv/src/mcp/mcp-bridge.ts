@@ -84,7 +84,7 @@ export class McpBridge {
     if (!own || own.state.get() === "stopped") {
       own = new this.Link!(
         { ...config, cwd: agent.cwd },
-        { ...this.context(), env: agent.env, onToolsChanged: () => {} },
+        { ...this.context(), env: agent.env, group: agent.uname, onToolsChanged: () => {} },
         agent.uname,
       );
       this.agentLinks.set(key, own);
@@ -208,7 +208,7 @@ export class McpBridge {
     if (wanted.size > 0) this.Link ??= (await import("./mcp-link.js")).McpLink;
     for (const server of wanted.values())
       this.links.set(server.name, {
-        link: new this.Link!(server, this.context()),
+        link: new this.Link!(server, { ...this.context(), group: `mcp server ${server.name}` }),
         definition: JSON.stringify(server),
       });
     if (stopping.length > 0) this.options.onToolsChanged();

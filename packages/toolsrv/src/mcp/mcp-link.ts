@@ -10,6 +10,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { SandboxExit } from "@ollie/sandbox";
 import { WatchedValue } from "@ollie/virtfs";
+import { limitThatStopped } from "../exec/limit-stop.js";
 import { OutputBuffer } from "../exec/output-buffer.js";
 import type { McpServerConfig } from "./mcp-config.js";
 import { listTools, type ToolListing } from "./mcp-tool-list.js";
@@ -278,12 +279,15 @@ export class McpLink {
     const exit = this.exit && (await Promise.race([this.exit, settle(EXIT_WAIT_MS)]));
     const ended = this.endReason?.();
     const error = ended ? `: ${ended}` : "";
+    const stopped = exit && limitThatStopped(exit);
     const how =
       exit === undefined
         ? ""
-        : exit.exitCode !== null
-          ? `; it exited with status ${exit.exitCode}`
-          : `; it was killed by ${exit.signal}`;
+        : stopped
+          ? `; it was stopped: it reached ${stopped.text}`
+          : exit.exitCode !== null
+            ? `; it exited with status ${exit.exitCode}`
+            : `; it was killed by ${exit.signal}`;
     const tail = this.stderr.text().trim();
     return `${what}${error}${how}${tail ? `; its standard error ends:\n  ${tail.split("\n").slice(-10).join("\n  ")}` : ""}`;
   }

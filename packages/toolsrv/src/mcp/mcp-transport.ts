@@ -22,6 +22,11 @@ export interface TransportContext {
   env: Record<string, string>;
   /** Where a stdio server without a `cwd` gets a working directory of its own. */
   workDir: string;
+  /**
+   * Whose process and memory limits a stdio server shares: its agent's uname for an agent's own server, a
+   * group of its own for a shared one (see SandboxStartOptions.group).
+   */
+  group?: string;
 }
 
 /** A transport ready to connect, with the process behind it for a stdio server. */
@@ -53,6 +58,7 @@ export async function openTransport(
     env: { ...context.env, ...config.env },
     ...(context.protect && { protect: context.protect }),
     ...(context.protectWrites && { protectWrites: context.protectWrites }),
+    ...(context.group !== undefined && { group: context.group }),
   });
   child.stderr.on("data", stderr);
   const stderrRead = new Promise((resolve) => child.stderr.once("close", resolve));

@@ -53,7 +53,7 @@ export function toolTree(service: ToolService, options: ToolTreeOptions): Virtua
       file("revwait", revisionWait(service)),
       file(
         "sandbox",
-        text(({ uname }) => json(agentSandbox(uname, agents.get(uname), service.sandbox))),
+        text(async ({ uname }) => json(agentSandbox(uname, agents.get(uname), await service.sandbox()))),
       ),
       file(
         "ctl",
@@ -95,7 +95,7 @@ export function toolTree(service: ToolService, options: ToolTreeOptions): Virtua
           dir(tools.uname, [
             file(
               "sandbox",
-              text(() => json(agentSandbox(tools.uname, tools, service.sandbox))),
+              text(async () => json(agentSandbox(tools.uname, tools, await service.sandbox()))),
             ),
           ]),
         { key: (tools) => tools.uname, lookup: (name) => agents.get(name) },

@@ -1,4 +1,4 @@
-import { expandPolicy, type SandboxPolicy } from "@ollie/sandbox";
+import { expandPolicy, type LimitEnforcement, type SandboxPolicy } from "@ollie/sandbox";
 import { NODE_PREFIX } from "../exec/node-prefix.js";
 import type { AgentTools } from "./agent-tools.js";
 
@@ -19,6 +19,14 @@ export interface AgentSandbox {
   protect: readonly string[];
   /** Paths no call may write: a call whose policy would grant writing one does not run. */
   protectWrites: readonly string[];
+  /**
+   * The resource limits and how the kernel enforces each here: processes and memory for all the agent's
+   * tool processes together (`per: "group"`) where toolsrv may make cgroups, file size and CPU time per
+   * process.
+   */
+  limits: LimitEnforcement[];
+  /** Whether its tools may create user namespaces. */
+  userNamespaces: boolean;
   /** The layers the policy was built from, in order. */
   sources: string[];
 }
@@ -31,7 +39,12 @@ export interface AgentSandbox {
 export function agentSandbox(
   uname: string,
   agent: AgentTools | undefined,
-  base: { policy: SandboxPolicy; protect: readonly string[]; protectWrites: readonly string[] },
+  base: {
+    policy: SandboxPolicy;
+    protect: readonly string[];
+    protectWrites: readonly string[];
+    limits: LimitEnforcement[];
+  },
 ): AgentSandbox {
   const place = agent?.lastCall;
   let policy = base.policy;
@@ -54,6 +67,8 @@ export function agentSandbox(
     eachTool: { rox: ["(the tool's own directory)", NODE_PREFIX] },
     protect: base.protect,
     protectWrites: base.protectWrites,
+    limits: base.limits,
+    userNamespaces: policy.userNamespaces,
     sources: base.policy.sources,
   };
 }

@@ -47,7 +47,7 @@ describe("a new policy", () => {
     const refused = await call();
     expect(refused).toMatchObject({ isError: true, exitCode: 1, output: "" });
     expect(refused.stderr).toContain(`${dirs.data}/note: Permission denied`);
-    expect(server.service.sandbox.policy).toBe(base);
+    expect((await server.service.sandbox()).policy).toBe(base);
     server.service.setPolicy(granting);
     expect(await call()).toMatchObject({ isError: false, output: "a note\n" });
   });

@@ -1,4 +1,5 @@
 import { WatchedValue } from "@ollie/virtfs";
+import { limitThatStopped } from "../exec/limit-stop.js";
 import type { ToolOutcome, ToolRun } from "../exec/run-tool.js";
 
 /** A tool process the namespace shows under proc/. */
@@ -9,7 +10,10 @@ export interface ProcEntry {
   readonly cwd: string;
   readonly detached: boolean;
   readonly run: ToolRun;
-  /** `running`, `exited N`, `killed by SIGNAL`, `timed out`, `cancelled`, `refused: …` or `failed: …`. */
+  /**
+   * `running`, `exited N`, `killed by SIGNAL`, `timed out`, `cancelled`, `stopped: it reached …` (a resource
+   * limit), `refused: …` or `failed: …`.
+   */
   readonly status: WatchedValue<string>;
   outcome?: ToolOutcome;
   /** Where the agent's last process_output of it stopped reading: where the next one starts by default. */
@@ -21,6 +25,8 @@ export function describeOutcome(o: ToolOutcome): string {
   if (o.failure) return `failed: ${o.failure.split("\n", 1)[0]}`;
   if (o.timedOut) return "timed out";
   if (o.cancelled) return "cancelled";
+  const stoppedBy = limitThatStopped(o);
+  if (stoppedBy) return `stopped: it reached ${stoppedBy.text}`;
   if (o.exitCode === null) return `killed by ${o.signal}`;
   return `exited ${o.exitCode}`;
 }

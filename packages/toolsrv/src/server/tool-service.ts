@@ -1,5 +1,11 @@
 import { describeIssues, formatProblems } from "@ollie/config-file";
-import type { SandboxPolicy } from "@ollie/sandbox";
+import {
+  type LimitEnforcement,
+  type LimitReached,
+  limitEnforcement,
+  resourceGroups,
+  type SandboxPolicy,
+} from "@ollie/sandbox";
 import { z } from "zod";
 import { CallTiming } from "../exec/call-timing.js";
 import { startTool, type ToolOutcome, type ToolRun } from "../exec/run-tool.js";
@@ -38,6 +44,11 @@ export interface CallResult {
   timedOut?: boolean;
   cancelled?: boolean;
   durationMs?: number;
+  /**
+   * The resource limits the tool reached: a fork refused at the agent's process limit (which ends the tool),
+   * a process killed at the agent's memory limit, its CPU time or file-size limit.
+   */
+  reached?: LimitReached[];
   /** The process's id under proc/. */
   proc?: number;
   detached?: boolean;
@@ -81,12 +92,23 @@ export class ToolService {
     this.policy = options.policy;
   }
 
-  /** The policy every call starts from, the paths no call may reach, and those no call may write. */
-  get sandbox(): { policy: SandboxPolicy; protect: readonly string[]; protectWrites: readonly string[] } {
+  /**
+   * The policy every call starts from, the paths no call may reach and those no call may write, and how its
+   * limits are enforced.
+   */
+  async sandbox(): Promise<{
+    policy: SandboxPolicy;
+    protect: readonly string[];
+    protectWrites: readonly string[];
+    limits: LimitEnforcement[];
+  }> {
+    const policy = this.policy;
+    const limits = limitEnforcement(policy, await resourceGroups());
     return {
-      policy: this.policy,
+      policy,
       protect: this.options.protect ?? [],
       protectWrites: this.options.protectWrites ?? [],
+      limits,
     };
   }
 
@@ -142,7 +164,12 @@ export class ToolService {
     let run: ToolRun;
     try {
       if (!isMcpTool(entry) && entry.meta.companion !== undefined)
-        await this.companions.ensure(uname, entry, { args: {}, cwd: request.cwd, env }, this.runOptions());
+        await this.companions.ensure(
+          uname,
+          entry,
+          { args: {}, cwd: request.cwd, env },
+          this.runOptions(uname),
+        );
       run = isMcpTool(entry)
         ? startMcpCall(
             entry,
@@ -161,7 +188,7 @@ export class ToolService {
               env,
             },
             {
-              ...this.runOptions(),
+              ...this.runOptions(uname),
               ...(detach ? background && { timeoutMs: background.timeoutMs } : { signal }),
               ...(timing && !detach && { timing }),
             },
@@ -186,9 +213,13 @@ export class ToolService {
     return { ...resultOf(await run.done), proc: proc.id };
   }
 
-  /** How every tool process of this service runs: the policy, the output kept, the protected paths. */
-  private runOptions() {
+  /**
+   * How every tool process of an agent runs: the policy, the output kept, the protected paths, and the agent's
+   * group, whose process and memory limits all its tool processes share.
+   */
+  private runOptions(uname: string) {
     return {
+      group: uname,
       policy: this.policy,
       policies: this.policies,
       ...(this.options.maxOutputBytes && { maxOutputBytes: this.options.maxOutputBytes }),
@@ -250,7 +281,10 @@ export class ToolService {
   }
 }
 
-/** A finished run as a call result: a non-zero exit, a signal, a timeout or a refusal is an error. */
+/**
+ * A finished run as a call result: a non-zero exit, a signal, a timeout, a refusal or a limit that ended it
+ * is an error.
+ */
 export function resultOf(o: ToolOutcome): CallResult {
   const isError = o.exitCode !== 0 || o.timedOut || o.cancelled || o.launcherError !== undefined;
   return {
@@ -264,5 +298,6 @@ export function resultOf(o: ToolOutcome): CallResult {
     timedOut: o.timedOut,
     cancelled: o.cancelled,
     durationMs: o.durationMs,
+    ...(o.reached && { reached: o.reached }),
   };
 }
