@@ -430,7 +430,11 @@ export class AgentSlot {
       // Prompt commands read what the agent may have written: they run in its own sandbox.
       prompt: {
         ...this.env.prompt,
-        runner: sandboxedPrompts(this.env.promptSandbox, { tmpDir: this.tmpDir, env: this.session.env }),
+        runner: sandboxedPrompts(this.env.promptSandbox, {
+          uname: this.uname,
+          tmpDir: this.tmpDir,
+          env: this.session.env,
+        }),
       },
       // A remote session's directory is on its host; its prompt commands and hooks run here, in its private
       // TMPDIR, where nothing of anyone else's lies.

@@ -53,8 +53,10 @@ export function daemonPromptSandbox(
   };
 }
 
-/** The agent whose prompt commands run: its private TMPDIR and its session's environment. */
+/** The agent whose prompt commands run: its uname, its private TMPDIR and its session's environment. */
 export interface PromptAgent {
+  /** Its prompt commands share one group of resource limits (see `runSandboxed`'s `group`). */
+  uname: string;
   tmpDir: string;
   env: Readonly<Record<string, string>>;
 }
@@ -96,6 +98,7 @@ export function sandboxedPrompts(sandbox: PromptSandbox, agent: PromptAgent): Pr
       timeoutMs: where.timeoutMs,
       maxBuffer: MAX_PROMPT_PART_BYTES,
       stdin: "ignore" as const,
+      group: agent.uname,
     };
     try {
       return await runSandboxed(command, args, { ...options, policy });
