@@ -79,6 +79,11 @@ uint64_t landlock_rights(const char *flag) {
   return 0;
 }
 
+/* Whether a grant of `rights` lets its holder write, and so swap what lies beneath it for links. */
+int landlock_writes(uint64_t rights) {
+  return (rights & FS_WRITE_FILE) != 0;
+}
+
 int kernel_abi(void) {
   long abi = syscall(SYS_landlock_create_ruleset_nr, NULL, 0, LL_CREATE_RULESET_VERSION);
   return abi < 0 ? 0 : (int)abi;
@@ -112,9 +117,14 @@ static void need(const struct options *o, int ok, const char *feature, int abi, 
 static void add_path_rules(const struct options *o, int ruleset, uint64_t handled) {
   for (int i = 0; i < o->npaths; i++) {
     const struct path_grant *g = &o->paths[i];
-    int fd = open(g->path, O_PATH | O_CLOEXEC);
+    int fd = open_grant(o, g);
     if (fd < 0) {
       if (errno == ENOENT && o->ignore_missing) continue;
+      if (errno == ELOOP)
+        fail(EXIT_POLICY,
+             "cannot grant %s: it goes through a symbolic link, which a command that may write there could have "
+             "made to move the grant; grant its real path",
+             g->path);
       fail(EXIT_POLICY, "cannot grant %s: %s", g->path, strerror(errno));
     }
     struct stat st;

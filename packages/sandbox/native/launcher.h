@@ -3,6 +3,7 @@
  *
  *   main.c        options, --help/--version/--probe, the order of the steps
  *   landlock.c    one Landlock ruleset: paths, TCP ports, scoping
+ *   grant-paths.c opening granted paths without following links a command could have made
  *   seccomp.c     the seccomp filter for what Landlock cannot see (sockets, io_uring, terminal injection,
  *                 namespaces)
  *   privileges.c  dropping every capability before the command runs
@@ -30,6 +31,7 @@
 
 #define MAX_ITEMS 512
 #define MAX_CGROUPS 4
+#define MAX_NO_FOLLOW 8
 #define DEFAULT_GRACE_MS 500
 /* Not set: a resource limit the command does not get. */
 #define NO_LIMIT (-1L)
@@ -50,6 +52,9 @@ struct path_grant {
 struct options {
   struct path_grant paths[MAX_ITEMS];
   int npaths;
+  /* Grants opened from `/` without following any link (grant-paths.c): the working directory's. */
+  const char *no_follow[MAX_NO_FOLLOW];
+  int nno_follow;
   uint64_t bind_ports[MAX_ITEMS];
   int nbind;
   uint64_t connect_ports[MAX_ITEMS];
@@ -83,9 +88,13 @@ void peer_cred(int count, char **fds) __attribute__((noreturn));
 
 /* Landlock (landlock.c). */
 uint64_t landlock_rights(const char *flag);
+int landlock_writes(uint64_t rights);
 int kernel_abi(void);
 long kernel_errata(void);
 void apply_landlock(const struct options *o, int abi);
+
+/* A granted path opened for its rule, refusing links an agent could have made (grant-paths.c). */
+int open_grant(const struct options *o, const struct path_grant *g);
 
 /* seccomp (seccomp.c). */
 void apply_seccomp(const struct options *o);

@@ -26,6 +26,9 @@ static const char USAGE[] =
     "  --rox PATHS                grant reading and executing\n"
     "  --rw PATHS                 grant reading, writing, creating, renaming and removing\n"
     "  --rwx PATHS                grant all of --rw and executing\n"
+    "  --no-follow PATH           a grant of PATH follows no symbolic link from / (repeatable): a path an\n"
+    "                             agent may swap for a link, as the working directory a parent may write\n"
+    "                             (a grant beneath a --rw or --rwx one never follows a link beneath it)\n"
     "  --bind-tcp PORTS           allow binding these TCP ports (0: any ephemeral port)\n"
     "  --connect-tcp PORTS        allow connecting to these TCP ports\n"
     "  --no-inet                  no IPv4 or IPv6 sockets at all\n"
@@ -148,7 +151,11 @@ static enum action parse(int argc, char **argv, struct options *o) {
       long *limit = limit_field(o, flag);
       if (rights) add_paths(o, value, rights);
       else if (limit) *limit = number(flag, value, LONG_MAX);
-      else if (strcmp(flag, "--cgroup") == 0) {
+      else if (strcmp(flag, "--no-follow") == 0) {
+        if (o->nno_follow >= MAX_NO_FOLLOW) fail(EXIT_POLICY, "too many --no-follow (at most %d)", MAX_NO_FOLLOW);
+        if (value[0] != '/') fail(EXIT_POLICY, "--no-follow %s: the path must be absolute", value);
+        o->no_follow[o->nno_follow++] = value;
+      } else if (strcmp(flag, "--cgroup") == 0) {
         if (o->ncgroups >= MAX_CGROUPS) fail(EXIT_POLICY, "too many cgroups (at most %d)", MAX_CGROUPS);
         o->cgroups[o->ncgroups++] = value;
       } else if (strcmp(flag, "--report-fd") == 0) o->report_fd = (int)number(flag, value, 65535);

@@ -91,7 +91,7 @@ describe("ollie-sandbox", () => {
   it("has a launcher that says what it is and how to use it", async () => {
     const launcher = (await cli(["check"])).stdout.match(/^launcher: (\S+)/m)![1]!;
     const version = await execa(launcher, ["--version"]);
-    expect(version.stdout).toMatch(/^ollie-sandbox-launcher 4 \(Landlock ABI up to 7, (x86_64|aarch64)\)$/);
+    expect(version.stdout).toMatch(/^ollie-sandbox-launcher 5 \(Landlock ABI up to 7, (x86_64|aarch64)\)$/);
     const help = await execa(launcher, ["--help"]);
     for (const flag of [
       "--ro",

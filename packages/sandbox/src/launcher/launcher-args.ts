@@ -14,6 +14,11 @@ export interface LauncherArgOptions {
    * and the controllers they hold stand in for the rlimits (RLIMIT_NPROC, RLIMIT_DATA) of the same limits.
    */
   cgroups?: { dirs: readonly string[]; controllers: ReadonlySet<Controller> };
+  /**
+   * Grants opened from `/` without following any symbolic link: the working directory, which whoever may
+   * write the directory above it could swap for a link to elsewhere between the policy and the rule.
+   */
+  noFollow?: readonly string[];
 }
 
 /** The launcher options that apply an expanded policy (templates already replaced). */
@@ -31,6 +36,7 @@ export function launcherArgs(policy: SandboxPolicy, options: LauncherArgOptions 
       args.push(`--${list}`, path);
     }
   }
+  for (const path of options.noFollow ?? []) args.push("--no-follow", path);
   const net = policy.network;
   if (!net.enabled) args.push("--no-inet");
   else if (net.unrestricted) args.push("--unrestricted-network");

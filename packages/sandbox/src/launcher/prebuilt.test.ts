@@ -73,7 +73,7 @@ describe.each(LAUNCHER_TARGETS.filter((t) => pinned[`linux-${t}`]))("the prebuil
         ? execa(binary, args, { reject: false })
         : execa(QEMU[target], [binary, ...args], { reject: false });
     expect((await run(["--version"])).stdout).toBe(
-      `ollie-sandbox-launcher 4 (Landlock ABI up to 7, ${ARCH_NAME[target]})`,
+      `ollie-sandbox-launcher 5 (Landlock ABI up to 7, ${ARCH_NAME[target]})`,
     );
     const probe = JSON.parse((await run(["--probe"])).stdout);
     expect(probe).toMatchObject({ arch: ARCH_NAME[target], launcherAbi: 7, revision: 5 });

@@ -1,3 +1,4 @@
+import { isAbsolute, normalize } from "node:path";
 import { SandboxUnavailableError } from "../errors.js";
 import { type EnsureOptions, ensureLauncher } from "../launcher/ensure-launcher.js";
 import { type LauncherArgOptions, launcherArgs } from "../launcher/launcher-args.js";
@@ -9,7 +10,12 @@ import { expandPolicy } from "../policy/resolve.js";
 
 export interface SandboxCommandOptions {
   policy: SandboxPolicy;
-  /** The command's working directory, also `{CWD}` in the policy (default: this process's). */
+  /**
+   * The command's working directory, also `{CWD}` in the policy (default: this process's). Give its real
+   * path: a grant of it follows no symbolic link (one put in its place by whoever may write the directory
+   * above would carry the grant elsewhere), so a path through a link is refused — as is a grant beneath a
+   * writable one that goes through a link beneath it.
+   */
   cwd?: string;
   /** The command's whole environment, also the source of `{HOME}`, `{OLLIE_*}`… (default: this process's). */
   env?: NodeJS.ProcessEnv;
@@ -110,6 +116,8 @@ export async function prepareCommand(
     quiet: true,
     ...(options.abiCap !== undefined && { abiCap: options.abiCap }),
     ...(cgroups && { cgroups }),
+    // The working directory is granted as it really is: a link put in its place since is refused.
+    ...(isAbsolute(cwd) && { noFollow: [normalize(cwd)] }),
   });
   return { file: launcher.path, args: [...launcherOptions, command, ...args], cwd, env, probe };
 }
