@@ -1,4 +1,4 @@
-import { chownSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { chownSync, mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Ollie, prompt, startOllie } from "./harness.js";
@@ -185,5 +185,32 @@ describe("an agent's TMPDIR", () => {
     await expect(o.fsys.writeFile(`${agent}/prompt`, "hello")).rejects.toThrow(
       `${join(root, `${session}.main`)} is a symbolic link or not this user's own directory`,
     );
+  });
+});
+
+describe("a child session's directory swapped for a link by its parent", () => {
+  it("takes the child's tools nowhere: their calls are refused, saying why", async () => {
+    const parent = join(o.work, "parent-tree");
+    const child = join(parent, "child");
+    mkdirSync(child, { recursive: true });
+    const session = await o.create(`agent=coding cwd=${child}`);
+    const agent = `session/${session}/agent/main`;
+    o.mock.enqueue({ text: "Ready." });
+    await prompt(o, agent, "Get ready.");
+    // What the parent's tools can do to the directory above the child's, which they may write.
+    // (A link to the owner key's directory is refused before the launcher, as every grant of it is.)
+    renameSync(child, join(parent, "child.before"));
+    const elsewhere = join(o.root, "elsewhere");
+    mkdirSync(elsewhere);
+    writeFileSync(join(elsewhere, "notes.txt"), `${OUTSIDE_WORDS}\n`);
+    symlinkSync(elsewhere, child);
+    o.mock.enqueue(
+      { toolCalls: [{ name: "shell", arguments: { command: "cat notes.txt; ls" } }] },
+      { text: "Could not." },
+    );
+    await prompt(o, agent, "Read what is here.");
+    const context = await o.read(`${agent}/context`);
+    expect(context).not.toContain(OUTSIDE_WORDS);
+    expect(context).toContain(`cannot grant ${child}: it goes through a symbolic link`);
   });
 });
