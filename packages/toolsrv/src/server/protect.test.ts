@@ -57,7 +57,7 @@ describe("protected paths", () => {
       isError: true,
     });
     expect(await call(root)).toMatchObject({ isError: true, output: expect.stringContaining("holds") });
-    expect(server.service.sandbox).toMatchObject({ protect: [key], protectWrites: [dirs.tools] });
+    expect(await server.service.sandbox()).toMatchObject({ protect: [key], protectWrites: [dirs.tools] });
   });
 
   it("runs a call in a sibling directory, where Landlock keeps the key out of reach", async () => {
