@@ -2,7 +2,7 @@ import { readFile, rm } from "node:fs/promises";
 import { homedir, tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { writeFileAtomic } from "@ollie/agent-core";
-import { type Logger, openDaemonLog } from "@ollie/log";
+import { type Logger, openDaemonLog, RateLimitedLines } from "@ollie/log";
 import {
   assertAddressFree,
   defaultUname,
@@ -12,13 +12,12 @@ import {
   parseAddress,
   serveUntilSignal,
 } from "@ollie/ninep";
-import { PeerCredentialsReader } from "@ollie/sandbox";
-import { AuditTrail, auditSource } from "./auth/audit-trail.js";
+import { PeerCredentialsReader, unixPeers } from "@ollie/sandbox";
+import { auditSource } from "./auth/audit-trail.js";
 import { connectionErrors } from "./auth/connection-errors.js";
 import { listenMountSocket } from "./auth/mount-socket.js";
 import { loadOwnerKey } from "./auth/owner-key.js";
 import { Principals } from "./auth/principals.js";
-import { unixPeers } from "./auth/unix-peers.js";
 import { startBypass } from "./bypass/start-bypass.js";
 import { type CommandLine, type DaemonOptions, parseCommandLine, USAGE } from "./command-line.js";
 import { LiveConfig } from "./config/live-config.js";
@@ -92,7 +91,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     return 1;
   }
   log.addSecret(ownerKey);
-  const trail = new AuditTrail(log.child("audit").warn);
+  const trail = new RateLimitedLines(log.child("audit").warn);
   const principals = new Principals(defaultUname(), ownerKey, (line, source) =>
     trail.record(line, auditSource(source)),
   );

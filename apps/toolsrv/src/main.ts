@@ -14,13 +14,16 @@ import {
 import {
   describeEnforcement,
   limitEnforcement,
+  PeerCredentialsReader,
   resolvePolicy,
   resourceGroups,
   sandboxCommand,
+  unixPeers,
 } from "@ollie/sandbox";
 import { createToolServer, loadBypassPolicy } from "@ollie/toolsrv";
 import { keyedAuth } from "./auth.js";
 import { type CommandLine, parseCommandLine, type ToolsrvOptions, USAGE } from "./command-line.js";
+import { connectionLog } from "./connection-log.js";
 import { firstLine, loadKeys } from "./keys.js";
 
 /** The bundled default tools, built next to this file's dist/. */
@@ -139,7 +142,7 @@ async function serve(
   const server = new NinepServer(tools.tree, {
     ...(keys && { auth: keyedAuth(keys, log.child("audit").warn) }),
     ...(ninepLog.enabled("trace") && { trace: ninepLog.trace }),
-    onError: (error) => ninepLog.warn(error.message),
+    onError: connectionLog(ninepLog.warn),
   });
   if (options.exitWithStdin) {
     process.stdin.resume();
@@ -147,21 +150,32 @@ async function serve(
   }
   const address = options.address ? parseAddress(options.address) : serviceAddress("toolsrv", env);
   try {
-    await serveUntilSignal(server, address, (listener) => {
-      const bound = formatAddress(listener.boundAddress);
-      const access = keys
-        ? "every attach must prove its key"
-        : "unauthenticated: OLLIE_TOOLSRV_KEY is not set, so anyone who can reach the socket can run tools";
-      log.info(`serving ${toolsPath.length} tool directories on ${bound}; ${access}`);
-      if (options.printAddress) process.stdout.write(`${bound}\n`);
-      // What cannot be offered is said once at start (and is always listed in the namespace's broken file).
-      tools.service.sources.broken().then(
-        (broken) => {
-          for (const b of broken) toolsLog.warn(`${b.file}: ${b.reason}; not offered`);
-        },
-        (error: unknown) => toolsLog.error(`listing broken tools: ${(error as Error).message}`),
-      );
-    });
+    // On a Unix socket the kernel names each peer: olliesrv, toolsrv's own user, is the owner and always gets
+    // in; the agents' tools, which may reach the socket too, share one peer's limit.
+    const peer =
+      address.kind === "unix"
+        ? { peer: unixPeers(new PeerCredentialsReader(), process.getuid?.() ?? 0) }
+        : {};
+    await serveUntilSignal(
+      server,
+      address,
+      (listener) => {
+        const bound = formatAddress(listener.boundAddress);
+        const access = keys
+          ? "every attach must prove its key"
+          : "unauthenticated: OLLIE_TOOLSRV_KEY is not set, so anyone who can reach the socket can run tools";
+        log.info(`serving ${toolsPath.length} tool directories on ${bound}; ${access}`);
+        if (options.printAddress) process.stdout.write(`${bound}\n`);
+        // What cannot be offered is said once at start (and is always listed in the namespace's broken file).
+        tools.service.sources.broken().then(
+          (broken) => {
+            for (const b of broken) toolsLog.warn(`${b.file}: ${b.reason}; not offered`);
+          },
+          (error: unknown) => toolsLog.error(`listing broken tools: ${(error as Error).message}`),
+        );
+      },
+      peer,
+    );
   } finally {
     // Stdin is held open to notice the parent's end; it must not keep the process alive once serving ends,
     // by a signal or because it could not start.

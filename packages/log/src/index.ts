@@ -20,4 +20,5 @@ export {
 } from "./log-settings.js";
 export type { LogStream } from "./log-stream.js";
 export { createLogger, type Logger, type LoggerOptions } from "./logger.js";
+export { RateLimitedLines } from "./rate-limited-lines.js";
 export { REDACTED } from "./redactor.js";

@@ -62,3 +62,4 @@ export {
   type SandboxStartOptions,
   startSandboxed,
 } from "./run/run-sandboxed.js";
+export { type UnixPeer, unixPeers } from "./run/unix-peers.js";

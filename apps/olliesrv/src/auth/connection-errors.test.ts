@@ -1,6 +1,6 @@
 import { ConnectionDroppedError, ConnectionRefusedError } from "@ollie/ninep";
 import { describe, expect, it, vi } from "vitest";
-import { AuditTrail } from "./audit-trail.js";
+import { RateLimitedLines } from "@ollie/log";
 import { connectionErrors } from "./connection-errors.js";
 import { MountRefusal } from "./mount-socket.js";
 
@@ -10,7 +10,7 @@ describe("connectionErrors", () => {
     try {
       const audited: string[] = [];
       const warned: string[] = [];
-      const onError = connectionErrors(new AuditTrail((l) => audited.push(l)), (l) => warned.push(l));
+      const onError = connectionErrors(new RateLimitedLines((l) => audited.push(l)), (l) => warned.push(l));
       for (let i = 0; i < 1100; i++)
         onError(new ConnectionRefusedError("peer-full", "uid 1001", "it holds 128 connections"));
       onError(new ConnectionRefusedError("server-full", "tcp!192.0.2.7", "1024 connections are open"));

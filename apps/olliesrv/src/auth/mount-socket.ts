@@ -1,7 +1,6 @@
 import { chmod } from "node:fs/promises";
 import { Errno, type IdentifyPeer, type Listener, type NinepServer } from "@ollie/ninep";
-import { confinedBeyond, type PeerCredentials, PeerCredentialsReader } from "@ollie/sandbox";
-import { unixPeers } from "./unix-peers.js";
+import { confinedBeyond, type PeerCredentials, PeerCredentialsReader, unixPeers } from "@ollie/sandbox";
 
 /**
  * A connection or an attach on the mount socket refused (already on the audit trail, so not logged again):

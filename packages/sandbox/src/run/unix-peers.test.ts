@@ -2,9 +2,9 @@ import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PeerCredentialsReader } from "@ollie/sandbox";
 import { execa } from "execa";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { PeerCredentialsReader } from "./peer-credentials-reader.js";
 import { unixPeers } from "./unix-peers.js";
 
 const dir = mkdtempSync(join(tmpdir(), "unix-peers-"));
