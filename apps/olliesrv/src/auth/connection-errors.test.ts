@@ -1,6 +1,6 @@
+import { RateLimitedLines } from "@ollie/log";
 import { ConnectionDroppedError, ConnectionRefusedError } from "@ollie/ninep";
 import { describe, expect, it, vi } from "vitest";
-import { RateLimitedLines } from "@ollie/log";
 import { connectionErrors } from "./connection-errors.js";
 import { MountRefusal } from "./mount-socket.js";
 

@@ -1,5 +1,5 @@
-import { ConnectionDroppedError, ConnectionRefusedError } from "@ollie/ninep";
 import { RateLimitedLines } from "@ollie/log";
+import { ConnectionDroppedError, ConnectionRefusedError } from "@ollie/ninep";
 import { MountRefusal } from "./mount-socket.js";
 
 /**
@@ -8,7 +8,10 @@ import { MountRefusal } from "./mount-socket.js";
  * `9p` warning, each at most 20 per peer (a user, a TCP address) in 10 s and the rest summed up, so that no
  * flood of connections floods the log. A refused mount-socket connection is on the audit trail already.
  */
-export function connectionErrors(trail: RateLimitedLines, warn: (line: string) => void): (error: Error) => void {
+export function connectionErrors(
+  trail: RateLimitedLines,
+  warn: (line: string) => void,
+): (error: Error) => void {
   const dropped = new RateLimitedLines(warn, 20, 10_000, "dropped connections");
   return (error) => {
     if (error.cause instanceof MountRefusal) return;

@@ -1,7 +1,7 @@
 import type { Socket } from "node:net";
 import type { PeerCredentials } from "./peer-credential-types.js";
-import type { PeerCredentialsReader } from "./peer-credentials-reader.js";
 import { confinedBeyond } from "./peer-credentials.js";
+import type { PeerCredentialsReader } from "./peer-credentials-reader.js";
 
 /**
  * Who a Unix-socket peer is, for a server's connection limits: a name that groups its connections, and
