@@ -30,7 +30,9 @@ import { RemoteHosts } from "./remote/remote-hosts.js";
 import { daemonPromptSandbox } from "./session/sandboxed-prompts.js";
 import { Sessions } from "./session/sessions.js";
 import type { AgentEnvironment } from "./session/slot-context.js";
-import { startToolsrv, type ToolsrvProcess } from "./toolsrv-process.js";
+import { givenRoute, supervisedRoute } from "./toolsrv/local-routes.js";
+import { startToolsrv } from "./toolsrv/toolsrv-process.js";
+import { ToolsrvSupervisor } from "./toolsrv/toolsrv-supervisor.js";
 
 /**
  * `olliesrv`: the session daemon. Boot, in order: paths, configuration, toolsrv, the namespace (the model
@@ -112,22 +114,27 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
   // shares its home): what olliesrv runs or trusts — a tool that could write backends.conf or a profile would
   // get out of its sandbox — and the staged bundles. (And the owner key file: see below.)
   const guarded = [...trustedConfig(paths), remoteCache];
-  let toolsrv: ToolsrvProcess | undefined;
   const toolsrvAddress = options.toolsrv ?? `unix!${join(paths.namespace, "toolsrv")}`;
   const toolsrvKey = options.toolsrv ? env.OLLIE_TOOLSRV_KEY : principals.toolsrvKey;
-  if (!options.toolsrv)
-    toolsrv = await startToolsrv(
-      toolsrvAddress,
-      { OLLIE_ADDRESS: address, OLLIE_TOOLSRV_KEY: principals.toolsrvKey },
-      [
-        // toolsrv protects the owner key file from every sandbox as well.
-        "--owner-key",
-        keyFile,
-        ...guarded.flatMap((path) => ["--protect", path]),
-        ...(options.logLevel === undefined ? [] : ["--log-level", options.logLevel]),
-      ],
-      log,
-    );
+  // The toolsrv olliesrv starts is watched, and started again — the same way — whenever it dies.
+  const supervisor = options.toolsrv
+    ? undefined
+    : await ToolsrvSupervisor.start(toolsrvAddress, {
+        start: () =>
+          startToolsrv(
+            toolsrvAddress,
+            { OLLIE_ADDRESS: address, OLLIE_TOOLSRV_KEY: principals.toolsrvKey },
+            [
+              // toolsrv protects the owner key file from every sandbox as well.
+              "--owner-key",
+              keyFile,
+              ...guarded.flatMap((path) => ["--protect", path]),
+              ...(options.logLevel === undefined ? [] : ["--log-level", options.logLevel]),
+            ],
+            log,
+          ),
+        log,
+      });
 
   // Every profile's model list, fetched in the background from the start and again when backends.conf changes.
   const models = new ModelCache(() => config.backends, log);
@@ -149,7 +156,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     models,
     profiles: config.profiles,
     skills: () => skills,
-    toolsrvAddress,
+    toolsrv: (dial) => (supervisor ? supervisedRoute(supervisor, dial) : givenRoute(toolsrvAddress, dial)),
     remotes,
     prompt: { ollieDir: paths.config, env: { ...env, OLLIE_DEFAULTS: paths.defaults } },
     promptSandbox: daemonPromptSandbox(paths, keyFile, env),
@@ -171,8 +178,8 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     owner: principals.owner,
     ownerKey,
     toolsrvAddress,
-    startedToolsrv: toolsrv !== undefined,
     toolsrvKey,
+    supervisor,
     configDir: paths.config,
     log,
     audit: (line, source) => trail.record(line, auditSource(source)),
@@ -181,6 +188,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     owner: principals.owner,
     onDenied: (d) => trail.record(`denied ${d.uname} ${d.access} ${d.path}`, auditSource(d.uname)),
     serverStats: () => server.stats(),
+    toolsrv: () => supervisor?.status(),
     extra: [bypass.tree],
     reload: async () => {
       await config.reload();
@@ -307,7 +315,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     await server.close();
     await bypass.desk.close();
     await remotes.close();
-    await toolsrv?.stop();
+    await supervisor?.stop();
   }
   // What could not be saved was logged, session by session; the exit status says that something was lost.
   return unsaved > 0 || listenFailed ? 1 : 0;

@@ -12,7 +12,7 @@ import { ToolsrvConn } from "@ollie/toolsrv/client";
 import { LogStream, WatchedValue } from "@ollie/virtfs";
 import { checkModel } from "../config/backends.js";
 import type { BookedProfile } from "../config/profile-book.js";
-import { RedialingTools } from "../remote/redialing-tools.js";
+import { RedialingTools } from "../toolsrv/redialing-tools.js";
 import { Activity } from "./activity.js";
 import { PendingReload, unreachableNote } from "./backend-reload.js";
 import { artifactOf, callbackText, stampSender } from "./callback.js";
@@ -51,7 +51,7 @@ export class AgentSlot {
   /** The hops of prompts submitted and not yet begun, in order. */
   private readonly queuedHops: number[] = [];
   agent: Agent | undefined;
-  /** The live agent's toolsrv connection as it is now (a remote one is dialled again after a loss). */
+  /** The live agent's toolsrv connection as it is now (dialled again after a loss). */
   #toolsrv: (() => ToolsrvConn | undefined) | undefined;
   lastPrompt: string;
   #skills: string[];
@@ -370,8 +370,9 @@ export class AgentSlot {
   private async park(): Promise<void> {
     const agent = this.agent;
     const conn = this.toolsrv;
-    if (!agent || !conn || agent.state !== "idle" || this.#parking) return;
-    const processes = await conn.processes().catch(() => []);
+    if (agent?.state !== "idle" || this.#parking) return;
+    // With its connection lost (toolsrv died, or the way to it), nothing of it runs there any more.
+    const processes = conn ? await conn.processes().catch(() => []) : [];
     if (processes.some((p) => p.status === "running")) return this.#idle.start();
     // A turn may have started, or the agent closed, while toolsrv answered.
     if (this.agent !== agent || agent.state !== "idle" || agent.queued.length > 0) return;
@@ -413,16 +414,12 @@ export class AgentSlot {
           loaded: () => this.skills,
           setLoaded: (names: readonly string[]) => this.setSkills(names),
         };
-        if (!remote) {
-          const conn = await this.dialToolsrv(this.env.toolsrvAddress, autoLoad);
-          toolsrv = () => conn;
-          return new WithSkillTools(conn, shelf);
-        }
-        const { destination } = remote;
+        // Here or on the session's host, toolsrv is dialled again at the first use after it was lost (it died
+        // and was restarted, or the way to it broke), with the tools the agent had loaded.
+        const dial = (address: string, loaded?: readonly string[]) =>
+          this.dialToolsrv(address, loaded ?? autoLoad);
         const tools = await RedialingTools.open(
-          destination,
-          async (loaded) => this.dialToolsrv(await this.env.remotes.address(destination), loaded ?? autoLoad),
-          () => this.env.remotes.state(destination).lost,
+          remote ? this.env.remotes.route(remote.destination, dial) : this.env.toolsrv(dial),
         );
         toolsrv = () => tools.current;
         return new WithSkillTools(tools, shelf);
