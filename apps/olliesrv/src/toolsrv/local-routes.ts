@@ -4,6 +4,11 @@ import type { ToolsrvSupervisor } from "./toolsrv-supervisor.js";
 /** How long a dial waits for a toolsrv that is being started again. */
 const DIAL_WAIT_MS = 30_000;
 /**
+ * How soon the next start of a toolsrv that keeps dying must be for a dial to wait for it: a blip is waited
+ * out, a toolsrv that stays down fails the call at once, saying why.
+ */
+const PATIENCE_MS = 5000;
+/**
  * How long the supervisor may take to learn that toolsrv died once its socket says so (the connection closed,
  * or nobody listens): the kernel tells it of the death at about the same time.
  */
@@ -16,9 +21,9 @@ function refused(error: unknown): boolean {
 }
 
 /**
- * The route to the toolsrv olliesrv started and keeps running: a dial waits while it is being started again
- * (a dial refused by one that has just died, before the supervisor noticed, waits for the next), and fails
- * at once, saying why, while it is down. A call its death cut off ends with "toolsrv restarted during this
+ * The route to the toolsrv olliesrv started and keeps running: a dial waits while it is being started again,
+ * or will be within PATIENCE_MS (a dial refused by one that has just died, before the supervisor noticed,
+ * waits for the next), and fails at once, saying why, while it is down for longer. A call its death cut off ends with "toolsrv restarted during this
  * call".
  */
 export function supervisedRoute(supervisor: ToolsrvSupervisor, dial: AddressDial): ToolsrvRoute {
@@ -34,7 +39,7 @@ export function supervisedRoute(supervisor: ToolsrvSupervisor, dial: AddressDial
         );
       };
       for (;;) {
-        const run = await supervisor.ready(signal).catch(late);
+        const run = await supervisor.ready(signal, PATIENCE_MS).catch(late);
         try {
           const conn = await dial(supervisor.address, loaded);
           dialled = run;

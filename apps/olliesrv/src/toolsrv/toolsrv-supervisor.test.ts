@@ -137,6 +137,24 @@ describe("the toolsrv supervisor", () => {
     expect(await s.ready(AbortSignal.timeout(60_000))).toBe(2);
   });
 
+  it("lets a dial wait out a short wait before the next start, when it is patient enough", async () => {
+    const s = await supervisor();
+    failing = 1;
+    started[0]!.die();
+    await settle();
+    // The start at once failed: the next is 0.5 s away.
+    expect(s.status().state).toBe("down");
+    let answered: number | undefined;
+    const ready = s.ready(AbortSignal.timeout(60_000), 1000).then((run) => {
+      answered = run;
+    });
+    await vi.advanceTimersByTimeAsync(400);
+    expect(answered).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(100);
+    await ready;
+    expect(answered).toBe(2);
+  });
+
   it("lets a dial wait while toolsrv is being started again", async () => {
     const s = await supervisor();
     let release = () => {};

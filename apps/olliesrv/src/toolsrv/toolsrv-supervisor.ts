@@ -102,15 +102,16 @@ export class ToolsrvSupervisor {
 
   /**
    * Resolves with the number of the toolsrv that serves: at once while one is up, and once the one being
-   * started serves while it restarts. Rejects at once with ToolsrvDownError (since when, why, until when)
-   * while it is down — waiting before the next start, as it keeps dying — or stopped; and when `signal`
-   * aborts.
+   * started serves while it restarts — or while it is down (waiting before the next start, as it keeps
+   * dying) if that start is at most `patienceMs` away. Rejects with ToolsrvDownError (since when, why, until
+   * when) when it is down for longer, or stopped; and when `signal` aborts.
    */
-  async ready(signal: AbortSignal): Promise<number> {
+  async ready(signal: AbortSignal, patienceMs = 0): Promise<number> {
     for (;;) {
       const { status, run } = this.#current.get();
       if (status.state === "up") return run;
-      if (status.state === "down" || this.#stopping) throw new ToolsrvDownError(status);
+      const later = (status.nextStart?.getTime() ?? 0) - Date.now() > patienceMs;
+      if (this.#stopping || (status.state === "down" && later)) throw new ToolsrvDownError(status);
       await this.#current.changed(signal);
     }
   }
