@@ -305,6 +305,8 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     );
   } finally {
     stopping = true;
+    // A toolsrv that ends from now on (a Ctrl-C reaches it too) is not started again.
+    supervisor?.hold();
     // Never in the way of the shutdown that follows (toolsrv must be stopped whatever happened).
     if (pidFile) await rm(pidFile, { force: true }).catch(() => {});
     // A reload under way ends before the sessions close, and tells nobody.

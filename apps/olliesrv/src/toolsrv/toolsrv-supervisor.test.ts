@@ -175,11 +175,18 @@ describe("the toolsrv supervisor", () => {
     expect(answered).toBe(2);
   });
 
-  it("starts nothing again once stopped", async () => {
+  it("starts nothing again once stopped, or told the daemon is stopping", async () => {
     const s = await supervisor();
-    await s.stop();
+    s.hold();
+    started[0]!.die({ signal: "SIGINT" });
     await settle();
     expect(started).toHaveLength(1);
+    await s.stop();
+    expect(lines.some((l) => l.includes(" ERROR "))).toBe(false);
+    const t = await supervisor();
+    await t.stop();
+    await settle();
+    expect(started).toHaveLength(2);
     expect(lines.some((l) => l.includes(" ERROR "))).toBe(false);
   });
 });

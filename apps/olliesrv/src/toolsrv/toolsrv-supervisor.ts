@@ -121,10 +121,18 @@ export class ToolsrvSupervisor {
     while (!this.hasEnded(run)) await this.#current.changed(signal);
   }
 
-  /** Stops toolsrv for good (the daemon is stopping): nothing is started again. */
-  async stop(): Promise<void> {
+  /**
+   * Starts nothing again from now on: the daemon is stopping, and a toolsrv that ends now (a Ctrl-C reaches
+   * the whole process group) has ended for good. It keeps serving until stop().
+   */
+  hold(): void {
     this.#stopping = true;
     clearTimeout(this.#timer);
+  }
+
+  /** Stops toolsrv for good (the daemon is stopping): nothing is started again. */
+  async stop(): Promise<void> {
+    this.hold();
     await this.#current.get().process?.stop();
   }
 
