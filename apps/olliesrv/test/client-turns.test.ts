@@ -179,6 +179,37 @@ describe("@ollie/client against olliesrv", () => {
     await session.kill();
   });
 
+  it("gives up its waits when their signal aborts, and leaves the turn running", async () => {
+    const dir = workDir("aborted");
+    await execa("mkfifo", [join(dir, "gate")]);
+    const session = await client.newSession({ agent: "coding", cwd: dir });
+    const agent = session.agent();
+    const states = await agent.events({ types: ["state"] });
+    o.mock.enqueue(
+      { toolCalls: [{ name: "shell", arguments: { command: "read w < gate" } }] },
+      { text: "Through." },
+    );
+    const leaving = new AbortController();
+    const prompt = await agent.prompt("Wait at the gate", { signal: leaving.signal });
+    expect(await agent.waitState({ until: (s) => s.startsWith("calling") })).toBe("calling: shell");
+    const ended = prompt.ended;
+    leaving.abort(new Error("no longer waiting"));
+    await expect(ended).rejects.toThrow("no longer waiting");
+    // Only the wait was given up: the connection serves on, and the turn runs until the gate opens.
+    expect(await agent.state()).toBe("calling: shell");
+    await writeFile(join(dir, "gate"), "go\n");
+    expect(await agent.waitState({ until: "idle" })).toBe("idle");
+    expect(await agent.outcome()).toEqual({ status: "done", text: "done" });
+    const seen: string[] = [];
+    for await (const e of states) {
+      if (e.kind !== "agent" || e.type !== "state") throw new Error(`not a state: ${JSON.stringify(e)}`);
+      seen.push(e.state);
+      if (e.state === "idle") break;
+    }
+    expect(seen).toEqual(["thinking", "calling: shell", "thinking", "idle"]);
+    await session.kill();
+  });
+
   it("forks a session, and answers a refused command with the daemon's reason", async () => {
     const dir = workDir("forked");
     const session = await client.newSession({ cwd: dir, name: "original" });

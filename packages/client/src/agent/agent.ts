@@ -1,5 +1,7 @@
 import { type ChatOptions, ChatStream } from "../chat/chat-stream.js";
 import { RefusedError, ReplyFormatError } from "../errors.js";
+import { EventStream } from "../events/event-stream.js";
+import type { AgentEventBody } from "../events/event-types.js";
 import { type AgentActivity, parseActivity } from "../formats/activity.js";
 import {
   type AgentConfig,
@@ -19,7 +21,7 @@ import {
   parseUsage,
 } from "../formats/usage.js";
 import type { NamespaceFiles } from "../namespace/files.js";
-import { type AgentFile, agentFile, checkAgentName } from "../namespace/paths.js";
+import { type AgentFile, agentFile, checkAgentName, sessionFile } from "../namespace/paths.js";
 import { Watch } from "../streams/watch.js";
 import { Prompt } from "./prompt.js";
 
@@ -170,6 +172,21 @@ export class Agent {
    */
   chat(options: ChatOptions = {}): Promise<ChatStream> {
     return ChatStream.open(this.files, this.session, this.name, options);
+  }
+
+  /**
+   * Subscribes to this agent's events (of the `types` given, else all), from the moment this resolves: the
+   * session's `events` filtered to `agent.NAME.TYPE` (see `Session.events`).
+   */
+  events(
+    options: { types?: readonly AgentEventBody["type"][]; signal?: AbortSignal } = {},
+  ): Promise<EventStream> {
+    const { types, signal } = options;
+    const topics = (types?.length ? types : ["*"]).map((type) => `agent.${this.name}.${type}`);
+    return EventStream.open(this.files, sessionFile(this.session, "events"), {
+      topics,
+      ...(signal && { signal }),
+    });
   }
 
   /** The whole conversation as text, as people read it (see NAMESPACE.md's chat). */
