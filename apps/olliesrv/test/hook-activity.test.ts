@@ -15,11 +15,13 @@ const PARKED = { timeout: IDLE_CLOSE_S * 1000 + WAIT.timeout, interval: 100 };
 
 let o: Ollie;
 let fifo: string;
+let skills: string;
 beforeAll(async () => {
   o = await startOllie("olliesrv-hook-activity-", {
     args: ["--idle-close", String(IDLE_CLOSE_S)],
     setup: (configDir) => {
       fifo = join(configDir, "..", "..", "release-hook");
+      skills = join(configDir, "skills");
       mkdirSync(join(configDir, "agents"), { recursive: true });
       writeFileSync(
         join(configDir, "agents", "waits.json"),
@@ -92,5 +94,36 @@ describe("a preTurn hook longer than --idle-close", () => {
     // Once nothing runs, it is parked like any idle agent.
     await vi.waitFor(async () => expect(await stat("agents-live")).toBe(0), PARKED);
     expect(await o.read(`${agent}/state`)).toBe("idle\n");
+  });
+});
+
+describe("a loaded skill changed while a turn runs", () => {
+  it("leaves the running turn its system prompt, and is in the next one's", async () => {
+    mkdirSync(skills, { recursive: true });
+    const style = (text: string) => `---\nname: style\ndescription: How we write.\n---\n${text}\n`;
+    writeFileSync(join(skills, "style.md"), style("Write tersely."));
+    await o.fsys.writeFile("ctl", "reload\n");
+    const id = await o.create(`agent=waits cwd=${o.work}`);
+    const agent = `session/${id}/agent/main`;
+    await o.fsys.writeFile(`${agent}/ctl`, "skill load style\n");
+    await o.fsys.writeFile(`${agent}/prompt`, "Write.");
+    await untilState(agent, "hook: preTurn");
+
+    writeFileSync(join(skills, "style.md"), style("Write at length."));
+    await o.fsys.writeFile("ctl", "reload\n");
+    expect(await o.read(`${agent}/chat`)).toContain("· skill style changed:");
+    expect(await o.read(`${agent}/systemprompt`)).toContain("Write tersely.");
+
+    o.mock.enqueue({ text: "Short." });
+    await writeFile(fifo, "go\n");
+    expect(await o.read(`${agent}/prompts/1`)).toBe("done\nShort.\n");
+    const asked = JSON.stringify(o.mock.requests.at(-1)?.body);
+    expect(asked).toContain("Write tersely.");
+    expect(asked).not.toContain("Write at length.");
+    // Taken once the turn has ended.
+    await vi.waitFor(
+      async () => expect(await o.read(`${agent}/systemprompt`)).toContain("Write at length."),
+      WAIT,
+    );
   });
 });
