@@ -2,8 +2,9 @@ import { isoTime, keyValues } from "./key-values.js";
 
 /** What an agent is doing now, in more detail than its state (its `activity` file). */
 export interface AgentActivity {
-  state: "idle" | "thinking" | "calling";
-  /** The tools running; empty unless calling. */
+  /** The state's word: a `hook` runs, or `compacting`, `prompt commands` (see AgentState). */
+  state: "idle" | "thinking" | "calling" | "hook" | "compacting" | "prompt commands";
+  /** The tools running, or the hook's event while a hook runs; empty otherwise. */
   tools: string[];
   /** The first argument of the first running tool, on one line, at most 120 characters ("" when none). */
   arg: string;
@@ -13,9 +14,18 @@ export interface AgentActivity {
   turnStarted: Date | undefined;
 }
 
+const STATES: readonly AgentActivity["state"][] = [
+  "idle",
+  "thinking",
+  "calling",
+  "hook",
+  "compacting",
+  "prompt commands",
+];
+
 export function parseActivity(text: string): AgentActivity {
   const kv = keyValues(text);
-  const state = kv.state === "thinking" || kv.state === "calling" ? kv.state : "idle";
+  const state = STATES.find((s) => s === kv.state) ?? "idle";
   return {
     state,
     tools: kv.tool ? kv.tool.split(",") : [],

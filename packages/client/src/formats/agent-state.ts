@@ -1,15 +1,25 @@
 import { ReplyFormatError } from "../errors.js";
 
 /**
- * What an agent is doing: waiting, waiting for the model, or running the tools named (`calling: shell,
- * file_read`). What its `state` and `statewait` files say.
+ * What an agent is doing: nothing (`idle`), waiting for the model (`thinking`), running the tools named
+ * (`calling: shell, file_read`), or — shown over those while it runs — a hook (`hook: preTurn`), a compaction
+ * (`compacting`) or its prompt commands (`prompt commands`). What its `state` and `statewait` files say; only
+ * `idle` means nothing runs.
  */
-export type AgentState = "idle" | "thinking" | `calling: ${string}`;
+export type AgentState =
+  | "idle"
+  | "thinking"
+  | `calling: ${string}`
+  | `hook: ${string}`
+  | "compacting"
+  | "prompt commands";
+
+const PLAIN = new Set(["idle", "thinking", "compacting", "prompt commands"]);
 
 /** An agent's state from its file's text. */
 export function parseState(text: string, path: string): AgentState {
   const state = text.trim();
-  if (state === "idle" || state === "thinking" || state.startsWith("calling: ")) return state as AgentState;
+  if (PLAIN.has(state) || /^(calling|hook): \S/.test(state)) return state as AgentState;
   throw new ReplyFormatError(path, text, "not an agent state");
 }
 

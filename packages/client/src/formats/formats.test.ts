@@ -23,6 +23,10 @@ describe("an agent's files", () => {
     expect(callingTools("calling: shell, file_read")).toEqual(["shell", "file_read"]);
     expect(callingTools("thinking")).toEqual([]);
     expect(() => parseState("dreaming\n", P)).toThrow(ReplyFormatError);
+    // What runs over a turn's state: a hook, a compaction, the prompt commands.
+    for (const state of ["hook: preTurn", "compacting", "prompt commands"])
+      expect(parseState(`${state}\n`, P)).toBe(state);
+    expect(callingTools("hook: preTool")).toEqual([]);
   });
 
   it("outcome, and prompts/N: the outcome, then the reply", () => {
@@ -60,6 +64,9 @@ describe("an agent's files", () => {
       tools: [],
       turnStarted: undefined,
     });
+    expect(
+      parseActivity("state=hook\ntool=preTurn\narg=\nsince=2026-12-02T10:00:00.000Z\nturn_started=\n"),
+    ).toMatchObject({ state: "hook", tools: ["preTurn"] });
   });
 
   it("cfg, a remote session's too; and the lines that change it", () => {
