@@ -121,7 +121,8 @@ describe("@ollie/client against olliesrv", () => {
       if (seen.some(ended) && seen.some(idle)) break;
     }
     const states = seen.flatMap((e) => (e.kind === "agent" && e.type === "state" ? [e.state] : []));
-    expect(states).toEqual(["thinking", "calling: file_write", "thinking", "idle"]);
+    // The coding profile's prompt commands run as its agent is made, at the first prompt.
+    expect(states).toEqual(["prompt commands", "thinking", "calling: file_write", "thinking", "idle"]);
     const tool = seen.find((e) => e.kind === "agent" && e.type === "tool");
     if (tool?.kind !== "agent" || tool.type !== "tool") throw new Error("no tool record");
     expect(tool.agent).toBe("main");
@@ -206,7 +207,7 @@ describe("@ollie/client against olliesrv", () => {
       seen.push(e.state);
       if (e.state === "idle") break;
     }
-    expect(seen).toEqual(["thinking", "calling: shell", "thinking", "idle"]);
+    expect(seen).toEqual(["prompt commands", "thinking", "calling: shell", "thinking", "idle"]);
     await session.kill();
   });
 
