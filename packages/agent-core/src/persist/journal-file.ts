@@ -1,21 +1,26 @@
 import { mkdir, open, readFile } from "node:fs/promises";
 import { dirname } from "node:path";
+import { syncDirectory } from "@ollie/config-file";
 import { type JournalEntry, journalEntrySchema } from "./journal.js";
 
 /**
- * Appends `entry` to a journal file as one JSON line and flushes it to the disk (fdatasync) before it
- * resolves; the file is made (mode 0600) if it is not there. Pair it with `saveSession(file, session,
+ * Appends `entry` to a journal file as one JSON line and flushes it to the disk (fdatasync; the directory
+ * too when the file is new) before it resolves; the file is made (mode 0600) if it is not there. Pair it with `saveSession(file, session,
  * { journal })`, which empties the journal once the session is saved, and `loadSession(file, { journal })`.
  */
 export async function appendJournal(file: string, entry: JournalEntry): Promise<void> {
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
   const handle = await open(file, "a", 0o600);
+  let made: boolean;
   try {
+    made = (await handle.stat()).size === 0;
     await handle.appendFile(`${JSON.stringify(entry)}\n`);
     await handle.datasync();
   } finally {
     await handle.close();
   }
+  // A journal just made is on the disk only once its directory entry is.
+  if (made) await syncDirectory(dirname(file));
 }
 
 /** What a journal file holds: its entries, and where it stops making sense if it does before its end. */
