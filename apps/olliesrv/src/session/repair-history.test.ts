@@ -5,7 +5,7 @@ import { repairHistory } from "./repair-history.js";
 
 const call = (id: string) => ({ id, name: "shell", arguments: { command: id } });
 
-describe("repairing a saved history", () => {
+describe("repairing a copy of a history that may be mid-turn (a fork)", () => {
   it("answers each call of a round left without a result, after the results it did get", () => {
     const messages: Message[] = [
       { role: "user", content: "go" },
