@@ -24,7 +24,8 @@ export function repairHistory(messages: readonly Message[]): { messages: Message
 /**
  * Applies each agent's journal (`{id}.{agent}.journal`) to its history in a session file read from disk:
  * the rounds and results recorded after the file was last written. A journal that stops making sense (a
- * line a kill cut short) is used up to there, and `warn` says where. Returns how many entries were used.
+ * line a kill cut short) is used up to there, and one that cannot be read not at all; `warn` says so.
+ * Returns how many entries were used.
  */
 export async function applyJournals(
   dir: string,
@@ -34,7 +35,11 @@ export async function applyJournals(
   let applied = 0;
   for (const agent of file.agents) {
     const path = journalFile(dir, file.id, agent.name);
-    const { entries, broken } = await readJournal(path);
+    // A journal that cannot be read costs what it holds, never the session.
+    const { entries, broken } = await readJournal(path).catch((error: unknown) => {
+      warn(`${path}: ${(error as Error).message}; the journal is not used`);
+      return { entries: [], broken: undefined };
+    });
     if (broken) warn(`${path}:${broken.line}: ${broken.problem}; the journal is used up to that line`);
     if (!agent.session || entries.length === 0) continue;
     const replayed = replayJournal(agent.session, entries);
