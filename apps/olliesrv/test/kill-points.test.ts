@@ -129,9 +129,13 @@ describe("kill -9 of olliesrv mid-turn, then a restart", () => {
     }
     expect(chats[1]).toContain('→ file_write {"path":"one.txt"');
     expect(chats[1]).toContain("Now two.");
-    // Each running round came back from its session's journal; the rounds before it were saved whole.
-    for (const id of [first, third, between]) {
-      await o.logged(`session ${id}: took 1 round(s) and result(s) back from its journal`);
+    // Everything after the prompt came back from the journals: three rounds and two results for the third.
+    for (const [id, entries] of [
+      [first, 1],
+      [third, 5],
+      [between, 1],
+    ] as const) {
+      await o.logged(`session ${id}: took ${entries} round(s) and result(s) back from its journal`);
       await o.logged(`session ${id}: answered 2 cut-off call(s) or turn(s) as interrupted`);
     }
 

@@ -37,7 +37,7 @@ describe("restoring a session cut off mid-turn", () => {
     const states = await watchStates(o, callingAgent);
     await o.fsys.writeFile(`${callingAgent}/prompt`, "Run the long thing");
     await states.until("calling: shell");
-    // Something saves the session while the call runs (a turn is saved when it starts and after each round).
+    // Something saves the session while the call runs (the agent itself saves when the turn starts and ends).
     await o.fsys.writeFile(`session/${calling}/ctl`, "rename still-calling\n");
     o.mock.enqueue({ text: "A reply that takes its time.", chunkSize: 1, delayMs: 2000 });
     const states2 = await watchStates(o, thinkingAgent);

@@ -88,6 +88,7 @@ describe("restoring a session file with its journals", () => {
     at: 1,
     messages: [{ role: "assistant", content: "", toolCalls: [call("a"), call("b")] }],
     usage: emptyTotals(),
+    taskState: { objective: "go", constraints: [] },
   };
   const done: JournalEntry = {
     type: "result",

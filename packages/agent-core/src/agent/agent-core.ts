@@ -194,6 +194,11 @@ export class AgentCore implements TurnContext, CompactionHost {
     this.lazyRecorder?.roundEnded(before);
   }
 
+  saveRound(): Promise<void> {
+    // The journal holds the round: the whole save waits for the end of the turn.
+    return this.lazyRecorder?.journaling ? Promise.resolve() : this.persist();
+  }
+
   emit(event: AgentEvent): void {
     for (const listener of this.listenerList) {
       try {

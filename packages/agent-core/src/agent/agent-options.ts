@@ -41,17 +41,17 @@ export interface AgentOptions extends RuntimeSpec {
   /** Prompts that may wait behind the running turn (default 64); more are refused. */
   maxQueue?: number;
   /**
-   * Saves the whole session. Called when a turn takes its prompt, after every round of tool calls and at the
-   * end of every turn — and, without a `journal` (or when the journal cannot go on), before a round's calls
-   * run and as each call ends, so that a process killed at any point restarts with every finished round and
-   * call. Called one at a time, in one queue with `journal`; a rejection is reported as an `error` event
-   * and does not stop the turn.
+   * Saves the whole session. Called when a turn takes its prompt and at the end of every turn; without a
+   * `journal` (or when the journal cannot go on) also before a round's calls run, as each call ends and
+   * after the round, so that a process killed at any point restarts with every finished round and call.
+   * Called one at a time, in one queue with `journal`; a rejection is reported as an `error` event and does
+   * not stop the turn.
    */
   persist?: (session: PersistedSession) => Promise<void>;
   /**
    * Appends an entry to the session's journal and resolves once it is durable (flushed to the disk): the
    * reply of a round before its first call runs, each result as its call ends. Much cheaper than a whole
-   * save per call. The contract:
+   * save per call; it goes on from a save, so it is used with `persist`. The contract:
    * - entries and saves come one at a time, in order; a save that succeeded holds every entry before it, so
    *   the journal may be emptied then (`saveSession(file, session, { journal })` does);
    * - to restore, apply the entries written since the last save to it with `replayJournal`, then

@@ -1,6 +1,7 @@
 import type { ToolResultMessage } from "@ollie/backends";
 import type { AgentEvent } from "../events/agent-events.js";
 import type { History } from "../history/history.js";
+import type { TaskState } from "../history/task-state.js";
 import type { UsageMeter } from "../history/usage-meter.js";
 import type { JournalEntry } from "../persist/journal.js";
 import type { PersistedSession } from "../persist/persisted-session.js";
@@ -11,6 +12,7 @@ export interface RecorderHost {
   readonly options: Pick<AgentOptions, "persist" | "journal">;
   readonly history: History;
   readonly usage: UsageMeter;
+  readonly taskState: TaskState;
   /** The session as it would be saved now (naming its history, see `historyId`). */
   snapshot(): PersistedSession;
   /** The history's name, undefined from a replacement until the next snapshot names it again. */
@@ -53,6 +55,7 @@ export class SessionRecorder {
           at,
           messages: history.messages.slice(at),
           usage: { ...usage.session },
+          taskState: structuredClone(this.host.taskState),
         }));
       if (!recorded) return this.save();
       if (this.host.historyId === id) this.recorded = length;
@@ -79,6 +82,11 @@ export class SessionRecorder {
    */
   roundEnded(before: number): void {
     if (this.recorded === before) this.recorded = this.host.history.length;
+  }
+
+  /** Whether the journal holds everything so far: a round's end then needs no whole save. */
+  get journaling(): boolean {
+    return this.recorded !== undefined && this.host.options.journal !== undefined;
   }
 
   /** The history was replaced: the journal cannot go on until a save holds the new one. */

@@ -17,8 +17,8 @@ import { addUserMessage, takePrompt } from "./turn-start.js";
  * One turn: the prompt goes in, then model requests and rounds of tool calls alternate until the model
  * answers without calling tools, the turn is interrupted, a failure ends it, or the step limit is reached.
  * Never throws; the history stays valid for the next request whatever happens. The session is saved as the
- * prompt is taken, after each round and at the end; a round is recorded before its calls run and each
- * result as its call ends (see AgentOptions.journal).
+ * prompt is taken and at the end; a round is recorded before its calls run and each result as its call ends
+ * (see AgentOptions.journal), and without a journal the session is saved after each round too.
  */
 export async function runTurn(t: TurnContext, prompt: string, signal: AbortSignal): Promise<TurnOutcome> {
   t.usage.startTurn();

@@ -38,6 +38,8 @@ export interface TurnContext {
   recordResult(result: ToolResultMessage): Promise<void>;
   /** The running round's results enter the history, in the model's order. */
   endRound(results: readonly ToolResultMessage[]): void;
+  /** After a round: saves the session whole, unless the journal holds the round; never throws. */
+  saveRound(): Promise<void>;
   readPlanStep(): Promise<string | undefined>;
   /** Runs an event's hooks (reporting their warnings). */
   hook(event: HookEvent, extra: Record<string, unknown>, signal: AbortSignal): Promise<HookResult>;

@@ -1,9 +1,11 @@
 import type { Message, ToolResultMessage } from "@ollie/backends";
 import { z } from "zod";
+import type { TaskState } from "../history/task-state.js";
 import type { UsageTotals } from "../history/usage-meter.js";
 import {
   messageSchema,
   type PersistedSession,
+  taskStateSchema,
   toolResultSchema,
   usageTotalsSchema,
 } from "./persisted-session.js";
@@ -19,10 +21,17 @@ import {
 export type JournalEntry =
   /**
    * A round of tool calls begins, before its first call runs: the history from index `at` on (whatever
-   * entered it since the last record — an injection, a nudge — then the model's reply with its calls), and
-   * the session's usage with that reply counted.
+   * entered it since the last record — the last round's results, an injection, a nudge — then the model's
+   * reply with its calls), the session's usage with that reply counted, and the task state.
    */
-  | { type: "round"; history: string; at: number; messages: Message[]; usage: UsageTotals }
+  | {
+      type: "round";
+      history: string;
+      at: number;
+      messages: Message[];
+      usage: UsageTotals;
+      taskState: TaskState;
+    }
   /** A call of the running round ended, with the result the model will read; `round` is its reply's index. */
   | { type: "result"; history: string; round: number; result: ToolResultMessage };
 
@@ -34,6 +43,7 @@ export const journalEntrySchema = z.discriminatedUnion("type", [
     at: z.number().int().nonnegative(),
     messages: z.array(messageSchema),
     usage: usageTotalsSchema,
+    taskState: taskStateSchema,
   }),
   z.object({
     type: z.literal("result"),
@@ -55,7 +65,7 @@ export function replayJournal(
   entries: readonly JournalEntry[],
 ): { session: PersistedSession; applied: number } {
   let messages = session.messages;
-  let usage = session.usage;
+  let { usage, taskState } = session;
   let turnRunning = session.turnRunning === true;
   let applied = 0;
   for (const entry of entries) {
@@ -64,7 +74,7 @@ export function replayJournal(
       if (entry.at > messages.length) break;
       if (messages.length >= entry.at + entry.messages.length) continue;
       messages = [...messages.slice(0, entry.at), ...entry.messages];
-      usage = entry.usage;
+      ({ usage, taskState } = entry);
       // A round recorded after the last save belongs to a turn that save did not see end.
       turnRunning = true;
     } else {
@@ -75,7 +85,10 @@ export function replayJournal(
     applied++;
   }
   if (applied === 0) return { session, applied };
-  return { session: { ...session, messages, usage, ...(turnRunning && { turnRunning }) }, applied };
+  return {
+    session: { ...session, messages, usage, taskState, ...(turnRunning && { turnRunning }) },
+    applied,
+  };
 }
 
 /**

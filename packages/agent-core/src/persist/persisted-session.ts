@@ -81,6 +81,15 @@ export const messageSchema = z.discriminatedUnion("role", [
 
 const count = z.number().nonnegative();
 
+/** The task state, as TaskState. */
+export const taskStateSchema = z.object({
+  objective: z.string(),
+  planStep: z.string().optional(),
+  constraints: z.array(z.string()),
+  lastAction: z.string().optional(),
+  nextDecision: z.string().optional(),
+});
+
 /** Tokens, requests and cost, as UsageTotals. */
 export const usageTotalsSchema = z.object({
   inputTokens: count,
@@ -104,13 +113,7 @@ export const persistedSessionSchema = z.object({
   cwd: z.string().optional(),
   messages: z.array(messageSchema),
   queued: z.array(z.string()).optional(),
-  taskState: z.object({
-    objective: z.string(),
-    planStep: z.string().optional(),
-    constraints: z.array(z.string()),
-    lastAction: z.string().optional(),
-    nextDecision: z.string().optional(),
-  }),
+  taskState: taskStateSchema,
   usage: usageTotalsSchema,
   compactionUsage: usageTotalsSchema.optional(),
   savedAt: z.string(),
