@@ -21,8 +21,8 @@ import { Principals } from "./auth/principals.js";
 import { startBypass } from "./bypass/start-bypass.js";
 import { type CommandLine, type DaemonOptions, parseCommandLine, USAGE } from "./command-line.js";
 import { LiveConfig } from "./config/live-config.js";
+import { LiveSkills } from "./config/live-skills.js";
 import { ModelCache } from "./config/model-cache.js";
-import { loadSkills } from "./config/skills.js";
 import { ollieTree } from "./namespace/tree.js";
 import { ensureDirs, olliePaths, trustedConfig } from "./paths.js";
 import { hostSettings } from "./remote/remote-config.js";
@@ -104,7 +104,8 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     log.error(`${(error as Error).message}; fix it and start again`);
     return 1;
   }
-  const skills = await loadSkills([join(paths.config, "skills"), join(paths.defaults, "skills")], log.warn);
+  // The skills, read again when the user's skills directory changes, as the profiles are.
+  const skills = await LiveSkills.load([join(paths.config, "skills"), join(paths.defaults, "skills")], log);
 
   // Where the toolsrv bundles for remote hosts are staged: what runs there outside the sandbox.
   const remoteCache = join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "ollie", "remote");
@@ -148,7 +149,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     },
     models,
     profiles: config.profiles,
-    skills: () => skills,
+    skills: () => skills.current,
     toolsrvAddress,
     remotes,
     prompt: { ollieDir: paths.config, env: { ...env, OLLIE_DEFAULTS: paths.defaults } },
@@ -183,6 +184,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     serverStats: () => server.stats(),
     extra: [bypass.tree],
     reload: async () => {
+      await skills.reload();
       await config.reload();
       models.retryFailed();
     },
@@ -193,6 +195,12 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     for (const session of sessions.list()) for (const slot of session.agents.values()) slot.reconfigure(old);
   });
   config.watch();
+  // An agent's loaded skills that changed are rendered anew at its next turn; those removed are unloaded.
+  skills.onChange((before) => {
+    for (const session of sessions.list())
+      for (const slot of session.agents.values()) void slot.skillsChanged(before);
+  });
+  skills.watch();
   sessions.onKill(() => {
     tree.prune("/session");
     tree.prune("/peer");
@@ -301,6 +309,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     if (pidFile) await rm(pidFile, { force: true }).catch(() => {});
     // A reload under way ends before the sessions close, and tells nobody.
     await config.close();
+    await skills.close();
     models.close();
     await restoring;
     unsaved = await sessions.close();

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { INTERRUPTED_TURN, RESTART_RESULT } from "@ollie/agent-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Ollie, startOllie, watchStates } from "./harness.js";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type Ollie, startOllie, WAIT, watchStates } from "./harness.js";
 
 let o: Ollie;
 beforeAll(async () => {
@@ -43,6 +43,11 @@ describe("restoring a session cut off mid-turn", () => {
     const states2 = await watchStates(o, thinkingAgent);
     await o.fsys.writeFile(`${thinkingAgent}/prompt`, "Think slowly");
     await states2.until("thinking");
+    // The model is asked once the prompt is saved; its reply is still coming.
+    await vi.waitFor(
+      () => expect(JSON.stringify(o.mock.requests.at(-1)?.body)).toContain("Think slowly"),
+      WAIT,
+    );
 
     await o.crash();
     // As the crash left them: a call without its result, a prompt without its reply.

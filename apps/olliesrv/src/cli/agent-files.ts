@@ -2,9 +2,9 @@ import type { SessionClient } from "./session-client.js";
 
 /** An agent's `activity` file, read (see NAMESPACE.md). */
 export interface AgentActivity {
-  /** `idle`, `thinking` or `calling`. */
+  /** `idle`, `thinking`, `calling`, `hook`, `compacting` or `prompt commands`. */
   state: string;
-  /** The running tools, comma-separated; empty when none runs. */
+  /** The running tools, comma-separated, or the running hook's event; empty when none runs. */
   tool: string;
   /** The first argument of the first running tool, on one line. */
   arg: string;
@@ -96,6 +96,15 @@ export async function readUsage(
 ): Promise<{ turn?: UsageTotals; session?: UsageTotals }> {
   return JSON.parse(await client.read(`${agent}/usage`)) as { turn?: UsageTotals; session?: UsageTotals };
 }
+
+/** The words after `error: ` of an `outcome` (how a turn ended) that says the turn failed, else undefined. */
+export function failureOf(outcome: string): string | undefined {
+  const m = /^error: (.*)/s.exec(outcome.trim());
+  return m ? m[1]! : undefined;
+}
+
+/** How much of a failed turn's reason `ollie top` and `ollie status` show. */
+export const REASON_CHARS = 60;
 
 /** 950, 12.3k, 4.5M: token counts that fit a column. */
 export function shortCount(n: number): string {

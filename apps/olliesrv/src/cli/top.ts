@@ -20,7 +20,7 @@ interface Watched {
 
 /**
  * The sessions' agents and what they are doing. Each agent has a blocked `statewait` read open; when it
- * returns, that agent's `activity`, `turns` and `usage` are read again — nothing is read on a timer except
+ * returns, that agent's `activity`, `turns`, `outcome` and `usage` are read again — nothing is read on a timer except
  * `session/idx`, for sessions made since.
  */
 export class Agents {
@@ -54,7 +54,7 @@ export class Agents {
         await Promise.all(
           agents.map((a) =>
             this.watch(
-              { session, name, agent: a.name, activity: undefined, turns: 0, usage: undefined },
+              { session, name, agent: a.name, activity: undefined, turns: 0, outcome: "", usage: undefined },
               follow,
             ),
           ),
@@ -106,12 +106,13 @@ export class Agents {
   }
 
   private async refresh(w: Watched): Promise<void> {
-    const [activity, turns, usage] = await Promise.all([
+    const [activity, turns, outcome, usage] = await Promise.all([
       readActivity(this.client, w.path),
       this.client.read(`${w.path}/turns`),
+      this.client.read(`${w.path}/outcome`),
       readUsage(this.client, w.path),
     ]);
-    Object.assign(w.row, { activity, turns: Number(turns.trim()) || 0, usage: usage.session });
+    Object.assign(w.row, { activity, turns: Number(turns.trim()) || 0, outcome, usage: usage.session });
   }
 
   private drop(path: string): void {
@@ -121,8 +122,8 @@ export class Agents {
 }
 
 /**
- * `ollie top`: a live table of every session's agents — state, how long in it, turns, tokens, cost, age, the
- * running tool — redrawn when one changes (and each second, for the times). `q` or Ctrl-C quits. When stdout
+ * `ollie top`: a live table of every session's agents — state (`failed` when the last turn failed), how long
+ * in it, turns, tokens, cost, age, the running tool or hook (or why the last turn failed) — redrawn when one changes (and each second, for the times). `q` or Ctrl-C quits. When stdout
  * is not a terminal it prints the table once and exits, for scripts.
  */
 export async function top(client: SessionClient): Promise<number> {

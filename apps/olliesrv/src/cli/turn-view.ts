@@ -104,8 +104,8 @@ export class TurnView {
       this.clear();
       return;
     }
-    const doing =
-      !a || a.state === "idle" ? "waiting" : a.state === "calling" ? `calling ${toolText(a)}` : a.state;
+    // `calling shell: make`, `hook preTurn`, `compacting`.
+    const doing = !a || a.state === "idle" ? "waiting" : a.tool ? `${a.state} ${toolText(a)}` : a.state;
     const width = Math.max(20, (this.options.screen.columns || 80) - 1);
     const line = shorten(`${doing} · ${duration(this.elapsedMs)}`, width);
     this.clear();

@@ -80,7 +80,7 @@ export function ollieMcpServer(link: OlliesrvLink): McpServer {
     {
       title: "Ollie session status",
       description:
-        "A session's state (idle, thinking or calling: TOOLS), model, tokens and cost. Without a session: every session (id, name, state, directory), then each one's status. Like `ollie status` and `ollie ls`.",
+        "A session's state (idle, thinking, calling: TOOLS, hook: EVENT, compacting; failed: REASON after a failed turn), model, tokens and cost. Without a session: every session (id, name, state, directory), then each one's status. Like `ollie status` and `ollie ls`.",
       inputSchema: { session: session.optional() },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },

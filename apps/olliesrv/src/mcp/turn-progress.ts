@@ -34,8 +34,9 @@ export class TurnProgress {
 
   /** What the agent does now (after its `statewait` returned). */
   update(activity: AgentActivity): void {
-    if (activity.state === "thinking") this.tell("thinking");
-    else if (activity.state === "calling") this.tell(`calling ${toolText(activity)}`);
+    // `thinking`, `calling shell: make`, `hook preTurn`, `compacting`; nothing for idle.
+    if (activity.state !== "idle")
+      this.tell(activity.tool ? `${activity.state} ${toolText(activity)}` : activity.state);
   }
 
   private tell(line: string): void {

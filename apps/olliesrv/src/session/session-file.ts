@@ -21,6 +21,8 @@ export interface SavedAgent {
   lastPrompt?: string;
   /** The last ticket given to a prompt (see PromptTickets), so numbers are never reused. */
   prompts?: number;
+  /** Its turns finished so far (the `turns` file), and how the last one ended (the `outcome` file). */
+  turns?: { count: number; last?: string };
   /**
    * The agent's history; absent for an agent that was never prompted. What the agent recorded after the
    * file was written is in its journal beside it (see SessionStore).
@@ -90,6 +92,7 @@ const schema = z.object({
       skills: z.array(z.string()).optional(),
       lastPrompt: z.string().optional(),
       prompts: z.number().int().nonnegative().optional(),
+      turns: z.object({ count: z.number().int().nonnegative(), last: z.string().optional() }).optional(),
       // The agent's history is checked as strictly as agent-core checks it: a file that passes restores.
       session: persistedSessionSchema.optional(),
     }),

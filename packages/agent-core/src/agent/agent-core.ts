@@ -56,7 +56,16 @@ export class AgentCore implements TurnContext, CompactionHost {
   readonly cwd: string | undefined;
   name: string;
   profile: string | undefined;
+  /** What the agent shows it is doing: the last of what runs beside the loop, else the loop's own step. */
   state: AgentState = "idle";
+  /** The loop's own step: idle between turns, else thinking or calling. */
+  private step: AgentState = "idle";
+  /**
+   * What runs beside the loop's step, oldest first — hooks, a compaction, prompt commands — made when
+   * something starts and dropped when the last ends. Several can run at once: the preTool hooks of calls
+   * running together, a hook inside a compaction.
+   */
+  private beside: AgentState[] | undefined;
   runtime: Runtime;
   readonly history: History;
   readonly usage: UsageMeter;
@@ -209,7 +218,32 @@ export class AgentCore implements TurnContext, CompactionHost {
     }
   }
 
+  /** Sets the loop's step; it shows once nothing runs beside it. */
   setState(state: AgentState): void {
+    this.step = state;
+    this.show();
+  }
+
+  /**
+   * Shows `state` while `work` runs (a hook, a compaction, prompt commands), over the loop's step and what
+   * began before it; then whatever still runs, else the step. The state is shown before this returns.
+   */
+  async busyWith<T>(state: AgentState, work: () => Promise<T>): Promise<T> {
+    this.beside ??= [];
+    this.beside.push(state);
+    this.show();
+    try {
+      return await work();
+    } finally {
+      // Entries with the same state are alike: whichever is taken out, the same ones stay.
+      this.beside.splice(this.beside.lastIndexOf(state), 1);
+      if (this.beside.length === 0) this.beside = undefined;
+      this.show();
+    }
+  }
+
+  private show(): void {
+    const state = this.beside?.at(-1) ?? this.step;
     if (state === this.state) return;
     this.state = state;
     this.emit({ type: "state", state });
@@ -288,10 +322,11 @@ export class AgentCore implements TurnContext, CompactionHost {
    * decided: the hooks are told, and a block they return anyway is reported and ignored.
    */
   async hook(event: HookEvent, extra: Record<string, unknown>, signal?: AbortSignal): Promise<HookResult> {
-    const run = this.runtime.spec.hooks?.run;
-    if (!run) return CONTINUE;
+    const hooks = this.runtime.spec.hooks;
+    if (!hooks?.run || hooks.handles?.(event) === false) return CONTINUE;
     const canBlock = !AFTER_THE_FACT.has(event);
-    const result = await run(event, this.hookPayload(event, extra), signal, canBlock);
+    const payload = this.hookPayload(event, extra);
+    const result = await this.busyWith(`hook: ${event}`, () => hooks.run!(event, payload, signal, canBlock));
     for (const warning of result.warnings) this.emit({ type: "info", message: `warning: ${warning}` });
     if (result.action === "block" && !canBlock) {
       const said = result.output ? `: ${result.output}` : "";
@@ -302,15 +337,17 @@ export class AgentCore implements TurnContext, CompactionHost {
   }
 
   async turnError(error: unknown, signal: AbortSignal): Promise<boolean> {
-    const hook = this.runtime.spec.hooks?.turnError;
-    return hook ? hook(this.hookPayload("turnError", errorFields(error)), signal) : false;
+    const hooks = this.runtime.spec.hooks;
+    if (!hooks?.turnError || hooks.handles?.("turnError") === false) return false;
+    const payload = this.hookPayload("turnError", errorFields(error));
+    return this.busyWith("hook: turnError", () => hooks.turnError!(payload, signal));
   }
 
   compact(
     trigger: CompactionTrigger,
     signal: AbortSignal,
   ): Promise<{ compacted: boolean; progress: boolean }> {
-    return compactAgent(this, trigger, signal);
+    return this.busyWith("compacting", () => compactAgent(this, trigger, signal));
   }
 
   counted(messages: readonly Message[], inputTokens: number): void {

@@ -114,6 +114,15 @@ export class Agent {
     return this.core.state;
   }
 
+  /**
+   * Whether anything runs or waits to: a turn (its hooks included, postTurn's too), a prompt queued behind
+   * it, a compaction, a hook or prompt commands. False only when the agent can be closed without cutting
+   * anything short.
+   */
+  get busy(): boolean {
+    return this.draining !== undefined || this.core.state !== "idle" || this.core.injected > 0;
+  }
+
   get history(): readonly Message[] {
     return this.core.history.messages;
   }
