@@ -515,6 +515,7 @@ export class AgentSlot {
       cwd: this.session.cwd,
       sessionId: this.session.id,
       persist: () => this.session.save(),
+      journal: (entry) => this.session.journal(this.name, entry),
       readPlanStep: async () => this.session.planStep(),
       onEvent: (e) => this.onEvent(e),
       compaction: { snapshotDir: this.env.snapshotDir },

@@ -1,3 +1,4 @@
+import type { JournalEntry } from "@ollie/agent-core";
 import type { BackendPool } from "@ollie/backends";
 import type { Authenticator } from "@ollie/ninep";
 import type { ModelCache } from "../config/model-cache.js";
@@ -79,6 +80,8 @@ export interface SlotSession {
   /** The agent profile `name` as the session's agents are made from it (its generated ones first). */
   profile(name: string): Promise<BookedProfile>;
   save(): Promise<void>;
+  /** Appends to agent `agent`'s journal (agent-core's `journal`): on the disk when it resolves. */
+  journal(agent: string, entry: JournalEntry): Promise<void>;
   planStep(): string | undefined;
   /** Where the agent's events are published, as `agent.NAME.TYPE` (the session's `events` file). */
   readonly events: EventBus;
