@@ -17,7 +17,7 @@ export function observePrompt(session: string, batch: Batch): string {
 /**
  * `ollie observe SESSION [PROFILE]`: starts an observer session in SESSION's directory, prints its id, and
  * prompts it with SESSION's events in batches (see BatchSender), each a compact line; the observer writes
- * what it finds to SESSION's agent itself (`peer/SESSION`). Runs until Ctrl-C, SIGTERM or SIGHUP (130, 143, 129), the
+ * what it finds to SESSION's agent itself (as a peer's prompt). Runs until Ctrl-C, SIGTERM or SIGHUP (130, 143, 129), the
  * observed session's end (0) or the observer's (1); then kills the observer session unless `--keep`.
  */
 export async function observeCommand(client: OllieClient, invocation: ObserveInvocation): Promise<number> {
