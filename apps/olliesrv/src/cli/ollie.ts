@@ -8,7 +8,7 @@ import { feedCommand } from "./feed-command.js";
 import { type Invocation, type LocalInvocation, parseInvocation } from "./invocation.js";
 import { observeCommand } from "./observe-command.js";
 import { shell } from "./shell.js";
-import { statusCommand, statusLines } from "./status-command.js";
+import { statusCommand } from "./status-command.js";
 import { top } from "./top.js";
 
 export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] [-k KEYFILE] COMMAND ...
@@ -119,8 +119,7 @@ async function runLocal(invocation: LocalInvocation, reach: () => Promise<OllieC
       return await (await import("./init.js")).initCommand(invocation, reach);
     if (invocation.command === "login")
       return await (await import("./login-command.js")).loginCommand(invocation);
-    if (invocation.command === "mcp")
-      return await (await import("../mcp/mcp-command.js")).mcpCommand(reach, statusLines);
+    if (invocation.command === "mcp") return await (await import("../mcp/mcp-command.js")).mcpCommand(reach);
     return await (await import("./backends-command.js")).backendsCommand(reach);
   } catch (error) {
     process.stderr.write(`ollie: ${(error as Error).message}\n`);

@@ -2,7 +2,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { OlliesrvLink } from "./olliesrv-link.js";
 import { prompt } from "./prompt-tool.js";
-import { newSession, readChat, type StatusLines, status, stop } from "./session-tools.js";
+import { newSession, readChat, status, stop } from "./session-tools.js";
 
 const INSTRUCTIONS = `Ollie runs LLM agents in sessions that olliesrv keeps: each session has a working directory, which its \
 agent's tools may change (in a sandbox), and a conversation that goes on from prompt to prompt. Make a session \
@@ -16,9 +16,9 @@ const session = z
 
 /**
  * The MCP server `ollie mcp` is: a tool for each thing the ollie command does with a session (ollie_status
- * answers with `statusLines`).
+ * answers what `ollie status` prints).
  */
-export function ollieMcpServer(link: OlliesrvLink, statusLines: StatusLines): McpServer {
+export function ollieMcpServer(link: OlliesrvLink): McpServer {
   const server = new McpServer(
     { name: "ollie", version: __PACKAGE_VERSION__ },
     { instructions: INSTRUCTIONS },
@@ -87,7 +87,7 @@ export function ollieMcpServer(link: OlliesrvLink, statusLines: StatusLines): Mc
       inputSchema: { session: session.optional() },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    (args) => status(link, statusLines, args.session),
+    (args) => status(link, args.session),
   );
 
   server.registerTool(

@@ -1,8 +1,9 @@
 import { isAbsolute } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { type OllieClient, RefusedError } from "@ollie/client";
+import { RefusedError } from "@ollie/client";
 import { sessionLines } from "../frontend/session-lines.js";
 import { sessionSpec } from "../frontend/session-spec.js";
+import { statusLines } from "../frontend/status-lines.js";
 import type { OlliesrvLink } from "./olliesrv-link.js";
 import { answer, failure, guarded, onSession } from "./tool-results.js";
 
@@ -11,7 +12,6 @@ const SESSIONS_HEADER = "id\tname\tstate\tdirectory\n";
 const STATUS_HEADER = "id\tstate\tmodel\ttokens\tcost\n";
 
 /** The status of a session (every session without one) as `ollie status` prints it: a line each. */
-export type StatusLines = (client: OllieClient, session: string | undefined) => Promise<string>;
 
 export interface NewSessionArgs {
   cwd?: string | undefined;
@@ -39,11 +39,7 @@ export function newSession(link: OlliesrvLink, args: NewSessionArgs): Promise<Ca
 }
 
 /** ollie_status: `ollie status SESSION`; without a session, `ollie ls` and `ollie status` for them all. */
-export function status(
-  link: OlliesrvLink,
-  statusLines: StatusLines,
-  session: string | undefined,
-): Promise<CallToolResult> {
+export function status(link: OlliesrvLink, session: string | undefined): Promise<CallToolResult> {
   if (session !== undefined)
     return onSession(session, () =>
       link.use(async (client) => answer(STATUS_HEADER + (await statusLines(client, session)))),

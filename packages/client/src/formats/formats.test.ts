@@ -211,7 +211,12 @@ describe("toolsrv's lines of stats", () => {
       nextStart: "2026-12-07T05:00:04.000Z",
     });
     const up = "toolsrv up\ntoolsrv-since 2026-12-07T05:00:05.000Z\ntoolsrv-pid 4250\ntoolsrv-restarts 4\n";
-    expect(parseToolsrvStatus(up)).toEqual({ state: "up", since: "2026-12-07T05:00:05.000Z", pid: 4250, restarts: 4 });
+    expect(parseToolsrvStatus(up)).toEqual({
+      state: "up",
+      since: "2026-12-07T05:00:05.000Z",
+      pid: 4250,
+      restarts: 4,
+    });
     expect(parseToolsrvStatus("sessions 1\ntoolsrv external\n")).toBeUndefined();
     expect(parseToolsrvStatus("sessions 1\n")).toBeUndefined();
   });
