@@ -1,5 +1,5 @@
 import { readFile, rm } from "node:fs/promises";
-import { homedir, tmpdir, userInfo } from "node:os";
+import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { writeFileAtomic } from "@ollie/agent-core";
 import { type Logger, openDaemonLog, RateLimitedLines } from "@ollie/log";
@@ -110,7 +110,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
   const skills = await LiveSkills.load([join(paths.config, "skills"), join(paths.defaults, "skills")], log);
 
   // Where the toolsrv bundles for remote hosts are staged: what runs there outside the sandbox.
-  const remoteCache = join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "ollie", "remote");
+  const remoteCache = join(paths.cache, "remote");
   // What no tool may reach, here or on a remote host (the same paths, for a host that is this machine or
   // shares its home): what olliesrv runs or trusts — a tool that could write backends.conf or a profile would
   // get out of its sandbox — and the staged bundles. (And the owner key file: see below.)
