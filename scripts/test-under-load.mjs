@@ -3,10 +3,13 @@
 // run). Each run re-runs every check (`--force`: a cached result says nothing about this machine's load)
 // but builds nothing again (`--only`: the setup built what changed). It reports each run's wall time and
 // per-package summary, and exits 1 when a run failed.
+//
+// It runs the setup first, before which nothing is installed: so it uses node's own child_process, and
+// loads the suite runner (which needs execa) only then.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { execa } from "execa";
-import { formatSummary, runSuite } from "./suite.mjs";
 
 const USAGE = "usage: node scripts/test-under-load.mjs [--busy N] [--runs R] [-- TURBO ARGS...]";
 let options;
@@ -42,11 +45,15 @@ const runs = Math.max(1, count("runs"));
 const SPIN = `for (;;) { for (let i = 0; i < 1e8; i++); try { process.kill(${process.pid}, 0); } catch { process.exit(0); } }`;
 
 const root = join(import.meta.dirname, "..");
-const setup = await execa("node", ["scripts/setup.mjs"], { cwd: root, stdio: "inherit", reject: false });
-if (setup.exitCode !== 0) process.exit(1);
+const [setup] = await once(
+  spawn(process.execPath, ["scripts/setup.mjs"], { cwd: root, stdio: "inherit" }),
+  "exit",
+);
+if (setup !== 0) process.exit(1);
+const { formatSummary, runSuite } = await import("./suite.mjs");
 
 const spinners = Array.from({ length: busy }, () =>
-  execa(process.execPath, ["-e", SPIN], { stdio: "ignore", reject: false }),
+  spawn(process.execPath, ["-e", SPIN], { stdio: "ignore" }),
 );
 const stopSpinners = () => {
   for (const s of spinners) s.kill("SIGKILL");
