@@ -11,16 +11,22 @@ const READS = Number(process.env.READS ?? 500);
 const MiB = 2 ** 20;
 
 const o = await startOllie("olliesrv-bench-reads-", { nodeArgs: ["--expose-gc"] });
-const stats = async () =>
-  Object.fromEntries(
+/** The daemon's `stats` this bench reads. */
+interface Stats {
+  requests: number;
+  rss: number;
+  heapUsed: number;
+}
+const stats = async (): Promise<Stats> => {
+  const lines = new Map(
     (await o.read("stats"))
       .trim()
       .split("\n")
-      .map((line) => {
-        const [name, value] = line.split(" ");
-        return [name, Number(value)];
-      }),
-  ) as Record<string, number>;
+      .map((line) => line.split(" ") as [string, string]),
+  );
+  const value = (name: string) => Number(lines.get(name));
+  return { requests: value("requests"), rss: value("rss"), heapUsed: value("heap-used") };
+};
 
 try {
   const id = await o.create(`cwd=${o.work}`);
@@ -53,14 +59,14 @@ try {
   }
   const reads = CONNS * READS;
   const rss = (during.rss - before.rss) / MiB;
-  const heap = (during["heap-used"] - before["heap-used"]) / MiB;
+  const heap = (during.heapUsed - before.heapUsed) / MiB;
   console.log(`${CONNS} connections × ${READS} blocked statewait reads (node ${process.version})`);
   console.log(
     `  RSS:  ${(before.rss / MiB).toFixed(1)} → ${(during.rss / MiB).toFixed(1)} MiB (+${rss.toFixed(1)})`,
   );
   console.log(`  heap: +${heap.toFixed(1)} MiB, ${((heap * MiB) / reads).toFixed(0)} bytes a read`);
   console.log(
-    `  after closing: RSS ${(after.rss / MiB).toFixed(1)} MiB, heap ${((after["heap-used"] - before["heap-used"]) / MiB).toFixed(1)} MiB above the start, ${after.requests} requests`,
+    `  after closing: RSS ${(after.rss / MiB).toFixed(1)} MiB, heap ${((after.heapUsed - before.heapUsed) / MiB).toFixed(1)} MiB above the start, ${after.requests} requests`,
   );
 } finally {
   await o.stop();
