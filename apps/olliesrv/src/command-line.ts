@@ -30,7 +30,8 @@ export const USAGE = `usage: olliesrv [-a ADDR] [--tcp [HOST:]PORT] [--mount-soc
                     any other limit of the 9P server (@ollie/ninep ServerLimits), e.g.
                     reservedConnections=128 or maxMessageBeforeVersion=4096 (repeatable)
   --idle-close SECONDS
-                    how long an agent stays live once idle; then it is parked, holding no toolsrv
+                    how long an agent stays live once idle (nothing running: no turn, hook, prompt
+                    command, compaction or waiting prompt); then it is parked, holding no toolsrv
                     connection, and made again at its next use (default 30; 0: for ever)
   --toolsrv ADDR    use a toolsrv already running at ADDR instead of starting one at $NAMESPACE/toolsrv
                     (it is authenticated with $OLLIE_TOOLSRV_KEY when that is set)

@@ -21,8 +21,8 @@ import { Principals } from "./auth/principals.js";
 import { startBypass } from "./bypass/start-bypass.js";
 import { type CommandLine, type DaemonOptions, parseCommandLine, USAGE } from "./command-line.js";
 import { LiveConfig } from "./config/live-config.js";
+import { LiveSkills } from "./config/live-skills.js";
 import { ModelCache } from "./config/model-cache.js";
-import { loadSkills } from "./config/skills.js";
 import { ollieTree } from "./namespace/tree.js";
 import { ensureDirs, olliePaths, trustedConfig } from "./paths.js";
 import { hostSettings } from "./remote/remote-config.js";
@@ -30,7 +30,9 @@ import { RemoteHosts } from "./remote/remote-hosts.js";
 import { daemonPromptSandbox } from "./session/sandboxed-prompts.js";
 import { Sessions } from "./session/sessions.js";
 import type { AgentEnvironment } from "./session/slot-context.js";
-import { startToolsrv, type ToolsrvProcess } from "./toolsrv-process.js";
+import { givenRoute, supervisedRoute } from "./toolsrv/local-routes.js";
+import { startToolsrv } from "./toolsrv/toolsrv-process.js";
+import { ToolsrvSupervisor } from "./toolsrv/toolsrv-supervisor.js";
 
 /**
  * `olliesrv`: the session daemon. Boot, in order: paths, configuration, toolsrv, the namespace (the model
@@ -104,7 +106,8 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     log.error(`${(error as Error).message}; fix it and start again`);
     return 1;
   }
-  const skills = await loadSkills([join(paths.config, "skills"), join(paths.defaults, "skills")], log.warn);
+  // The skills, read again when the user's skills directory changes, as the profiles are.
+  const skills = await LiveSkills.load([join(paths.config, "skills"), join(paths.defaults, "skills")], log);
 
   // Where the toolsrv bundles for remote hosts are staged: what runs there outside the sandbox.
   const remoteCache = join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "ollie", "remote");
@@ -112,22 +115,27 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
   // shares its home): what olliesrv runs or trusts — a tool that could write backends.conf or a profile would
   // get out of its sandbox — and the staged bundles. (And the owner key file: see below.)
   const guarded = [...trustedConfig(paths), remoteCache];
-  let toolsrv: ToolsrvProcess | undefined;
   const toolsrvAddress = options.toolsrv ?? `unix!${join(paths.namespace, "toolsrv")}`;
   const toolsrvKey = options.toolsrv ? env.OLLIE_TOOLSRV_KEY : principals.toolsrvKey;
-  if (!options.toolsrv)
-    toolsrv = await startToolsrv(
-      toolsrvAddress,
-      { OLLIE_ADDRESS: address, OLLIE_TOOLSRV_KEY: principals.toolsrvKey },
-      [
-        // toolsrv protects the owner key file from every sandbox as well.
-        "--owner-key",
-        keyFile,
-        ...guarded.flatMap((path) => ["--protect", path]),
-        ...(options.logLevel === undefined ? [] : ["--log-level", options.logLevel]),
-      ],
-      log,
-    );
+  // The toolsrv olliesrv starts is watched, and started again — the same way — whenever it dies.
+  const supervisor = options.toolsrv
+    ? undefined
+    : await ToolsrvSupervisor.start(toolsrvAddress, {
+        start: () =>
+          startToolsrv(
+            toolsrvAddress,
+            { OLLIE_ADDRESS: address, OLLIE_TOOLSRV_KEY: principals.toolsrvKey },
+            [
+              // toolsrv protects the owner key file from every sandbox as well.
+              "--owner-key",
+              keyFile,
+              ...guarded.flatMap((path) => ["--protect", path]),
+              ...(options.logLevel === undefined ? [] : ["--log-level", options.logLevel]),
+            ],
+            log,
+          ),
+        log,
+      });
 
   // Every profile's model list, fetched in the background from the start and again when backends.conf changes.
   const models = new ModelCache(() => config.backends, log);
@@ -148,8 +156,8 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     },
     models,
     profiles: config.profiles,
-    skills: () => skills,
-    toolsrvAddress,
+    skills: () => skills.current,
+    toolsrv: (dial) => (supervisor ? supervisedRoute(supervisor, dial) : givenRoute(toolsrvAddress, dial)),
     remotes,
     prompt: { ollieDir: paths.config, env: { ...env, OLLIE_DEFAULTS: paths.defaults } },
     promptSandbox: daemonPromptSandbox(paths, keyFile, env),
@@ -171,8 +179,8 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     owner: principals.owner,
     ownerKey,
     toolsrvAddress,
-    startedToolsrv: toolsrv !== undefined,
     toolsrvKey,
+    supervisor,
     configDir: paths.config,
     log,
     audit: (line, source) => trail.record(line, auditSource(source)),
@@ -181,8 +189,10 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     owner: principals.owner,
     onDenied: (d) => trail.record(`denied ${d.uname} ${d.access} ${d.path}`, auditSource(d.uname)),
     serverStats: () => server.stats(),
+    toolsrv: () => supervisor?.status(),
     extra: [bypass.tree],
     reload: async () => {
+      await skills.reload();
       await config.reload();
       models.retryFailed();
     },
@@ -193,6 +203,12 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     for (const session of sessions.list()) for (const slot of session.agents.values()) slot.reconfigure(old);
   });
   config.watch();
+  // An agent's loaded skills that changed are rendered anew at its next turn; those removed are unloaded.
+  skills.onChange((before) => {
+    for (const session of sessions.list())
+      for (const slot of session.agents.values()) void slot.skillsChanged(before);
+  });
+  skills.watch();
   sessions.onKill(() => {
     tree.prune("/session");
     tree.prune("/peer");
@@ -297,17 +313,20 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     );
   } finally {
     stopping = true;
+    // A toolsrv that ends from now on (a Ctrl-C reaches it too) is not started again.
+    supervisor?.hold();
     // Never in the way of the shutdown that follows (toolsrv must be stopped whatever happened).
     if (pidFile) await rm(pidFile, { force: true }).catch(() => {});
     // A reload under way ends before the sessions close, and tells nobody.
     await config.close();
+    await skills.close();
     models.close();
     await restoring;
     unsaved = await sessions.close();
     await server.close();
     await bypass.desk.close();
     await remotes.close();
-    await toolsrv?.stop();
+    await supervisor?.stop();
   }
   // What could not be saved was logged, session by session; the exit status says that something was lost.
   return unsaved > 0 || listenFailed ? 1 : 0;

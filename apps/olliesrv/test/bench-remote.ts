@@ -11,7 +11,7 @@ import { ToolsrvConn } from "@ollie/toolsrv/client";
 import { agentTmpDir } from "../src/remote/agent-tmp.js";
 import { RemoteToolsrv } from "../src/remote/remote-toolsrv.js";
 import { SshMaster } from "../src/remote/ssh-master.js";
-import { startToolsrv } from "../src/toolsrv-process.js";
+import { startToolsrv } from "../src/toolsrv/toolsrv-process.js";
 import { SSHD, startSshd } from "./sshd.js";
 
 if (!SSHD) {

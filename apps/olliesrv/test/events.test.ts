@@ -55,6 +55,8 @@ describe("a session's events file", () => {
 
     const seen = await readEvents(states, (es) => es.filter((e) => e.state === "idle").length === 1);
     expect(seen.map((e) => (e.topic === "agent.main.state" ? `state ${e.state}` : e.topic))).toEqual([
+      // The coding profile's prompt runs commands as its agent is made for the prompt.
+      "state prompt commands",
       "state thinking",
       "state calling: file_write",
       "agent.main.tool",

@@ -60,7 +60,8 @@ describe("load", () => {
     });
     const started = performance.now();
     await Promise.all(ids.map((id, i) => o.fsys.writeFile(`session/${id}/agent/main/prompt`, `load ${i}`)));
-    expect(await Promise.all(waiters.map((w) => w.released))).toEqual(Array(WAITERS).fill("thinking"));
+    // The first change each sees: the coding profile's prompt commands, run as its agent is made.
+    expect(await Promise.all(waiters.map((w) => w.released))).toEqual(Array(WAITERS).fill("prompt commands"));
     await Promise.all(ids.map((id) => untilTurns(o, `session/${id}/agent/main`, 1)));
     const seconds = (performance.now() - started) / 1000;
     const peak = await stat("rss");

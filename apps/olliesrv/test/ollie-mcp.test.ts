@@ -184,7 +184,8 @@ describe("ollie mcp", () => {
       { session: id, text: "Another long story." },
       { onprogress: (p) => progress.push(p) },
     );
-    await vi.waitFor(() => expect(progress.length).toBeGreaterThan(0), WAIT);
+    // Under way once the model is asked (the agent's prompt commands, as it is made, come before).
+    await vi.waitFor(() => expect(progress.map((p) => p.message)).toContain("thinking"), WAIT);
     const stopped = await call("ollie_stop", { session: id });
     expect(stopped.isError, text(stopped)).toBeFalsy();
     const r = await asking;

@@ -160,6 +160,31 @@ describe.skipIf(!SSHD)("a remote session", { timeout: 90_000 }, () => {
     expect(readFileSync(restarted, "utf8")).toBe("again\n");
   });
 
+  it("ends a call its toolsrv there was killed under, saying so, and starts toolsrv there again at the next call", async () => {
+    const { agent } = await remoteSession();
+    o.mock.enqueue(
+      { toolCalls: [{ name: "shell", arguments: { command: "echo $$ > killed.pid; sleep 1000" } }] },
+      { text: "toolsrv went away." },
+    );
+    const states = await watchStates(o, agent);
+    await o.fsys.writeFile(`${agent}/prompt`, "Run it there");
+    const pidFile = join(remoteWork, "killed.pid");
+    await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), WAIT);
+    const [toolsrv] = running(/toolsrv\.js -a unix!\S*\/data\/run\/toolsrv-/, remoteData);
+    expect(toolsrv, "toolsrv on the host").toBeDefined();
+    process.kill(toolsrv!, "SIGKILL");
+    await states.until("idle");
+    expect(await o.read(`${agent}/chat`)).toMatch(
+      /connection to \S+ lost \(.*\); the call did not finish there/,
+    );
+    // What the call started there ended with toolsrv.
+    await vi.waitFor(() => expect(processGone(Number(readFileSync(pidFile, "utf8")))).toBe(true), WAIT);
+    await shellThere(agent, "echo again > after-kill.txt", "And now?");
+    const after = join(remoteWork, "after-kill.txt");
+    expect(existsSync(after), `${await o.read(`${agent}/chat`)}\n${o.log()}`).toBe(true);
+    expect(readFileSync(after, "utf8")).toBe("again\n");
+  });
+
   it("refuses a host whose key is not the one known: the prompt fails with ssh's reason", async () => {
     const forged = await startSshd();
     try {

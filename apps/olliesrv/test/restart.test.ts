@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { INTERRUPTED_TURN, RESTART_RESULT } from "@ollie/agent-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Ollie, prompt, startOllie, untilTurns, watchStates } from "./harness.js";
 
@@ -125,11 +126,19 @@ describe("restarting olliesrv", () => {
 
     await untilTurns(o, agent, 1);
     const history = JSON.parse(await o.read(`${agent}/context`)) as Array<{ role: string; content: string }>;
-    expect(history.map((m) => m.role)).toEqual(["user", "assistant", "tool", "user", "assistant"]);
-    expect(history[2]!.content).toMatch(/^\[interrupted: /);
-    expect(history[3]!.content).toBe("Then say hello");
+    expect(history.map((m) => m.role)).toEqual([
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+      "user",
+      "assistant",
+    ]);
+    expect(history[2]!.content).toBe(RESTART_RESULT);
+    expect(history[3]!.content).toBe(INTERRUPTED_TURN);
+    expect(history[4]!.content).toBe("Then say hello");
     const chat = await o.read(`${agent}/chat`);
-    expect(chat).toMatch(/← shell failed: \[interrupted: /);
+    expect(chat).toMatch(/← shell failed: \[interrupted by a restart: /);
     expect(chat).toMatch(/» Then say hello\n\nHello, after the restart\./);
   });
 });

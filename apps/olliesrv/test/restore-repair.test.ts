@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { INTERRUPTED_RESULT, INTERRUPTED_TURN } from "@ollie/agent-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Ollie, startOllie, watchStates } from "./harness.js";
+import { INTERRUPTED_TURN, RESTART_RESULT } from "@ollie/agent-core";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type Ollie, startOllie, WAIT, watchStates } from "./harness.js";
 
 let o: Ollie;
 beforeAll(async () => {
@@ -37,12 +37,17 @@ describe("restoring a session cut off mid-turn", () => {
     const states = await watchStates(o, callingAgent);
     await o.fsys.writeFile(`${callingAgent}/prompt`, "Run the long thing");
     await states.until("calling: shell");
-    // Something saves the session while the call runs (a turn is saved when it starts and after each round).
+    // Something saves the session while the call runs (the agent itself saves when the turn starts and ends).
     await o.fsys.writeFile(`session/${calling}/ctl`, "rename still-calling\n");
     o.mock.enqueue({ text: "A reply that takes its time.", chunkSize: 1, delayMs: 2000 });
     const states2 = await watchStates(o, thinkingAgent);
     await o.fsys.writeFile(`${thinkingAgent}/prompt`, "Think slowly");
     await states2.until("thinking");
+    // The model is asked once the prompt is saved; its reply is still coming.
+    await vi.waitFor(
+      () => expect(JSON.stringify(o.mock.requests.at(-1)?.body)).toContain("Think slowly"),
+      WAIT,
+    );
 
     await o.crash();
     // As the crash left them: a call without its result, a prompt without its reply.
@@ -50,17 +55,24 @@ describe("restoring a session cut off mid-turn", () => {
     expect(savedHistory(thinking).messages.map((m) => m.role)).toEqual(["user"]);
 
     await o.restart();
-    // On disk before anyone touched either agent (both still paused).
-    for (const id of [calling, thinking])
-      expect(await o.logged(`session ${id}: answered 1 cut-off call(s) or turn(s) as interrupted`)).toContain(
-        `INFO  olliesrv[sessions]: session ${id}: answered 1 cut-off call(s) or turn(s) as interrupted\n`,
+    // On disk before anyone touched either agent (both still paused): the call that was running, and the
+    // turn it was in, answered; the turn that waited for its reply marked.
+    for (const [id, n] of [
+      [calling, 2],
+      [thinking, 1],
+    ] as const)
+      expect(
+        await o.logged(`session ${id}: answered ${n} cut-off call(s) or turn(s) as interrupted`),
+      ).toContain(
+        `INFO  olliesrv[sessions]: session ${id}: answered ${n} cut-off call(s) or turn(s) as interrupted\n`,
       );
     const called = savedHistory(calling);
     expect(called.paused).toBe(true);
     expect(called.messages.map((m) => [m.role, m.content])).toEqual([
       ["user", "Run the long thing"],
       ["assistant", ""],
-      ["tool", INTERRUPTED_RESULT],
+      ["tool", RESTART_RESULT],
+      ["assistant", INTERRUPTED_TURN],
     ]);
     const thought = savedHistory(thinking);
     expect(thought.messages.map((m) => [m.role, m.content])).toEqual([
@@ -71,8 +83,8 @@ describe("restoring a session cut off mid-turn", () => {
 
     // The agent comes back with the same history, repaired once.
     const history = JSON.parse(await o.read(`${callingAgent}/context`)) as SavedMessage[];
-    expect(history.map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
-    expect(await o.read(`${callingAgent}/chat`)).toMatch(/← shell failed: \[interrupted: /);
+    expect(history.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(await o.read(`${callingAgent}/chat`)).toMatch(/← shell failed: \[interrupted by a restart: /);
 
     // A clean restart repairs nothing more.
     await o.stop();

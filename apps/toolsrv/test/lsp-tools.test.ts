@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createConnection } from "node:net";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { processesMarked, processGone } from "@ollie/sandbox/testing";
+import { processesMarked, processesWhere, processGone } from "@ollie/sandbox/testing";
 import type { ToolsrvConn } from "@ollie/toolsrv/client";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from "vscode-jsonrpc/node";
@@ -255,6 +255,32 @@ describe("the lsp_* tools", () => {
   it("kept one server for every call", async () => {
     expect((await servers()).map((r) => r.pid)).toEqual([serverPid]);
     expect(await brokers()).toHaveLength(1);
+  });
+
+  it("starts a broker again on the next call after its broker was killed outright", async () => {
+    const [old] = await brokers();
+    const marked = new Set(processesMarked(`OLLIE_TEST_MARK=${mark}`));
+    const [broker, ...others] = processesWhere(
+      "cmdline",
+      (words) => words.some((w) => w.endsWith("/lsp_broker")),
+      (pid) => marked.has(pid),
+    );
+    expect(others).toEqual([]);
+    process.kill(broker!, "SIGKILL");
+    // Its language server ends with it (its launcher ends the whole tree), and toolsrv learns of it.
+    await vi.waitFor(
+      async () => expect((await conn.process(old!.id))?.status).toBe("killed by SIGKILL"),
+      WAIT,
+    );
+    expect(alive(serverPid!)).toBe(false);
+    const again = await call("lsp_definition", { path: "src/main.ts", symbol: "salute", line: 3 });
+    expect(again.output).toBe("src/greet.ts:2:17  export function salute(name: string): string {\n");
+    const [now, ...more] = await brokers();
+    expect(more).toEqual([]);
+    expect(now!.id).not.toBe(old!.id);
+    const [server] = await servers();
+    expect(server!.pid).not.toBe(serverPid);
+    serverPid = server!.pid;
   });
 
   it("ends the broker and its server when the agent's TMPDIR goes, as it does with the agent", async () => {

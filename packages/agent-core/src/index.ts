@@ -27,7 +27,13 @@ export type {
   TurnStatus,
 } from "./events/agent-events.js";
 export type { StopNotice } from "./events/stop-notice.js";
-export { answerUnanswered, INTERRUPTED_RESULT, INTERRUPTED_TURN } from "./history/history.js";
+export {
+  type AnswerOptions,
+  answerUnanswered,
+  INTERRUPTED_RESULT,
+  INTERRUPTED_TURN,
+  RESTART_RESULT,
+} from "./history/history.js";
 export { NUDGE_PREFIX } from "./history/nudge.js";
 export { emptyTaskState, renderTaskState, type TaskState } from "./history/task-state.js";
 export { emptyTotals, type UsageTotals } from "./history/usage-meter.js";
@@ -36,9 +42,17 @@ export { DEFAULT_DISPATCH, type DispatchOptions, ToolTimeoutError } from "./loop
 export { DEFAULT_SAFETY_LIMITS, type SafetyLimits, SafetyStopError } from "./loop/safety.js";
 export { StreamIdleError } from "./model/model-request.js";
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./model/retry-policy.js";
+export { type JournalEntry, journalEntrySchema, replayJournal } from "./persist/journal.js";
+export { appendJournal, type JournalContents, readJournal } from "./persist/journal-file.js";
 export { type PersistedSession, persistedSessionSchema } from "./persist/persisted-session.js";
-export { loadSession, SessionFileError, saveSession } from "./persist/session-file.js";
+export {
+  loadSession,
+  SessionFileError,
+  type SessionFileOptions,
+  saveSession,
+} from "./persist/session-file.js";
 export { newSessionId } from "./persist/session-id.js";
+export { repairSession } from "./persist/session-repair.js";
 export { DEFAULT_MAX_STEPS, type Runtime, type RuntimeSpec } from "./runtime/runtime.js";
 export type { ToolExecutor, ToolInfo, ToolResult } from "./tools/tool-executor.js";
 export { type FunctionTool, ToolSet, UnknownToolError } from "./tools/tool-set.js";

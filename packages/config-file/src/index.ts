@@ -17,4 +17,4 @@ export {
 export { describeIssues, type Locate } from "./describe-issues.js";
 export { keyPath } from "./key-path.js";
 export { formatOf, type ReadConfigOptions, readConfigDocument, readConfigFile } from "./read-config-file.js";
-export { writeFileAtomic } from "./write-file-atomic.js";
+export { syncDirectory, writeFileAtomic } from "./write-file-atomic.js";

@@ -16,12 +16,27 @@ export class PolicyError extends ConfigError {
  * instead; `remedy` says what would fix it.
  */
 export class SandboxUnavailableError extends Error {
-  override readonly name = "SandboxUnavailableError";
+  override readonly name: string = "SandboxUnavailableError";
   constructor(
     readonly reason: string,
     readonly remedy: string,
   ) {
     super(`${reason}. ${remedy}`);
+  }
+}
+
+/**
+ * The launcher service stopped (it was killed, or it failed) while it ran or started a command: that command
+ * and everything it started ended with it, without an exit status of its own. The next command starts a new
+ * service. `why` is how the service ended (`killed by SIGKILL`, `exit status 1`, or its last line).
+ */
+export class LauncherServiceStoppedError extends SandboxUnavailableError {
+  override readonly name = "LauncherServiceStoppedError";
+  constructor(
+    readonly launcher: string,
+    readonly why: string,
+  ) {
+    super(`The sandbox launcher service ${launcher} stopped (${why})`, "The next command starts it again");
   }
 }
 

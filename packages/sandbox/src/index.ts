@@ -2,6 +2,7 @@
 
 export {
   type FilePosition,
+  LauncherServiceStoppedError,
   PolicyError,
   ProtectedPathError,
   type ProtectedRelation,

@@ -105,16 +105,39 @@ export class BypassDesk {
   private readonly conn = new WatchedValue<BypassConn | undefined>(undefined);
   private readonly stopping = new AbortController();
   private following: Promise<void> | undefined;
+  /** Ends the wait before the follower's next attempt, when there is one. */
+  #retryNow: (() => void) | undefined;
 
   constructor(private readonly options: BypassDeskOptions) {}
 
-  /** Starts following toolsrv (and keeps trying, a second apart, while it cannot). */
+  /** Starts following toolsrv (and keeps trying, a second apart or when told to retry, while it cannot). */
   start(): void {
     this.following ??= this.follow();
   }
 
+  /**
+   * toolsrv ended (`why`): the requests it held are gone with it, and the next toolsrv numbers its own from
+   * 1 again. Each one still waiting is noted as lost in its agent's chat (the agent may ask again), and
+   * every request is forgotten; the follower follows the next toolsrv (see retry).
+   */
+  toolsrvEnded(why: string): void {
+    for (const k of this.known.values()) {
+      if (k.decision === "pending") this.decided(k, `lost: toolsrv ended (${why}) before it was decided`);
+    }
+    this.known.clear();
+    this.watching.clear();
+    this.seenPending = new Set();
+    this.pending.set("");
+  }
+
+  /** Follows toolsrv again now rather than at the next attempt (a new toolsrv serves). */
+  retry(): void {
+    this.#retryNow?.();
+  }
+
   async close(): Promise<void> {
     this.stopping.abort();
+    this.retry();
     await this.conn.get()?.close();
     await this.following;
   }
@@ -219,7 +242,14 @@ export class BypassDesk {
         const conn = this.conn.get();
         this.conn.set(undefined);
         await conn?.close();
-        await new Promise((r) => setTimeout(r, 1000).unref());
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, 1000).unref();
+          this.#retryNow = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.#retryNow = undefined;
       }
     }
   }

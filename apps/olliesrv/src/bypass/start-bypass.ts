@@ -4,6 +4,7 @@ import { type Authenticator, hmacAuthenticator } from "@ollie/ninep";
 import type { NodeSpec } from "@ollie/virtfs";
 import type { Sessions } from "../session/sessions.js";
 import { splitUname } from "../session/slot-context.js";
+import type { ToolsrvSupervisor } from "../toolsrv/toolsrv-supervisor.js";
 import { BypassDesk } from "./bypass-desk.js";
 import { bypassTree } from "./bypass-tree.js";
 import { Notifier } from "./notify.js";
@@ -13,10 +14,11 @@ export interface BypassSetup {
   /** The human's uname and the key they prove. */
   owner: string;
   ownerKey: string;
-  /** Where toolsrv serves, whether olliesrv started it, and the key every agent proves to it. */
+  /** Where toolsrv serves, and the key every agent proves to it. */
   toolsrvAddress: string;
-  startedToolsrv: boolean;
   toolsrvKey: string | undefined;
+  /** The toolsrv olliesrv started and restarts when it dies; undefined for one given with `--toolsrv`. */
+  supervisor: Pick<ToolsrvSupervisor, "onEnded" | "onUp"> | undefined;
   /** `$XDG_CONFIG_HOME/ollie`, where notify.conf is. */
   configDir: string;
   log: Logger;
@@ -24,15 +26,15 @@ export interface BypassSetup {
 }
 
 /**
- * olliesrv's bypass desk and its `bypass/` directory, following toolsrv from now on. The toolsrv olliesrv
- * starts takes the owner's decisions only with the owner key (`--owner-key`); one given with `--toolsrv` may
+ * olliesrv's bypass desk and its `bypass/` directory, following toolsrv from now on — and each toolsrv
+ * started after one died. The toolsrv olliesrv starts takes the owner's decisions only with the owner key (`--owner-key`); one given with `--toolsrv` may
  * not have one, so its service key (or no proof) is tried after it.
  */
 export function startBypass(setup: BypassSetup): { desk: BypassDesk; tree: NodeSpec } {
   const { sessions, log } = setup;
   const serviceAuth = setup.toolsrvKey === undefined ? undefined : hmacAuthenticator(setup.toolsrvKey);
   const ownerAuth: Array<Authenticator | undefined> = [hmacAuthenticator(setup.ownerKey)];
-  if (!setup.startedToolsrv) ownerAuth.push(serviceAuth);
+  if (!setup.supervisor) ownerAuth.push(serviceAuth);
   const bypassLog = log.child("bypass");
   const notifier = new Notifier({ file: join(setup.configDir, "notify.conf"), log: bypassLog });
   const desk = new BypassDesk({
@@ -50,5 +52,8 @@ export function startBypass(setup: BypassSetup): { desk: BypassDesk; tree: NodeS
     log: bypassLog,
   });
   desk.start();
+  // A toolsrv that died took its requests with it; the one started after it is followed as soon as it serves.
+  setup.supervisor?.onEnded((why) => desk.toolsrvEnded(why));
+  setup.supervisor?.onUp(() => desk.retry());
   return { desk, tree: bypassTree(desk, { owner: setup.owner, audit: setup.audit }) };
 }

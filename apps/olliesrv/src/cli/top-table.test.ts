@@ -11,20 +11,22 @@ const rows: TopRow[] = [
     agent: "main",
     activity: {
       state: "calling",
-      tool: "shell",
+      tools: ["shell"],
       arg: "npm test -- --run",
       since: new Date(now - 5000),
       turnStarted: undefined,
     },
     turns: 3,
-    usage: { inputTokens: 12_345, outputTokens: 678, requests: 4, costUsd: 0.0123 },
+    outcome: { status: "done", text: "done" },
+    usage: { inputTokens: 12_345, outputTokens: 678, costUsd: 0.0123 },
   },
   {
     session: "1796046449450612060-ab0742",
     name: "1796046449450612060-ab0742",
     agent: "main",
-    activity: { state: "idle", tool: "", arg: "", since: undefined, turnStarted: undefined },
+    activity: { state: "idle", tools: [], arg: "", since: undefined, turnStarted: undefined },
     turns: 0,
+    outcome: undefined,
     usage: undefined,
   },
 ];
@@ -45,13 +47,13 @@ describe("ollie top's table", () => {
     for (const width of [60, 80, 100, 140])
       for (const line of at(width)) expect([...line].length).toBeLessThanOrEqual(width);
     expect(at(80)[0]).toMatch(/^SESSION +STATE +TOOL +TURNS +TOKENS +COST +AGE$/);
-    expect(at(80)[1]).toMatch(/ calling +shell: npm te… +3 /);
+    expect(at(80)[1]).toMatch(/ calling +shell: npm … +3 /);
     expect(at(140)[0]).toMatch(/^SESSION +NAME +AGENT +STATE +FOR +TOOL/);
   });
 
   it("colours the state alone, and says how much is going on", () => {
     const [, busy] = renderTable(rows, palette(true), now, 200);
-    expect(busy).toContain("\u001b[36mcalling \u001b[39m");
+    expect(busy).toContain("\u001b[36mcalling   \u001b[39m");
     expect(summaryLine(rows, now, false)).toMatch(
       /^ollie top — 2 sessions, 2 agents, 1 busy, \$0\.0123 in all · \d\d:\d\d:\d\d$/,
     );
@@ -59,5 +61,33 @@ describe("ollie top's table", () => {
     expect(["0s", "59s", "1m", "2h", "3d"]).toEqual(
       [0, 59_999, 60_000, 7_200_000, 3 * 86_400_000].map(roughly),
     );
+  });
+
+  it("shows an idle agent whose last turn failed as failed, with why in the tool's place", () => {
+    const reason = `backend 'mock' answered 500: ${"the server is having a bad day ".repeat(5)}`;
+    const failed: TopRow = {
+      ...rows[1]!,
+      turns: 2,
+      outcome: { status: "error", error: `${reason}\nand a second line\n`, text: `error: ${reason}` },
+    };
+    const [, line] = renderTable([failed], palette(false), now, Number.POSITIVE_INFINITY);
+    // The reason is one line, cut to 60 characters.
+    expect(line).toMatch(
+      /^1796046449450612060-ab0742 +main +failed +backend 'mock' answered 500: the server is having a bad day… +2 /,
+    );
+    const [, coloured] = renderTable([failed], palette(true), now, 200);
+    expect(coloured).toContain("\u001b[31mfailed    \u001b[39m");
+    expect(summaryLine([...rows, failed], now, false)).toContain("3 agents, 1 busy, 1 failed, $0.0123");
+    // Failed is how the last turn ended: once the agent works again, it shows what it does.
+    const working: TopRow = { ...failed, activity: { ...rows[0]!.activity! } };
+    expect(renderTable([working], palette(false), now, Number.POSITIVE_INFINITY)[1]).toMatch(
+      / calling +5s shell: /,
+    );
+    // A turn that ended otherwise is no failure.
+    for (const status of ["done", "interrupted", "blocked", undefined] as const) {
+      const outcome = status && { status, text: status };
+      const [, plain] = renderTable([{ ...failed, outcome }], palette(false), now, Number.POSITIVE_INFINITY);
+      expect(plain).toMatch(/ main +idle +2 /);
+    }
   });
 });

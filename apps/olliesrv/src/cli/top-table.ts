@@ -1,18 +1,32 @@
-import { shorten } from "../one-line.js";
+import type { AgentActivity, Outcome, UsageTotals } from "@ollie/client";
+import { failureOf, REASON_CHARS, shortCount, toolText } from "../frontend/agent-text.js";
+import { oneLine, shorten } from "../one-line.js";
 import { dollars } from "../session/dollars.js";
-import { type AgentActivity, shortCount, toolText, type UsageTotals } from "./agent-files.js";
 import type { Palette } from "./colour.js";
 
 /** One agent's line in `ollie top`. */
 export interface TopRow {
   session: string;
-  /** The session's name, from `session/idx` (its id when it was never named). */
+  /** The session's name, from the session list (its id when it was never named). */
   name: string;
   agent: string;
   activity: AgentActivity | undefined;
   turns: number;
-  usage: UsageTotals | undefined;
+  /** How its last turn ended (undefined before its first). */
+  outcome: Outcome | undefined;
+  /** The session's totals. */
+  usage: Pick<UsageTotals, "inputTokens" | "outputTokens" | "costUsd"> | undefined;
 }
+
+/** Why the agent's last turn failed, on one line and shortened, when it did and the agent is idle since. */
+function failure(row: TopRow): string | undefined {
+  if (row.activity?.state !== "idle") return undefined;
+  const reason = failureOf(row.outcome);
+  return reason === undefined ? undefined : oneLine(reason, REASON_CHARS);
+}
+
+/** The STATE column: the activity's state, or `failed` for an idle agent whose last turn failed. */
+const stateOf = (row: TopRow) => (failure(row) === undefined ? (row.activity?.state ?? "?") : "failed");
 
 /** When a session was made: its id begins with the nanoseconds since the epoch (see names.ts). */
 export function createdAt(session: string): number | undefined {
@@ -38,14 +52,18 @@ interface Column {
   cell(row: TopRow, now: number): string;
 }
 
-/** The running tool: it takes the width the other columns leave. */
-const TOOL: Column = { title: "TOOL", width: 0, cell: (r) => (r.activity ? toolText(r.activity) : "") };
+/** The running tool (or hook, or why the last turn failed): it takes the width the other columns leave. */
+const TOOL: Column = {
+  title: "TOOL",
+  width: 0,
+  cell: (r) => failure(r) ?? (r.activity ? toolText(r.activity) : ""),
+};
 
 const COLUMNS: Column[] = [
   { title: "SESSION", width: 26, cell: (r) => r.session },
   { title: "NAME", width: 12, optional: 3, cell: (r) => (r.name === r.session ? "" : r.name) },
   { title: "AGENT", width: 6, optional: 2, cell: (r) => r.agent },
-  { title: "STATE", width: 8, cell: (r) => r.activity?.state ?? "?" },
+  { title: "STATE", width: 10, cell: stateOf },
   {
     title: "FOR",
     width: 4,
@@ -105,7 +123,8 @@ function layout(rows: readonly TopRow[], now: number, width: number): { columns:
 export function renderTable(rows: readonly TopRow[], p: Palette, now: number, width: number): string[] {
   const { columns, tool } = layout(rows, now, width);
   const widthOf = (c: Column) => (c === TOOL ? tool : c.width);
-  const stateColour = (state: string) => (state === "calling" ? p.cyan : state === "idle" ? p.dim : p.yellow);
+  const stateColour = (state: string) =>
+    state === "calling" ? p.cyan : state === "idle" ? p.dim : state === "failed" ? p.red : p.yellow;
   const cut = (line: string) =>
     Number.isFinite(width) && [...line].length > width ? fit(line, width) : line;
   const lines = [
@@ -127,7 +146,7 @@ export function renderTable(rows: readonly TopRow[], p: Palette, now: number, wi
     }
     // Only the STATE cell is coloured; the others stay as they are, so the columns still line up.
     const state = columns.findIndex((c) => c.title === "STATE");
-    cells[state] = stateColour(row.activity?.state ?? "")(cells[state]!);
+    cells[state] = stateColour(stateOf(row))(cells[state]!);
     const last = cells.length - 1;
     cells[last] = cells[last]!.trimEnd();
     lines.push(cells.join(" ").trimEnd());
@@ -139,8 +158,9 @@ export function renderTable(rows: readonly TopRow[], p: Palette, now: number, wi
 export function summaryLine(rows: readonly TopRow[], now: number, live: boolean): string {
   const sessions = new Set(rows.map((r) => r.session)).size;
   const busy = rows.filter((r) => r.activity && r.activity.state !== "idle").length;
+  const failed = rows.filter((r) => failure(r) !== undefined).length;
   const cost = rows.reduce((sum, r) => sum + (r.usage?.costUsd ?? 0), 0);
   const clock = new Date(now).toTimeString().slice(0, 8);
   const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
-  return `ollie top — ${plural(sessions, "session")}, ${plural(rows.length, "agent")}, ${busy} busy, ${dollars(cost)} in all · ${clock}${live ? " · q quits" : ""}`;
+  return `ollie top — ${plural(sessions, "session")}, ${plural(rows.length, "agent")}, ${busy} busy, ${failed > 0 ? `${failed} failed, ` : ""}${dollars(cost)} in all · ${clock}${live ? " · q quits" : ""}`;
 }

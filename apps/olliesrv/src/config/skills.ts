@@ -29,6 +29,8 @@ export async function loadSkills(
       try {
         skill = parseSkill(await readFile(file, "utf8"), file);
       } catch (error) {
+        // Removed since the directory was listed (an editor's save replaces a file): it is not there.
+        if ((error as NodeJS.ErrnoException).code === "ENOENT") continue;
         if (!(error instanceof ConfigError)) throw error;
         log(`${error.message}; skipped`);
         continue;

@@ -1,16 +1,21 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { SessionClient } from "../cli/session-client.js";
+import type { OllieClient } from "@ollie/client";
 import { log } from "./log.js";
 import { ollieMcpServer } from "./mcp-server.js";
 import { OlliesrvLink } from "./olliesrv-link.js";
+import type { StatusLines } from "./session-tools.js";
 
 /**
  * `ollie mcp`: Ollie's sessions as an MCP server, on standard input and output, until the client closes
- * standard input; olliesrv is reached (with `reach`) at the first tool call. Returns the exit status: 0.
+ * standard input; olliesrv is reached (with `reach`) at the first tool call. ollie_status answers with
+ * `statusLines`, what `ollie status` prints. Returns the exit status: 0.
  */
-export async function mcpCommand(reach: () => Promise<SessionClient>): Promise<number> {
+export async function mcpCommand(
+  reach: () => Promise<OllieClient>,
+  statusLines: StatusLines,
+): Promise<number> {
   const link = new OlliesrvLink(reach);
-  const server = ollieMcpServer(link);
+  const server = ollieMcpServer(link, statusLines);
   server.server.onerror = (error) => log(error.message);
   // The transport reads standard input but does not see it end, which is how a client tells a stdio server
   // to leave.

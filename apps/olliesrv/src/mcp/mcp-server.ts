@@ -2,7 +2,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { z } from "zod";
 import type { OlliesrvLink } from "./olliesrv-link.js";
 import { prompt } from "./prompt-tool.js";
-import { newSession, readChat, status, stop } from "./session-tools.js";
+import { newSession, readChat, type StatusLines, status, stop } from "./session-tools.js";
 
 const INSTRUCTIONS = `Ollie runs LLM agents in sessions that olliesrv keeps: each session has a working directory, which its \
 agent's tools may change (in a sandbox), and a conversation that goes on from prompt to prompt. Make a session \
@@ -14,8 +14,11 @@ const session = z
   .string()
   .describe("the session's id, as ollie_new_session gave it (ollie_status lists them)");
 
-/** The MCP server `ollie mcp` is: a tool for each thing the ollie command does with a session. */
-export function ollieMcpServer(link: OlliesrvLink): McpServer {
+/**
+ * The MCP server `ollie mcp` is: a tool for each thing the ollie command does with a session (ollie_status
+ * answers with `statusLines`).
+ */
+export function ollieMcpServer(link: OlliesrvLink, statusLines: StatusLines): McpServer {
   const server = new McpServer(
     { name: "ollie", version: __PACKAGE_VERSION__ },
     { instructions: INSTRUCTIONS },
@@ -80,11 +83,11 @@ export function ollieMcpServer(link: OlliesrvLink): McpServer {
     {
       title: "Ollie session status",
       description:
-        "A session's state (idle, thinking or calling: TOOLS), model, tokens and cost. Without a session: every session (id, name, state, directory), then each one's status. Like `ollie status` and `ollie ls`.",
+        "A session's state (idle, thinking, calling: TOOLS, hook: EVENT, compacting; failed: REASON after a failed turn), model, tokens and cost. Without a session: every session (id, name, state, directory), then each one's status. Like `ollie status` and `ollie ls`.",
       inputSchema: { session: session.optional() },
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    (args) => status(link, args.session),
+    (args) => status(link, statusLines, args.session),
   );
 
   server.registerTool(

@@ -7,7 +7,7 @@ import type { Sessions } from "../session/sessions.js";
 import { agentCtl, agentOperations } from "./agent-ctl.js";
 import { fail } from "./fail.js";
 import { forkFile } from "./fork-file.js";
-import { agentBackendProfile, modelsFile } from "./models-file.js";
+import { agentBackendProfile, effectiveBackend, modelsFile } from "./models-file.js";
 import { procDir } from "./proc-dir.js";
 import { promptFile, promptsDir } from "./prompt-file.js";
 
@@ -33,18 +33,20 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
     file(
       "cfg",
       text(
-        () =>
-          `${[
+        async () => {
+          const { backend, model } = await effectiveBackend(sessions.environment, slot);
+          return `${[
             `name=${slot.name}`,
             `uname=${slot.uname}`,
             `profile=${slot.profile}`,
-            `backend=${slot.backend ?? ""}`,
-            `model=${slot.agent?.runtime.backend.model ?? slot.model ?? ""}`,
+            `backend=${backend}`,
+            `model=${model}`,
             `cwd=${session.cwd}`,
             `skills=${slot.skills.join(",")}`,
             `state=${slot.state.get()}`,
             ...remoteLines(slot),
-          ].join("\n")}\n`,
+          ].join("\n")}\n`;
+        },
         {
           write: async (body) => {
             const op = agentOperations(sessions, session, slot);

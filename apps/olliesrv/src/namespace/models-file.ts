@@ -60,3 +60,28 @@ export async function agentBackendProfile(
   if (slot.backend !== undefined) return slot.backend;
   return (await slot.profileInUse()).config.backend;
 }
+
+/**
+ * The backends.conf profile and model an agent's requests go to, as `cfg` shows them: the live agent's; else
+ * what making it would choose — the backend and model it was switched to, else its agent profile's, else
+ * backends.conf's default profile and that profile's model. Connects no paused agent; a broken profile
+ * leaves backends.conf's defaults, and an unknown one the model empty.
+ */
+export async function effectiveBackend(
+  env: AgentEnvironment,
+  slot: AgentSlot,
+): Promise<{ backend: string; model: string }> {
+  const config = await slot.profileInUse().then(
+    (p) => p.config,
+    () => undefined,
+  );
+  const backend =
+    (await agentBackendProfile(env, slot).catch(() => undefined)) ?? env.backends.conf.defaultProfile ?? "";
+  const model =
+    slot.agent?.runtime.backend.model ??
+    slot.model ??
+    config?.model ??
+    env.backends.conf.profiles.get(backend)?.model ??
+    "";
+  return { backend, model };
+}

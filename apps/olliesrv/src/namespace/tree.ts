@@ -17,6 +17,7 @@ import type { AgentSlot } from "../session/agent-slot.js";
 import { checkProfileName } from "../session/names.js";
 import type { Session, SessionSpec } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
+import { type ToolsrvStatus, toolsrvStats } from "../toolsrv/toolsrv-status.js";
 import { moveSession, moveSessionHost } from "./agent-ctl.js";
 import { agentTree } from "./agent-tree.js";
 import { agentsDir } from "./agents-dir.js";
@@ -149,7 +150,7 @@ export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree
       ...(options.extra ?? []),
       file(
         "stats",
-        text(() => statsText(sessions, options.serverStats())),
+        text(() => statsText(sessions, options.serverStats(), options.toolsrv())),
       ),
     ]),
     {
@@ -166,6 +167,8 @@ export interface TreeOptions {
   /** Told of every permission refusal (the audit trail). */
   onDenied: (denial: PermissionDenial) => void;
   serverStats: () => ServerStats;
+  /** The state of the toolsrv olliesrv started and watches; undefined for one given with `--toolsrv`. */
+  toolsrv: () => ToolsrvStatus | undefined;
   /** More top-level nodes (the bypass broker's `bypass/`). */
   extra?: readonly NodeSpec[];
   /** Reads backends.conf and the agent profiles again; rejects with what is wrong with a broken file. */
@@ -176,10 +179,11 @@ export interface TreeOptions {
 const oneLine = (text: string) => text.replace(/\s+/g, " ");
 
 /**
- * `stats`: what the daemon holds, one `name value` line each. The heap is measured after a full collection
- * when node runs with --expose-gc (for chasing a leak), else as it stands.
+ * `stats`: what the daemon holds, one `name value` line each, and the state of its toolsrv (see
+ * toolsrvStats). The heap is measured after a full collection when node runs with --expose-gc (for chasing a
+ * leak), else as it stands.
  */
-function statsText(sessions: Sessions, server: ServerStats): string {
+function statsText(sessions: Sessions, server: ServerStats, toolsrv: ToolsrvStatus | undefined): string {
   const gc = (globalThis as { gc?: () => void }).gc;
   gc?.();
   const memory = process.memoryUsage();
@@ -194,6 +198,7 @@ function statsText(sessions: Sessions, server: ServerStats): string {
     `requests ${server.requests}`,
     `heap-used ${memory.heapUsed}${gc ? "" : " (not collected first)"}`,
     `rss ${memory.rss}`,
+    ...toolsrvStats(toolsrv),
     "",
   ].join("\n");
 }

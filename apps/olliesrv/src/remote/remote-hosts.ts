@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { Logger } from "@ollie/log";
 import { type Authenticator, hmacAuthenticator } from "@ollie/ninep";
+import { type AddressDial, ToolsrvLostError, type ToolsrvRoute } from "../toolsrv/redialing-tools.js";
 import { agentTmpDir } from "./agent-tmp.js";
 import type { HostSettings } from "./remote-config.js";
 import { RemoteToolsrv } from "./remote-toolsrv.js";
@@ -107,6 +108,26 @@ export class RemoteHosts {
         throw error;
       },
     );
+  }
+
+  /**
+   * The route to `destination`'s toolsrv for an agent (see RedialingTools): a dial starts it there when it is
+   * not running; a loss of the host's toolsrv or of the connection to the host makes the next use dial again,
+   * and ends a call it cut off saying so.
+   */
+  route(destination: string, dial: AddressDial): ToolsrvRoute {
+    return {
+      dial: async (loaded) => dial(await this.address(destination), loaded),
+      lostReason: () => this.state(destination).lost,
+      lostCall: async (error) => {
+        const reason = this.state(destination).lost ?? error.message;
+        return new ToolsrvLostError(
+          `toolsrv on ${destination}`,
+          reason,
+          `connection to ${destination} lost (${reason}); the call did not finish there, and the next call reconnects`,
+        );
+      },
+    };
   }
 
   /**

@@ -37,6 +37,40 @@ describe("an agent's activity", () => {
     expect(a.text()).toMatch(/^state=idle\ntool=\narg=\nsince=\d{4}-.*Z\nturn_started=\n$/);
   });
 
+  it("shows a hook with its event, a compaction, and the calls again once their hooks end", () => {
+    const a = new Activity();
+    a.event({ type: "state", state: "hook: preTurn" });
+    const hooked = kv(a);
+    expect(hooked).toMatchObject({ state: "hook", tool: "preTurn", arg: "" });
+    // The turn began with its hook, before its prompt was in the history.
+    expect(Date.parse(hooked.turn_started!)).not.toBeNaN();
+    a.event({ type: "user", text: "go", from: "user" });
+    a.event({ type: "state", state: "thinking" });
+    a.event({ type: "call", call: call("shell", { command: "make" }, "1") });
+    a.event({ type: "call", call: call("shell", { command: "make test" }, "2") });
+    a.event({ type: "state", state: "calling: shell" });
+    a.event({ type: "state", state: "hook: preTool" });
+    expect(kv(a)).toMatchObject({ state: "hook", tool: "preTool", arg: "" });
+    a.event({ type: "state", state: "calling: shell" });
+    // Still the first call: the second has not started.
+    expect(kv(a)).toMatchObject({ state: "calling", tool: "shell", arg: "make" });
+    a.event({ type: "state", state: "compacting" });
+    expect(kv(a)).toMatchObject({
+      state: "compacting",
+      tool: "",
+      arg: "",
+      turn_started: hooked.turn_started,
+    });
+    a.event({ type: "turn", outcome: { status: "done", steps: 1, usage: {} as never } });
+    a.event({ type: "state", state: "idle" });
+    expect(kv(a)).toMatchObject({ state: "idle", turn_started: "" });
+    // Work outside a turn (a postTurn hook, a compaction from ctl) has a start of its own, and ends at idle.
+    a.event({ type: "state", state: "hook: postTurn" });
+    expect(kv(a).turn_started).not.toBe("");
+    a.event({ type: "state", state: "idle" });
+    expect(kv(a)).toMatchObject({ state: "idle", tool: "", turn_started: "" });
+  });
+
   it("names every tool of a group running together, and the first one's argument", () => {
     const a = new Activity();
     a.event({ type: "call", call: call("file_read", { path: "x" }, "1") });

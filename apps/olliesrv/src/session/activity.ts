@@ -7,8 +7,9 @@ const ARG_CHARS = 120;
 
 /**
  * What an agent is doing now, as its `activity` file says it: the state's word, the tools running and the
- * first argument of the first of them, when the state began and when the running turn began. It follows the
- * agent's events, so a reader (`ollie sh`'s status line, `ollie top`) needs one read, not a parse of `chat`.
+ * first argument of the first of them (or the hook running), when the state began and when the running turn
+ * (or what runs outside one) began. It follows the agent's events, so a reader (`ollie sh`'s status line,
+ * `ollie top`) needs one read, not a parse of `chat`.
  */
 export class Activity {
   private state = "idle";
@@ -18,12 +19,11 @@ export class Activity {
   private turnStarted: Date | undefined;
   /** Calls announced by the model and not yet started, in order: the state names them as they start. */
   private waiting: ToolCall[] = [];
+  /** The group of calls last started (`calling: …`), to show again when a preTool or postTool hook ends. */
+  private group: { state: string; tools: string[]; arg: string } | undefined;
 
   event(e: AgentEvent): void {
     switch (e.type) {
-      case "user":
-        if (e.from === "user") this.turnStarted ??= new Date();
-        break;
       case "call":
         this.waiting.push(e.call);
         break;
@@ -33,6 +33,7 @@ export class Activity {
       case "turn":
         this.turnStarted = undefined;
         this.waiting = [];
+        this.group = undefined;
         break;
     }
   }
@@ -50,19 +51,35 @@ export class Activity {
   }
 
   private enter(state: string): void {
-    const calling = /^calling: (.*)$/.exec(state);
-    this.state = calling ? "calling" : state;
+    const fromHook = this.state === "hook";
+    const [, word = state, what] = /^(calling|hook): (.*)$/.exec(state) ?? [];
+    this.state = word;
     this.since = new Date();
-    // A turn is running from its first step on: the preTurn hook runs before the prompt is in the history.
-    if (state !== "idle") this.turnStarted ??= this.since;
-    this.tools = calling ? calling[1]!.split(", ") : [];
+    // The agent leaves idle as a turn starts (before its preTurn hook), and is idle again once it has ended.
+    if (state === "idle") this.turnStarted = undefined;
+    else this.turnStarted ??= this.since;
+    this.tools = [];
     this.arg = "";
+    if (word === "hook") {
+      // The hook's event, in the place of the tools (`hook` `preTurn`).
+      this.tools = [what!];
+      return;
+    }
+    if (word !== "calling") return;
+    if (fromHook && this.group?.state === state) {
+      // A call's own hook ended: its group is still the one running.
+      this.tools = this.group.tools;
+      this.arg = this.group.arg;
+      return;
+    }
+    this.tools = what!.split(", ");
     // The calls of a group start in the order the model made them; take them off the waiting list.
     const started = this.tools.map((name) => {
       const at = this.waiting.findIndex((c) => c.name === name);
       return at < 0 ? undefined : this.waiting.splice(at, 1)[0];
     });
     if (started[0]) this.arg = firstArgument(started[0]);
+    this.group = { state, tools: this.tools, arg: this.arg };
   }
 }
 

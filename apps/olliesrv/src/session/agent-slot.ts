@@ -4,6 +4,7 @@ import {
   type AgentEvent,
   type AgentOptions,
   type PersistedSession,
+  type Submission,
   type UsageTotals,
 } from "@ollie/agent-core";
 import { profileLoader } from "@ollie/agent-core/config";
@@ -12,7 +13,8 @@ import { ToolsrvConn } from "@ollie/toolsrv/client";
 import { LogStream, WatchedValue } from "@ollie/virtfs";
 import { checkModel } from "../config/backends.js";
 import type { BookedProfile } from "../config/profile-book.js";
-import { RedialingTools } from "../remote/redialing-tools.js";
+import type { Skill } from "../config/skills.js";
+import { RedialingTools } from "../toolsrv/redialing-tools.js";
 import { Activity } from "./activity.js";
 import { PendingReload, unreachableNote } from "./backend-reload.js";
 import { artifactOf, callbackText, stampSender } from "./callback.js";
@@ -23,6 +25,8 @@ import { privateDir } from "./private-dir.js";
 import { outcomeText, PromptTickets } from "./prompt-tickets.js";
 import { sandboxedPrompts } from "./sandboxed-prompts.js";
 import type { SavedAgent } from "./session-file.js";
+import { showingCommands } from "./showing-commands.js";
+import { skillChanges } from "./skill-changes.js";
 import { SKILL_TOOLS, WithSkillTools } from "./skill-tools.js";
 import type { AgentEnvironment, SlotSession } from "./slot-context.js";
 import { ToolProcs } from "./tool-procs.js";
@@ -42,19 +46,23 @@ export class AgentSlot {
   /** The model's text alone, a newline after each turn: what fifo.out streams to programs. */
   readonly replies = new LogStream({ retain: 1024 * 1024 });
   readonly state = new WatchedValue<string>("idle");
-  /** Turns finished so far; a read of `turnwait` returns when it moves. */
-  readonly turns = new WatchedValue(0);
+  /** Turns finished so far, restarts included; a read of `turnwait` returns when it moves. */
+  readonly turns: WatchedValue<number>;
   /** How the last turn ended: `done`, `interrupted`, `maxsteps`, `blocked`, `handled` or `error: …`. */
-  lastOutcome = "";
+  lastOutcome: string;
   /** Agent-to-agent hops behind the turn running now (or last): 0 when a person prompted it. */
   turnHops = 0;
   /** The hops of prompts submitted and not yet begun, in order. */
   private readonly queuedHops: number[] = [];
   agent: Agent | undefined;
-  /** The live agent's toolsrv connection as it is now (a remote one is dialled again after a loss). */
+  /** The live agent's toolsrv connection as it is now (dialled again after a loss). */
   #toolsrv: (() => ToolsrvConn | undefined) | undefined;
   lastPrompt: string;
   #skills: string[];
+  /** Prompts being submitted that wait for the agent to be made (see `submit`). */
+  #waiting = 0;
+  /** The skills directory changed while something ran: the system prompt is rendered again once idle. */
+  #skillsStale = false;
   #profile: string;
   #backend: string | undefined;
   #model: string | undefined;
@@ -102,6 +110,8 @@ export class AgentSlot {
     this.lastPrompt = saved?.lastPrompt ?? "";
     this.#skills = saved?.skills ?? [];
     this.tickets = new PromptTickets(saved?.prompts ?? 0);
+    this.turns = new WatchedValue(saved?.turns?.count ?? 0);
+    this.lastOutcome = saved?.turns?.last ?? "";
     if (this.saved) this.chat.replay(this.saved.messages);
     this.chat.onNote = (text) => this.session.events.publish(`agent.${name}.note`, { text });
     this.#idle = new IdleTimer(env.idleCloseMs, () => void this.park());
@@ -186,9 +196,19 @@ export class AgentSlot {
    */
   async submit(prompt: string, from: string = this.env.owner): Promise<number> {
     const hops = this.hopsFrom(from);
-    const agent = await this.activate();
-    this.lastPrompt = prompt;
-    const submission = agent.submit(stampSender(prompt, from, this.env.owner));
+    // The prompt waits for the agent to be made: the slot is busy from now, not idle in between.
+    this.#waiting++;
+    let submission: Submission;
+    try {
+      const agent = await this.activate();
+      this.lastPrompt = prompt;
+      submission = agent.submit(stampSender(prompt, from, this.env.owner));
+    } finally {
+      this.#waiting--;
+      // The agent could not be made, or took no prompt: idle again.
+      if (this.#waiting === 0 && this.state.get() !== "idle" && !this.agent?.busy)
+        this.onEvent({ type: "state", state: "idle" });
+    }
     const ticket = this.tickets.issue(submission);
     this.queuedHops.push(hops);
     // The writer learns the prompt was taken only once it is on disk: a crash now cannot lose it.
@@ -300,6 +320,31 @@ export class AgentSlot {
     if (this.saved) this.saved = { ...this.saved, cwd };
   }
 
+  /**
+   * The skills directory changed (`before`: the skills there were). A loaded skill that is gone is unloaded,
+   * one that changed is rendered anew, each said in the chat. A live agent's system prompt takes them at its
+   * next turn: now when nothing runs, else once it is idle again (a turn keeps one system prompt). Never
+   * throws: a save that fails is the next save's to make.
+   */
+  async skillsChanged(before: ReadonlyMap<string, Skill>): Promise<void> {
+    const { kept, notes } = skillChanges(this.#skills, before, this.env.skills());
+    if (notes.length === 0) return;
+    for (const note of notes) this.chat.note(note);
+    const unloaded = kept.length < this.#skills.length;
+    this.#skills = kept;
+    this.#skillsStale = true;
+    if (!this.agent?.busy) await this.takeSkills();
+    if (unloaded) await this.session.save().catch(() => undefined);
+  }
+
+  /** Renders the system prompt with the skills as they are now (a failure leaves it for the next idle). */
+  private async takeSkills(): Promise<void> {
+    this.#skillsStale = false;
+    await this.refreshPrompt().catch(() => {
+      this.#skillsStale = true;
+    });
+  }
+
   /** Renders the system prompt again after the loaded skills changed (a live agent takes it at once). */
   async refreshPrompt(): Promise<void> {
     const agent = this.agent;
@@ -318,6 +363,9 @@ export class AgentSlot {
       ...(this.#skills.length > 0 && { skills: [...this.#skills] }),
       ...(this.lastPrompt && { lastPrompt: this.lastPrompt }),
       ...(this.tickets.issued > 0 && { prompts: this.tickets.issued }),
+      ...(this.turns.get() > 0 && {
+        turns: { count: this.turns.get(), ...(this.lastOutcome && { last: this.lastOutcome }) },
+      }),
       ...(session && { session }),
     };
   }
@@ -361,7 +409,9 @@ export class AgentSlot {
   }
 
   /**
-   * Parks an agent idle for `idleCloseMs`: closes it — its toolsrv connection, its backend, its runtime —
+   * Parks an agent idle for `idleCloseMs` — nothing running (`Agent.busy`: no turn, hook, compaction,
+   * prompt command or waiting prompt) since its state last became `idle`: closes it — its toolsrv
+   * connection, its backend, its runtime —
    * and keeps the snapshot taken now, so that the slot holds what a restored, paused one does. Its next use
    * makes it again from that snapshot, with the tools it had loaded; its chat, state and turn count never
    * left the slot. An agent with a tool process left running in the background stays, so that `proc/` keeps
@@ -370,11 +420,16 @@ export class AgentSlot {
   private async park(): Promise<void> {
     const agent = this.agent;
     const conn = this.toolsrv;
-    if (!agent || !conn || agent.state !== "idle" || this.#parking) return;
-    const processes = await conn.processes().catch(() => []);
+    if (!agent || this.#parking) return;
+    // Parking never cuts anything short — a turn, a hook, a compaction, prompt commands, a waiting prompt —
+    // and the state may not say so yet (a turn between two steps): look again after the same while.
+    if (agent.busy) return this.#idle.start();
+    // With its connection lost (toolsrv died, or the way to it), nothing of it runs there any more.
+    const processes = conn ? await conn.processes().catch(() => []) : [];
     if (processes.some((p) => p.status === "running")) return this.#idle.start();
-    // A turn may have started, or the agent closed, while toolsrv answered.
-    if (this.agent !== agent || agent.state !== "idle" || agent.queued.length > 0) return;
+    // Something may have started, or the agent closed, while toolsrv answered.
+    if (this.agent !== agent) return;
+    if (agent.busy) return this.#idle.start();
     this.saved = agent.snapshot();
     this.#loaded = [...agent.runtime.toolInfo.keys()].filter((n) => !SKILL_TOOLS.some((t) => t.name === n));
     const usage = agent.usage;
@@ -413,16 +468,12 @@ export class AgentSlot {
           loaded: () => this.skills,
           setLoaded: (names: readonly string[]) => this.setSkills(names),
         };
-        if (!remote) {
-          const conn = await this.dialToolsrv(this.env.toolsrvAddress, autoLoad);
-          toolsrv = () => conn;
-          return new WithSkillTools(conn, shelf);
-        }
-        const { destination } = remote;
+        // Here or on the session's host, toolsrv is dialled again at the first use after it was lost (it died
+        // and was restarted, or the way to it broke), with the tools the agent had loaded.
+        const dial = (address: string, loaded?: readonly string[]) =>
+          this.dialToolsrv(address, loaded ?? autoLoad);
         const tools = await RedialingTools.open(
-          destination,
-          async (loaded) => this.dialToolsrv(await this.env.remotes.address(destination), loaded ?? autoLoad),
-          () => this.env.remotes.state(destination).lost,
+          remote ? this.env.remotes.route(remote.destination, dial) : this.env.toolsrv(dial),
         );
         toolsrv = () => tools.current;
         return new WithSkillTools(tools, shelf);
@@ -430,17 +481,21 @@ export class AgentSlot {
       // Prompt commands read what the agent may have written: they run in its own sandbox.
       prompt: {
         ...this.env.prompt,
-        runner: sandboxedPrompts(this.env.promptSandbox, {
-          uname: this.uname,
-          tmpDir: this.tmpDir,
-          env: this.session.env,
-        }),
+        runner: showingCommands(
+          sandboxedPrompts(this.env.promptSandbox, {
+            uname: this.uname,
+            tmpDir: this.tmpDir,
+            env: this.session.env,
+          }),
+          () => this.makingWith("prompt commands"),
+        ),
       },
       // A remote session's directory is on its host; its prompt commands and hooks run here, in its private
       // TMPDIR, where nothing of anyone else's lies.
       ...(this.session.remote && { commandsCwd: this.tmpDir }),
     });
-    const spec = await load(this.profile, { cwd: this.session.cwd });
+    // Its prompt commands have run once the profile is loaded.
+    const spec = await load(this.profile, { cwd: this.session.cwd }).finally(() => this.makingWith("idle"));
     if (this.model) spec.backend.setModel(this.model);
     const base = typeof spec.prompt === "string" ? spec.prompt : "";
     this.basePrompt = base;
@@ -460,6 +515,7 @@ export class AgentSlot {
       cwd: this.session.cwd,
       sessionId: this.session.id,
       persist: () => this.session.save(),
+      journal: (entry) => this.session.journal(this.name, entry),
       readPlanStep: async () => this.session.planStep(),
       onEvent: (e) => this.onEvent(e),
       compaction: { snapshotDir: this.env.snapshotDir },
@@ -500,7 +556,22 @@ export class AgentSlot {
     });
   }
 
+  /**
+   * What runs while the agent is made, before there is an agent to say so: its prompt commands. A live
+   * agent says itself when it runs them again (after a compaction).
+   */
+  private makingWith(state: "prompt commands" | "idle"): void {
+    if (this.agent || this.state.get() === state || (state === "idle" && this.#waiting > 0)) return;
+    const e: AgentEvent = { type: "state", state };
+    this.activity.event(e);
+    publishAgentEvent(this.session.events, this.name, e);
+    this.state.set(state);
+  }
+
   private onEvent(e: AgentEvent): void {
+    // A prompt waits for the agent being made for it: not idle, whatever the agent says meanwhile (its
+    // agentSpawn hook ended); the turn's own state comes next.
+    if (e.type === "state" && e.state === "idle" && this.#waiting > 0) return;
     // Said when the turn gives up, not at a failed attempt that a retry may yet make good.
     if (e.type === "turn" && e.outcome.status === "error") {
       const note = unreachableNote(e.outcome.error, this.env.backends, this.env.backendsConf);
@@ -520,8 +591,12 @@ export class AgentSlot {
         break;
       case "state":
         this.state.set(e.state);
-        if (e.state === "idle") this.#idle.start();
-        else {
+        if (e.state === "idle") {
+          this.#idle.start();
+          // Nothing runs now (a turn ended, or a compaction from ctl): what changed meanwhile is taken.
+          this.reload.turnEnded();
+          if (this.#skillsStale) void this.takeSkills();
+        } else {
           this.#idle.stop();
           this.#lastTurn = undefined;
         }
@@ -538,7 +613,9 @@ export class AgentSlot {
         const o = e.outcome;
         this.lastOutcome = outcomeText(o);
         this.turns.set(this.turns.get() + 1);
-        this.reload.turnEnded();
+        // The agent saved the turn before it said it ended: the count and outcome go to disk now. A failed
+        // save is the agent's own saves' to report, and the next one carries them.
+        void this.session.save().catch(() => undefined);
         break;
       }
     }

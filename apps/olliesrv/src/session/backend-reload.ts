@@ -105,7 +105,7 @@ export class PendingReload {
     if (agent.state === "idle") this.take();
   }
 
-  /** The agent's turn ended: the time to take a change that came during it. */
+  /** The agent is idle again (its turn ended): the time to take a change that came meanwhile. */
   turnEnded(): void {
     if (this.from) this.take();
   }

@@ -1,4 +1,4 @@
-import { type AgentEvent, INTERRUPTED_RESULT, INTERRUPTED_TURN, NUDGE_PREFIX } from "@ollie/agent-core";
+import { type AgentEvent, NUDGE_PREFIX } from "@ollie/agent-core";
 import type { Message } from "@ollie/backends";
 import { LogStream } from "@ollie/virtfs";
 import { shorten } from "../one-line.js";
@@ -16,17 +16,11 @@ export class ChatLog {
   private blankBefore = true;
 
   /**
-   * Writes a restored conversation — as the agent restored from it will have it: a call left without a
-   * result, and a prompt left without a reply, show as interrupted.
+   * Writes a restored conversation as it is: the history the agent restored from it has (repaired when the
+   * session was read, so a call that was running and a turn that was cut off show as interrupted, once).
    */
   replay(messages: readonly Message[]): void {
-    let unanswered: Array<{ id: string; name: string }> = [];
-    const interruptCalls = () => {
-      for (const c of unanswered) this.line(resultLine(c.name, INTERRUPTED_RESULT, true));
-      unanswered = [];
-    };
     for (const m of messages) {
-      if (m.role !== "tool") interruptCalls();
       if (m.role === "user")
         this.block(
           m.content.startsWith(NUDGE_PREFIX) ? `· ${m.content.slice(NUDGE_PREFIX.length)}` : `» ${m.content}`,
@@ -34,14 +28,8 @@ export class ChatLog {
       else if (m.role === "assistant") {
         if (m.content) this.text(m.content);
         for (const c of m.toolCalls ?? []) this.line(callLine(c.name, c.arguments));
-        unanswered = (m.toolCalls ?? []).map((c) => ({ id: c.id, name: c.name }));
-      } else if (m.role === "tool") {
-        unanswered = unanswered.filter((c) => c.id !== m.toolCallId);
-        this.line(resultLine(m.name, m.content, m.isError === true));
-      }
+      } else if (m.role === "tool") this.line(resultLine(m.name, m.content, m.isError === true));
     }
-    interruptCalls();
-    if (messages.at(-1)?.role === "user") this.text(`${INTERRUPTED_TURN}\n`);
     this.endTurn();
   }
 

@@ -1,5 +1,5 @@
-import { mkdir, readdir, readFile, rename, rm } from "node:fs/promises";
-import { basename, join } from "node:path";
+import { mkdir, readdir, readFile, rename } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import { type PersistedSession, persistedSessionSchema, writeFileAtomic } from "@ollie/agent-core";
 import { ConfigError, checkDocument, parseConfigText } from "@ollie/config-file";
 import { z } from "zod";
@@ -21,7 +21,12 @@ export interface SavedAgent {
   lastPrompt?: string;
   /** The last ticket given to a prompt (see PromptTickets), so numbers are never reused. */
   prompts?: number;
-  /** The agent's history; absent for an agent that was never prompted. */
+  /** Its turns finished so far (the `turns` file), and how the last one ended (the `outcome` file). */
+  turns?: { count: number; last?: string };
+  /**
+   * The agent's history; absent for an agent that was never prompted. What the agent recorded after the
+   * file was written is in its journal beside it (see SessionStore).
+   */
   session?: PersistedSession;
 }
 
@@ -87,6 +92,7 @@ const schema = z.object({
       skills: z.array(z.string()).optional(),
       lastPrompt: z.string().optional(),
       prompts: z.number().int().nonnegative().optional(),
+      turns: z.object({ count: z.number().int().nonnegative(), last: z.string().optional() }).optional(),
       // The agent's history is checked as strictly as agent-core checks it: a file that passes restores.
       session: persistedSessionSchema.optional(),
     }),
@@ -117,8 +123,8 @@ function parseSessionFile(text: string, file: string): SessionFile {
 }
 
 /**
- * Moves a session file that cannot be used to `corruptDir` (never deleting it) and says so: one bad file
- * costs its own session, never the others.
+ * Moves a session file that cannot be used to `corruptDir` (never deleting it), with its agents' journals,
+ * and says so: one bad file costs its own session, never the others.
  */
 export async function quarantineSessionFile(
   file: string,
@@ -127,8 +133,18 @@ export async function quarantineSessionFile(
   log: (line: string) => void,
 ): Promise<void> {
   await mkdir(corruptDir, { recursive: true, mode: 0o700 });
-  const aside = join(corruptDir, `${basename(file, ".json")}.${Date.now()}.json`);
+  const id = basename(file, ".json");
+  const now = Date.now();
+  const aside = join(corruptDir, `${id}.${now}.json`);
   await rename(file, aside).catch(() => {});
+  const journals = (await readdir(dirname(file)).catch(() => [] as string[])).filter(
+    (n) => n.startsWith(`${id}.`) && n.endsWith(".journal"),
+  );
+  for (const name of journals)
+    await rename(
+      join(dirname(file), name),
+      join(corruptDir, `${basename(name, ".journal")}.${now}.journal`),
+    ).catch(() => {});
   // A ConfigError's message starts with the file and the place in it; any other error gets the file first.
   const problem = error instanceof ConfigError ? error.message : `${file}: ${(error as Error).message}`;
   log(`unreadable session file ${problem}; moved it to ${aside}`);
@@ -158,5 +174,3 @@ export async function readSessionFiles(
   );
   return read.filter((s): s is SessionFile => s !== undefined);
 }
-
-export const removeSessionFile = (dir: string, id: string) => rm(join(dir, `${id}.json`), { force: true });

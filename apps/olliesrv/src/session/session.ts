@@ -1,13 +1,15 @@
 import { rm } from "node:fs/promises";
 import { resolve } from "node:path";
-import { newSessionId } from "@ollie/agent-core";
+import { type JournalEntry, newSessionId } from "@ollie/agent-core";
 import { type GeneratedProfile, generatedAgentConfig } from "../config/generated-profile.js";
 import type { BookedProfile } from "../config/profile-book.js";
 import { parseRemoteTarget, type RemoteTarget } from "../remote/remote-target.js";
 import { AgentSlot } from "./agent-slot.js";
 import { EventBus } from "./event-bus.js";
 import { realDirectory } from "./real-directory.js";
-import { removeSessionFile, type SessionFile, writeSessionFile } from "./session-file.js";
+import { SaveRetry } from "./save-retry.js";
+import type { SessionFile } from "./session-file.js";
+import { type SessionHome, SessionStore } from "./session-store.js";
 import { type AgentEnvironment, type Peers, splitUname } from "./slot-context.js";
 
 /** What a session is created with (what is written to session/new). */
@@ -32,7 +34,9 @@ export interface SessionSpec {
 
 /**
  * A session: a working directory, an environment, a plan, and its agents (one, `main`, to begin with).
- * Saving writes the whole session file, one save at a time.
+ * Saving writes the whole session file; between saves, each agent journals its rounds and results (see
+ * SessionStore). One save or journal entry at a time, in order. A save that fails is tried again on a
+ * timer (SaveRetry), so that what finished meanwhile reaches the disk as soon as there is room.
  */
 export class Session {
   readonly agents = new Map<string, AgentSlot>();
@@ -58,10 +62,12 @@ export class Session {
   private saving: Promise<void> = Promise.resolve();
   private killed = false;
   private readonly environment: AgentEnvironment;
+  private readonly store: SessionStore;
+  private readonly retry: SaveRetry;
 
   constructor(
     readonly id: string,
-    private readonly dir: string,
+    home: SessionHome,
     environment: AgentEnvironment,
     readonly peers: Peers,
     file?: SessionFile,
@@ -80,6 +86,12 @@ export class Session {
     this.grants = new Set(file?.grants ?? []);
     this.profiles = new Map(Object.entries((file ? file.profiles : spec.profiles) ?? {}));
     this.environment = environment;
+    this.store = new SessionStore(
+      home.dir,
+      id,
+      file?.agents.map((a) => a.name),
+    );
+    this.retry = new SaveRetry(`session ${id}`, () => this.save(), home.log);
     if (file) {
       for (const a of file.agents) {
         this.agents.set(a.name, new AgentSlot(this, environment, a.name, a.profile, a.backend, a.model, a));
@@ -136,8 +148,8 @@ export class Session {
     };
   }
 
-  static create(dir: string, environment: AgentEnvironment, peers: Peers, spec: SessionSpec): Session {
-    return new Session(newSessionId(), dir, environment, peers, undefined, spec);
+  static create(home: SessionHome, environment: AgentEnvironment, peers: Peers, spec: SessionSpec): Session {
+    return new Session(newSessionId(), home, environment, peers, undefined, spec);
   }
 
   /**
@@ -204,12 +216,30 @@ export class Session {
   }
 
   /**
-   * Saves the session file (atomically; one save at a time; a killed session is not saved again). A failed
-   * save (a full disk, say) rejects this call only: the next save tries again from scratch.
+   * Saves the session file (atomically; one save or journal entry at a time; a killed session is not saved
+   * again). A failed save (a full disk, say) rejects this call; once the session is on the disk, it is also
+   * tried again on a timer until it works (see SaveRetry) — a session never saved is not: its maker is told.
    */
   save(): Promise<void> {
     const attempt = this.saving.then(async () => {
-      if (!this.killed) await writeSessionFile(this.dir, this.toFile());
+      if (!this.killed) await this.store.write(this.toFile());
+    });
+    this.saving = attempt.then(
+      () => this.retry.succeeded(),
+      (error: unknown) => {
+        if (this.store.written) this.retry.failed(error);
+      },
+    );
+    return attempt;
+  }
+
+  /**
+   * Appends to agent `agent`'s journal what it records between saves (agent-core's `journal`), in the same
+   * queue as the saves; on the disk when this resolves.
+   */
+  journal(agent: string, entry: JournalEntry): Promise<void> {
+    const attempt = this.saving.then(async () => {
+      if (!this.killed) await this.store.append(agent, entry);
     });
     this.saving = attempt.catch(() => undefined);
     return attempt;
@@ -219,6 +249,8 @@ export class Session {
   async close(): Promise<void> {
     for (const slot of this.agents.values()) slot.agent?.interrupt("the daemon is stopping");
     await Promise.all([...this.agents.values()].map((s) => s.close()));
+    // The last save is the daemon's to report (see Sessions.close), not the timer's to try again.
+    this.retry.stop();
     await this.save();
   }
 
@@ -234,8 +266,9 @@ export class Session {
     // Observers see the turns end, then this, then the end of the file.
     this.events.end("session.kill");
     this.killed = true;
+    this.retry.stop();
     await this.saving;
-    await removeSessionFile(this.dir, this.id);
+    await this.store.remove(this.agents.keys());
     for (const slot of this.agents.values()) await rm(slot.tmpDir, { recursive: true, force: true });
   }
 }

@@ -5,9 +5,10 @@ import { checkModel } from "../config/backends.js";
 import type { AgentSlot } from "./agent-slot.js";
 import type { SessionLimits } from "./limits.js";
 import { realDirectory } from "./real-directory.js";
-import { repairSessionFile } from "./repair-history.js";
+import { applyJournals, repairSessionFile } from "./repair-history.js";
 import { Session, type SessionSpec } from "./session.js";
 import { quarantineSessionFile, readSessionFiles } from "./session-file.js";
+import type { SessionHome } from "./session-store.js";
 import { type AgentEnvironment, type Peers, splitUname } from "./slot-context.js";
 
 /** Every session of the daemon. */
@@ -15,13 +16,16 @@ export class Sessions implements Peers {
   private readonly byId = new Map<string, Session>();
   private changes = 0;
   private readonly killListeners: Array<() => void> = [];
+  private readonly home: SessionHome;
 
   constructor(
     private readonly dir: string,
     private readonly corruptDir: string,
     readonly environment: AgentEnvironment,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.home = { dir, log };
+  }
 
   private get limits(): SessionLimits {
     return this.environment.limits;
@@ -75,7 +79,7 @@ export class Sessions implements Peers {
     if (spec.backend !== undefined) this.environment.backends.profile(spec.backend);
     if (spec.model !== undefined)
       await checkModel(this.environment.backends, spec.backend, spec.model, this.environment.models);
-    const session = Session.create(this.dir, this.environment, this, { ...spec, ...lineage });
+    const session = Session.create(this.home, this.environment, this, { ...spec, ...lineage });
     // Saved before it is listed: a session that cannot be saved (a full disk) is not made at all.
     await session.save();
     this.byId.set(session.id, session);
@@ -89,21 +93,23 @@ export class Sessions implements Peers {
    */
   async restore(): Promise<number> {
     const files = await readSessionFiles(this.dir, this.corruptDir, this.log.warn);
-    // What a stop cut off (a call without its result, a prompt without its reply) is answered as interrupted
-    // now, and the file saved so at once rather than at the agent's next save. Each session comes back on
-    // its own: one that cannot is quarantined, and the others are not lost with it.
-    const repaired: Array<{ id: string; added: number }> = [];
+    // What the agents journaled after their session was last saved is put back first; then what a stop cut
+    // off (the call that was running, the turn) is answered as interrupted, and the file saved so at once
+    // rather than at the agent's next save. Each session comes back on its own: one that cannot is
+    // quarantined, and the others are not lost with it.
+    const repaired: Array<{ id: string; journaled: number; added: number }> = [];
     for (const file of files) {
       try {
+        const journaled = await applyJournals(this.dir, file, this.log.warn);
         const added = repairSessionFile(file);
-        this.byId.set(file.id, new Session(file.id, this.dir, this.environment, this, file));
-        repaired.push({ id: file.id, added });
+        this.byId.set(file.id, new Session(file.id, this.home, this.environment, this, file));
+        repaired.push({ id: file.id, journaled, added });
       } catch (error) {
         await quarantineSessionFile(join(this.dir, `${file.id}.json`), this.corruptDir, error, this.log.warn);
       }
     }
     this.changes++;
-    await Promise.all(repaired.filter((r) => r.added > 0).map((r) => this.saveRepaired(r.id, r.added)));
+    await Promise.all(repaired.filter((r) => r.journaled + r.added > 0).map((r) => this.saveRepaired(r)));
     for (const session of this.byId.values()) {
       for (const slot of session.agents.values()) {
         if (slot.waitingPrompts.length === 0) continue;
@@ -118,13 +124,19 @@ export class Sessions implements Peers {
     return repaired.length;
   }
 
-  /** Saves a restored session whose history was repaired, saying so (or why it could not). */
-  private async saveRepaired(id: string, added: number): Promise<void> {
+  /**
+   * Saves a restored session whose history took journal entries or was repaired, saying so (or why it could
+   * not: then its journals stay, and the save is tried again).
+   */
+  private async saveRepaired(r: { id: string; journaled: number; added: number }): Promise<void> {
     try {
-      await this.byId.get(id)?.save();
-      this.log.info(`session ${id}: answered ${added} cut-off call(s) or turn(s) as interrupted`);
+      await this.byId.get(r.id)?.save();
+      if (r.journaled > 0)
+        this.log.info(`session ${r.id}: took ${r.journaled} round(s) and result(s) back from its journal`);
+      if (r.added > 0)
+        this.log.info(`session ${r.id}: answered ${r.added} cut-off call(s) or turn(s) as interrupted`);
     } catch (error) {
-      this.log.error(`session ${id}: could not save its repaired history: ${(error as Error).message}`);
+      this.log.error(`session ${r.id}: could not save its restored history: ${(error as Error).message}`);
     }
   }
 

@@ -1,3 +1,4 @@
+import type { JournalEntry } from "@ollie/agent-core";
 import type { BackendPool } from "@ollie/backends";
 import type { Authenticator } from "@ollie/ninep";
 import type { ModelCache } from "../config/model-cache.js";
@@ -5,6 +6,7 @@ import type { BookedProfile, ProfileBook } from "../config/profile-book.js";
 import type { Skill } from "../config/skills.js";
 import type { RemoteHosts } from "../remote/remote-hosts.js";
 import type { RemoteTarget } from "../remote/remote-target.js";
+import type { AddressDial, ToolsrvRoute } from "../toolsrv/redialing-tools.js";
 import type { EventBus } from "./event-bus.js";
 import type { SessionLimits } from "./limits.js";
 import type { PromptSandbox } from "./sandboxed-prompts.js";
@@ -20,9 +22,13 @@ export interface AgentEnvironment {
    */
   profiles: ProfileBook;
   skills(): ReadonlyMap<string, Skill>;
-  toolsrvAddress: string;
+  /**
+   * The route to the daemon's toolsrv for an agent that dials it with `dial` (see RedialingTools): the one
+   * olliesrv started and restarts when it dies, or the one given with `--toolsrv`.
+   */
+  toolsrv(dial: AddressDial): ToolsrvRoute;
   /** The hosts remote sessions run their tools on. */
-  remotes: Pick<RemoteHosts, "address" | "state" | "authenticator" | "agentTmpDir">;
+  remotes: Pick<RemoteHosts, "route" | "state" | "authenticator" | "agentTmpDir">;
   /** $OLLIE and the environment prompt commands and hooks run with. */
   prompt: { ollieDir: string; env: NodeJS.ProcessEnv };
   /** How prompt commands are confined: the agents' sandbox policy, read-only (see sandboxedPrompts). */
@@ -74,6 +80,8 @@ export interface SlotSession {
   /** The agent profile `name` as the session's agents are made from it (its generated ones first). */
   profile(name: string): Promise<BookedProfile>;
   save(): Promise<void>;
+  /** Appends to agent `agent`'s journal (agent-core's `journal`): on the disk when it resolves. */
+  journal(agent: string, entry: JournalEntry): Promise<void>;
   planStep(): string | undefined;
   /** Where the agent's events are published, as `agent.NAME.TYPE` (the session's `events` file). */
   readonly events: EventBus;

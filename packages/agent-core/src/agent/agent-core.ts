@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Message, Tool } from "@ollie/backends";
+import type { Message, Tool, ToolResultMessage } from "@ollie/backends";
 import { type CompactionHost, compactAgent } from "../compaction/agent-compaction.js";
 import {
   type CompactionOptions,
@@ -22,6 +22,7 @@ import { type Runtime, refreshRuntime } from "../runtime/runtime.js";
 import type { AgentOptions } from "./agent-options.js";
 import type { BoundedQueue } from "./bounded-queue.js";
 import { ChangeWatch } from "./change-watch.js";
+import { SessionRecorder } from "./session-recorder.js";
 
 /** Events that come after the fact, with nothing left to block: postCompact (the compaction is done). */
 const AFTER_THE_FACT: ReadonlySet<HookEvent> = new Set(["postCompact"]);
@@ -55,7 +56,16 @@ export class AgentCore implements TurnContext, CompactionHost {
   readonly cwd: string | undefined;
   name: string;
   profile: string | undefined;
+  /** What the agent shows it is doing: the last of what runs beside the loop, else the loop's own step. */
   state: AgentState = "idle";
+  /** The loop's own step: idle between turns, else thinking or calling. */
+  private step: AgentState = "idle";
+  /**
+   * What runs beside the loop's step, oldest first — hooks, a compaction, prompt commands — made when
+   * something starts and dropped when the last ends. Several can run at once: the preTool hooks of calls
+   * running together, a hook inside a compaction.
+   */
+  private beside: AgentState[] | undefined;
   runtime: Runtime;
   readonly history: History;
   readonly usage: UsageMeter;
@@ -75,7 +85,13 @@ export class AgentCore implements TurnContext, CompactionHost {
   private lazyWatch: ChangeWatch<Watched> | undefined;
   private listenerList: readonly AgentListener[];
   private pending: string[] | undefined;
-  private saving: Promise<void> | undefined;
+  private lazyRecorder: SessionRecorder | undefined;
+  /** The history's name (see PersistedSession.historyId): made at the first snapshot, again after a replacement. */
+  historyId: string | undefined;
+  /** A turn runs, or a close cut one off: saved as `turnRunning`. */
+  turnRunning = false;
+  /** The results of the round running now, in the order its calls ended: saved, not yet in the history. */
+  private roundResults: ToolResultMessage[] | undefined;
   /** Prompts waiting behind the running turn: made at the first submit, dropped when it runs dry. */
   queue: BoundedQueue<QueuedPrompt> | undefined;
   /** Prompts `close` took off the queue: still saved, so that the next start runs them. */
@@ -148,10 +164,48 @@ export class AgentCore implements TurnContext, CompactionHost {
     };
   }
 
-  /** Puts `messages` in place of the history; what the meter measured of the old one no longer holds. */
+  /**
+   * Puts `messages` in place of the history; what the meter measured of the old one no longer holds, and the
+   * history gets a new name at the next snapshot.
+   */
   replaceHistory(messages: readonly Message[]): void {
     this.history.replace(messages);
     this.lazyMeter?.reset();
+    this.historyId = undefined;
+    this.lazyRecorder?.replaced();
+  }
+
+  /** Makes the agent's saves and journal entries (made at the first). */
+  private get recorder(): SessionRecorder {
+    this.lazyRecorder ??= new SessionRecorder(this);
+    return this.lazyRecorder;
+  }
+
+  /** Whether anything is saved at all. */
+  private get keeps(): boolean {
+    return this.options.persist !== undefined || this.options.journal !== undefined;
+  }
+
+  recordRound(): Promise<void> {
+    this.roundResults = [];
+    return this.keeps ? this.recorder.round() : Promise.resolve();
+  }
+
+  recordResult(result: ToolResultMessage): Promise<void> {
+    this.roundResults?.push(result);
+    return this.keeps ? this.recorder.result(result) : Promise.resolve();
+  }
+
+  endRound(results: readonly ToolResultMessage[]): void {
+    const before = this.history.length;
+    this.history.append(...results);
+    this.roundResults = undefined;
+    this.lazyRecorder?.roundEnded(before);
+  }
+
+  saveRound(): Promise<void> {
+    // The journal holds the round: the whole save waits for the end of the turn.
+    return this.lazyRecorder?.journaling ? Promise.resolve() : this.persist();
   }
 
   emit(event: AgentEvent): void {
@@ -164,7 +218,32 @@ export class AgentCore implements TurnContext, CompactionHost {
     }
   }
 
+  /** Sets the loop's step; it shows once nothing runs beside it. */
   setState(state: AgentState): void {
+    this.step = state;
+    this.show();
+  }
+
+  /**
+   * Shows `state` while `work` runs (a hook, a compaction, prompt commands), over the loop's step and what
+   * began before it; then whatever still runs, else the step. The state is shown before this returns.
+   */
+  async busyWith<T>(state: AgentState, work: () => Promise<T>): Promise<T> {
+    this.beside ??= [];
+    this.beside.push(state);
+    this.show();
+    try {
+      return await work();
+    } finally {
+      // Entries with the same state are alike: whichever is taken out, the same ones stay.
+      this.beside.splice(this.beside.lastIndexOf(state), 1);
+      if (this.beside.length === 0) this.beside = undefined;
+      this.show();
+    }
+  }
+
+  private show(): void {
+    const state = this.beside?.at(-1) ?? this.step;
     if (state === this.state) return;
     this.state = state;
     this.emit({ type: "state", state });
@@ -183,9 +262,13 @@ export class AgentCore implements TurnContext, CompactionHost {
     return this.options.readPlanStep?.();
   }
 
-  /** The session as it would be saved now. */
+  /**
+   * The session as it would be saved now: the results of the running round that have come in follow its
+   * reply, in the order of its calls.
+   */
   snapshot(): PersistedSession {
     const queued = [...(this.unrun ?? []), ...this.queuedPrompts()];
+    this.historyId ??= randomUUID();
     return {
       version: 1,
       id: this.sessionId,
@@ -193,34 +276,30 @@ export class AgentCore implements TurnContext, CompactionHost {
       name: this.name,
       ...(this.profile !== undefined && { agent: this.profile }),
       ...(this.cwd !== undefined && { cwd: this.cwd }),
-      messages: [...this.history.messages],
+      messages: [...this.history.messages, ...this.finishedCalls()],
       taskState: { ...this.taskState, constraints: [...this.taskState.constraints] },
       usage: { ...this.usage.session },
       ...(this.usage.compaction.requests > 0 && { compactionUsage: { ...this.usage.compaction } }),
       savedAt: new Date().toISOString(),
       ...(queued.length > 0 && { queued: [...queued] }),
+      ...(this.turnRunning && { turnRunning: true }),
+      historyId: this.historyId,
     };
   }
 
-  /** Saves now (one save at a time); a failure becomes an `error` event. */
+  /** The running round's results so far, in the order of its calls (the reply that made them ends the history). */
+  private finishedCalls(): ToolResultMessage[] {
+    const results = this.roundResults;
+    if (!results?.length) return [];
+    const reply = this.history.messages.at(-1);
+    const calls = reply?.role === "assistant" ? (reply.toolCalls ?? []).map((c) => c.id) : [];
+    return [...results].sort((a, b) => calls.indexOf(a.toolCallId) - calls.indexOf(b.toolCallId));
+  }
+
+  /** Saves now (one save or journal entry at a time); a failure becomes an `error` event. */
   persist(): Promise<void> {
-    const save = this.options.persist;
-    if (!save) return Promise.resolve();
-    const saveNow = () =>
-      save(this.snapshot()).catch((error: unknown) => {
-        this.emit({
-          type: "error",
-          message: `the session could not be saved: ${(error as Error).message}`,
-          error,
-        });
-      });
-    const saving = (this.saving ?? Promise.resolve()).then(saveNow);
-    this.saving = saving;
-    // The last save, once done, is forgotten: an idle agent keeps no settled promise.
-    void saving.then(() => {
-      if (this.saving === saving) this.saving = undefined;
-    });
-    return saving;
+    if (!this.options.persist) return Promise.resolve();
+    return this.recorder.persist();
   }
 
   /** The fields every hook payload carries. */
@@ -243,10 +322,11 @@ export class AgentCore implements TurnContext, CompactionHost {
    * decided: the hooks are told, and a block they return anyway is reported and ignored.
    */
   async hook(event: HookEvent, extra: Record<string, unknown>, signal?: AbortSignal): Promise<HookResult> {
-    const run = this.runtime.spec.hooks?.run;
-    if (!run) return CONTINUE;
+    const hooks = this.runtime.spec.hooks;
+    if (!hooks?.run || hooks.handles?.(event) === false) return CONTINUE;
     const canBlock = !AFTER_THE_FACT.has(event);
-    const result = await run(event, this.hookPayload(event, extra), signal, canBlock);
+    const payload = this.hookPayload(event, extra);
+    const result = await this.busyWith(`hook: ${event}`, () => hooks.run!(event, payload, signal, canBlock));
     for (const warning of result.warnings) this.emit({ type: "info", message: `warning: ${warning}` });
     if (result.action === "block" && !canBlock) {
       const said = result.output ? `: ${result.output}` : "";
@@ -257,15 +337,17 @@ export class AgentCore implements TurnContext, CompactionHost {
   }
 
   async turnError(error: unknown, signal: AbortSignal): Promise<boolean> {
-    const hook = this.runtime.spec.hooks?.turnError;
-    return hook ? hook(this.hookPayload("turnError", errorFields(error)), signal) : false;
+    const hooks = this.runtime.spec.hooks;
+    if (!hooks?.turnError || hooks.handles?.("turnError") === false) return false;
+    const payload = this.hookPayload("turnError", errorFields(error));
+    return this.busyWith("hook: turnError", () => hooks.turnError!(payload, signal));
   }
 
   compact(
     trigger: CompactionTrigger,
     signal: AbortSignal,
   ): Promise<{ compacted: boolean; progress: boolean }> {
-    return compactAgent(this, trigger, signal);
+    return this.busyWith("compacting", () => compactAgent(this, trigger, signal));
   }
 
   counted(messages: readonly Message[], inputTokens: number): void {

@@ -16,7 +16,11 @@ describe("a turn", () => {
         .join(""),
     ).toBe("Hello there.");
     expect(of("state").map((e) => e.state)).toEqual(["thinking", "idle"]);
-    expect(events[0]).toEqual({ type: "user", text: "Hi", from: "user" });
+    // The turn is under way before its prompt enters the history (its preTurn hook comes first).
+    expect(events.slice(0, 2)).toEqual([
+      { type: "state", state: "thinking" },
+      { type: "user", text: "Hi", from: "user" },
+    ]);
     expect(events.slice(-2).map((e) => e.type)).toEqual(["turn", "state"]);
     expect(agent.usage.session).toMatchObject({
       inputTokens: 100,

@@ -1,12 +1,12 @@
 import type { Message } from "@ollie/backends";
 import type { ContextFigures } from "../context/context-meter.js";
 import type { AgentListener, AgentState, TurnOutcome } from "../events/agent-events.js";
-import { answerUnanswered } from "../history/history.js";
 import { hookNote } from "../history/nudge.js";
 import { emptyTaskState, type TaskState } from "../history/task-state.js";
 import { emptyTotals, type UsageTotals } from "../history/usage-meter.js";
 import { runTurn } from "../loop/run-turn.js";
 import type { PersistedSession } from "../persist/persisted-session.js";
+import { repairSession } from "../persist/session-repair.js";
 import { buildRuntime, type Runtime, type RuntimeSpec, requestMessages } from "../runtime/runtime.js";
 import { AgentCore, type LastingOptions, lasting, type Watched } from "./agent-core.js";
 import type { AgentOptions } from "./agent-options.js";
@@ -59,13 +59,14 @@ export class Agent {
   }
 
   /**
-   * Makes an agent that carries on a saved session: same ids, history, task state and usage. Tool calls
-   * left without results are answered as interrupted, and a prompt left without a reply (a turn cut off by a
-   * crash or a restart) with INTERRUPTED_TURN; the repaired session is saved. Prompts that were waiting are
-   * submitted again, in order.
+   * Makes an agent that carries on a saved session (with its journal applied, see `replayJournal`): same
+   * ids, history, task state and usage. What the process left unfinished is repaired (see repairSession): a
+   * call without its result is answered as interrupted by a restart, a turn cut off ends with
+   * INTERRUPTED_TURN; the repaired session is saved. Prompts that were waiting are submitted again, in order.
    */
-  static async restore(session: PersistedSession, options: AgentOptions): Promise<Agent> {
-    const { messages, added: repaired } = answerUnanswered(session.messages, { prompts: true });
+  static async restore(saved: PersistedSession, options: AgentOptions): Promise<Agent> {
+    const { session, added: repaired } = repairSession(saved);
+    const { messages } = session;
     const agent = await Agent.create({
       ...options,
       id: session.agentId,
@@ -78,6 +79,7 @@ export class Agent {
       ...(session.agent !== undefined && { profile: session.agent }),
       ...(session.cwd !== undefined && { cwd: session.cwd }),
     });
+    agent.core.historyId = session.historyId;
     if (repaired > 0) await agent.persist();
     for (const prompt of session.queued ?? []) void agent.submit(prompt);
     return agent;
@@ -110,6 +112,15 @@ export class Agent {
 
   get state(): AgentState {
     return this.core.state;
+  }
+
+  /**
+   * Whether anything runs or waits to: a turn (its hooks included, postTurn's too), a prompt queued behind
+   * it, a compaction, a hook or prompt commands. False only when the agent can be closed without cutting
+   * anything short.
+   */
+  get busy(): boolean {
+    return this.draining !== undefined || this.core.state !== "idle" || this.core.injected > 0;
   }
 
   get history(): readonly Message[] {
@@ -254,7 +265,7 @@ export class Agent {
     this.core.runtime = await buildRuntime({ ...this.core.runtime.spec, ...changes });
   }
 
-  /** The session as it would be saved now. */
+  /** The session as it would be saved now (with the results of the running round that have come in). */
   snapshot(): PersistedSession {
     return this.core.snapshot();
   }
@@ -284,13 +295,16 @@ export class Agent {
   /**
    * Interrupts the running turn, takes the waiting prompts off the queue (their submissions resolve as
    * interrupted; the last save keeps them, for a restored agent to run), saves the session a last time and
-   * closes the tools.
+   * closes the tools. A turn it interrupts is saved as cut off (`turnRunning`): a restored agent says so.
    */
   async close(): Promise<void> {
     const unrun = this.clearQueue();
     if (unrun.length > 0) this.core.unrun = unrun;
+    // A turn already being interrupted (by whoever is closing the agent) is cut off as well.
+    const cut = this.running !== undefined;
     this.interrupt("closed");
     await this.draining;
+    if (cut) this.core.turnRunning = true;
     await this.persist();
     await this.core.runtime.tools.close?.();
   }

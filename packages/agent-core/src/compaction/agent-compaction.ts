@@ -1,5 +1,5 @@
 import type { Backend, Message } from "@ollie/backends";
-import type { AgentEvent } from "../events/agent-events.js";
+import type { AgentEvent, AgentState } from "../events/agent-events.js";
 import { describeError } from "../events/describe-error.js";
 import { usageEvent } from "../events/usage-event.js";
 import type { History } from "../history/history.js";
@@ -27,6 +27,8 @@ export interface CompactionHost {
   contextLength(): Promise<number>;
   hook(event: HookEvent, extra: Record<string, unknown>, signal: AbortSignal): Promise<HookResult>;
   emit(event: AgentEvent): void;
+  /** Shows `state` while `work` runs. */
+  busyWith<T>(state: AgentState, work: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -77,7 +79,9 @@ export async function compactAgent(
     host.replaceHistory(result.messages);
     host.taskState = result.taskState;
     if (spec.reloadPrompt || spec.reloadSystemPrompt) {
-      const [prompt, systemPrompt] = await Promise.all([spec.reloadPrompt?.(), spec.reloadSystemPrompt?.()]);
+      const [prompt, systemPrompt] = await host.busyWith("prompt commands", () =>
+        Promise.all([spec.reloadPrompt?.(), spec.reloadSystemPrompt?.()]),
+      );
       host.runtime = await buildRuntime(
         {
           ...spec,

@@ -1,9 +1,21 @@
 import type { AssistantMessage, ToolCall, ToolResultMessage, Usage } from "@ollie/backends";
 import type { UsageTotals } from "../history/usage-meter.js";
+import type { HookEvent } from "../hooks/agent-hooks.js";
 import type { StopNotice } from "./stop-notice.js";
 
-/** What the agent is doing: waiting, waiting for the model, or running tools. */
-export type AgentState = "idle" | "thinking" | `calling: ${string}`;
+/**
+ * What the agent is doing: nothing (`idle`), a turn waiting for the model (`thinking`) or running tools
+ * (`calling: read, grep`), or — shown over those while it runs — a hook (`hook: preTurn`), a compaction
+ * (`compacting`) or the profile's prompt commands run again after one (`prompt commands`). Only `idle` means
+ * nothing runs; even then `Agent.busy` is true while a prompt waits to start.
+ */
+export type AgentState =
+  | "idle"
+  | "thinking"
+  | `calling: ${string}`
+  | `hook: ${HookEvent | "turnError"}`
+  | "compacting"
+  | "prompt commands";
 
 /** How a turn ended. */
 export type TurnStatus =

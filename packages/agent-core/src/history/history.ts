@@ -1,22 +1,37 @@
 import type { Message, ToolResultMessage } from "@ollie/backends";
 
-/** The result given to a tool call that never got one: a crash, a kill, an interrupt. */
+/** The result given to a call that was stopped before it returned: an interrupt, a close, a timeout of the turn. */
 export const INTERRUPTED_RESULT =
   "[interrupted: this call was stopped before it returned. It may have had side effects — check before repeating it.]";
+
+/** The result given, when a session is restored, to a call that was running when its process died. */
+export const RESTART_RESULT =
+  "[interrupted by a restart: the process running this call stopped before its result was recorded. It may have had side effects — check before repeating it.]";
 
 /** The reply given to a prompt whose turn a crash or a restart cut off before the model answered. */
 export const INTERRUPTED_TURN =
   "[interrupted: this turn was cut off by a restart before it was answered. Ask again if it still matters.]";
 
+/** How `answerUnanswered` answers what a history left unanswered. */
+export interface AnswerOptions {
+  /**
+   * The last turn was cut off (see PersistedSession.turnRunning): unless the history ends with the model's
+   * reply (an assistant message without calls), INTERRUPTED_TURN is added after it, once.
+   */
+  cutOff?: boolean;
+  /** The result each call left without one gets: RESTART_RESULT unless given. */
+  callResult?: string;
+}
+
 /**
  * A history as a restored agent needs it: every tool call left without a result (the process died
- * mid-round) gets INTERRUPTED_RESULT, placed after the results its round did get, so the next request is
- * valid; with `prompts`, a last prompt left without a reply gets INTERRUPTED_TURN. Returns the messages and
+ * mid-round) gets `callResult`, placed after the results its round did get, so the next request is valid;
+ * with `cutOff`, a last turn left without the model's reply gets INTERRUPTED_TURN. Returns the messages and
  * how many answers were added.
  */
 export function answerUnanswered(
   messages: readonly Message[],
-  options: { prompts?: boolean } = {},
+  options: AnswerOptions = {},
 ): { messages: Message[]; added: number } {
   const out: Message[] = [];
   let added = 0;
@@ -36,13 +51,14 @@ export function answerUnanswered(
         role: "tool",
         toolCallId: call.id,
         name: call.name,
-        content: INTERRUPTED_RESULT,
+        content: options.callResult ?? RESTART_RESULT,
         isError: true,
       });
       added++;
     }
   }
-  if (options.prompts && out.at(-1)?.role === "user") {
+  const last = out.at(-1);
+  if (options.cutOff && last && !(last.role === "assistant" && !last.toolCalls?.length)) {
     out.push({ role: "assistant", content: INTERRUPTED_TURN });
     added++;
   }

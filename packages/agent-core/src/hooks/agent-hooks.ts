@@ -33,6 +33,12 @@ export const CONTINUE: HookResult = { action: "continue", output: "", warnings: 
  */
 export interface AgentHooks {
   /**
+   * Whether any hook is attached to `event` (assumed so when this is absent). The agent skips an event with
+   * none; for one with hooks it shows the state `hook: EVENT` while they run, so that what watches the agent
+   * (a daemon parking idle agents, a status line) sees it busy.
+   */
+  handles?(event: HookEvent | "turnError"): boolean;
+  /**
    * Runs an event's hooks. `canBlock` is false for an event that comes after the fact (postCompact: the
    * agent decides which): nothing is left to block, so a refusal should be reported among the warnings and
    * the event's other hooks still run. A `block` returned anyway is reported as a warning and ignored.

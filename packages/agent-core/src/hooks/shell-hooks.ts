@@ -29,6 +29,7 @@ function describeRun(event: string, run: HookRun): string {
  */
 export function shellHooks(commands: HookCommands, options: HookRunOptions): AgentHooks {
   return {
+    handles: (event) => listOf(commands[event]).length > 0,
     async run(event, payload, signal, canBlock = true): Promise<HookResult> {
       const list = listOf(commands[event]);
       if (list.length === 0) return { action: "continue", output: "", warnings: [] };

@@ -8,7 +8,7 @@ import { addUserMessage } from "./turn-start.js";
 /**
  * After a round of calls: the task state learns what was done, the safety monitor judges the round (a
  * stop comes back as an error; nudges and the task state go to the model), the tool list is refreshed if
- * it changed, and the session is saved.
+ * it changed, and the session is saved (unless the journal holds the round already).
  */
 export async function afterRound(
   t: TurnContext,
@@ -44,6 +44,6 @@ export async function afterRound(
       error,
     });
   });
-  await t.persist();
+  await t.saveRound();
   return undefined;
 }

@@ -7,7 +7,8 @@ import type { TurnContext } from "./turn-context.js";
 
 /**
  * Runs a round of calls (read-safe ones together), each through its preTool hook (which may refuse it)
- * and its postTool hook (which may replace or annotate the result); results are reported as they come.
+ * and its postTool hook (which may replace or annotate the result); each result is recorded as its call ends,
+ * and reported as they come.
  */
 export function runCallRound(
   t: TurnContext,
@@ -24,6 +25,7 @@ export function runCallRound(
     signal,
     onStart: (group) => t.setState(`calling: ${group.map((c) => c.name).join(", ")}`),
     onResult: (call, result) => t.emit({ type: "tool", call, result }),
+    onEnd: (_call, result) => t.recordResult(result),
     cache,
     beforeCall: async (call, callSignal) => {
       const pre = await t.hook(

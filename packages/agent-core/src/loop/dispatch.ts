@@ -30,6 +30,11 @@ export interface Dispatch {
   signal: AbortSignal;
   onStart(calls: readonly ToolCall[]): void;
   onResult(call: ToolCall, result: ToolResultMessage): void;
+  /**
+   * A call ended with the result the model will read (refused, failed and interrupted calls too), awaited
+   * before the next call starts: where the result is recorded.
+   */
+  onEnd?(call: ToolCall, result: ToolResultMessage): Promise<void>;
   /** Before a call runs (the preTool hook): a reason to refuse it, or undefined to run it. */
   beforeCall?(call: ToolCall, signal: AbortSignal): Promise<string | undefined>;
   /** After a call ran (the postTool hook): the result the model will see. */
@@ -58,7 +63,13 @@ export async function dispatchCalls(d: Dispatch): Promise<ToolResultMessage[]> {
     }
     const group = d.calls.slice(i, i + batch);
     if (!d.signal.aborted) d.onStart(group);
-    const done = await Promise.all(group.map((call) => runCall(d, call)));
+    const done = await Promise.all(
+      group.map(async (call) => {
+        const result = await runCall(d, call);
+        await d.onEnd?.(call, result);
+        return result;
+      }),
+    );
     for (const [k, result] of done.entries()) {
       results.push(result);
       d.onResult(group[k]!, result);

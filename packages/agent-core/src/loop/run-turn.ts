@@ -16,10 +16,13 @@ import { addUserMessage, takePrompt } from "./turn-start.js";
 /**
  * One turn: the prompt goes in, then model requests and rounds of tool calls alternate until the model
  * answers without calling tools, the turn is interrupted, a failure ends it, or the step limit is reached.
- * Never throws; the history stays valid for the next request whatever happens.
+ * Never throws; the history stays valid for the next request whatever happens. The session is saved as the
+ * prompt is taken and at the end; a round is recorded before its calls run and each result as its call ends
+ * (see AgentOptions.journal), and without a journal the session is saved after each round too.
  */
 export async function runTurn(t: TurnContext, prompt: string, signal: AbortSignal): Promise<TurnOutcome> {
   t.usage.startTurn();
+  t.turnRunning = true;
   const safety = new SafetyMonitor(t.safety);
   const cache = new ReadCache(t.cwd ?? process.cwd());
   let steps = 0;
@@ -32,6 +35,7 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
   // The outcome is reported before the state goes back to idle: whoever sees idle sees a finished turn.
   const finish = async (status: TurnStatus, error?: unknown): Promise<TurnOutcome> => {
     t.usage.endTurn();
+    t.turnRunning = false;
     await t.persist();
     const outcome: TurnOutcome = {
       status,
@@ -87,8 +91,10 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
       refuseCalls(t, calls, steps);
       return finish("maxsteps");
     }
+    // Durable before anything runs: a process killed from here on restarts knowing what it was doing.
+    await t.recordRound();
     const results = await runCallRound(t, plan.runtime, calls, cache, signal);
-    t.history.append(...results);
+    t.endRound(results);
     steps++;
     if (signal.aborted) return finish("interrupted");
     const stopped = await afterRound(t, safety, reply, results, signal);

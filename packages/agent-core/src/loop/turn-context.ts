@@ -1,4 +1,4 @@
-import type { Message, Tool } from "@ollie/backends";
+import type { Message, Tool, ToolResultMessage } from "@ollie/backends";
 import type { CompactionOptions, CompactionTrigger } from "../compaction/compaction-options.js";
 import type { ContextFigures } from "../context/context-meter.js";
 import type { AgentEvent, AgentState } from "../events/agent-events.js";
@@ -30,6 +30,16 @@ export interface TurnContext {
   takeInjections(): string[];
   /** Saves the session; never throws (a failure is reported as an event). */
   persist(): Promise<void>;
+  /** A turn runs: saved with the session, so that a restore knows the turn was cut off. */
+  turnRunning: boolean;
+  /** Records the round whose reply ends the history, before its calls run; never throws. */
+  recordRound(): Promise<void>;
+  /** Records a result of the running round as its call ends; never throws. */
+  recordResult(result: ToolResultMessage): Promise<void>;
+  /** The running round's results enter the history, in the model's order. */
+  endRound(results: readonly ToolResultMessage[]): void;
+  /** After a round: saves the session whole, unless the journal holds the round; never throws. */
+  saveRound(): Promise<void>;
   readPlanStep(): Promise<string | undefined>;
   /** Runs an event's hooks (reporting their warnings). */
   hook(event: HookEvent, extra: Record<string, unknown>, signal: AbortSignal): Promise<HookResult>;

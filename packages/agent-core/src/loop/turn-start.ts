@@ -10,14 +10,18 @@ export function addUserMessage(t: TurnContext, text: string, from: "inject" | "o
 /**
  * The prompt goes in: the preTurn hook may refuse it (its reason is returned) or add to it; the profile's
  * user prompts go before it. It is saved at once: were the process to die now, the restored history says
- * the prompt was taken.
+ * the prompt was taken. The turn is under way from the start, its hook included: the state leaves `idle`
+ * at once (showing the hook while it runs) and comes back to it only when the turn has ended.
  */
 export async function takePrompt(
   t: TurnContext,
   prompt: string,
   signal: AbortSignal,
 ): Promise<string | undefined> {
-  const pre = await t.hook("preTurn", { prompt }, signal);
+  // The hook shows its state as soon as it is called, so the turn's own step changes nothing shown yet.
+  const hooked = t.hook("preTurn", { prompt }, signal);
+  t.setState("thinking");
+  const pre = await hooked;
   if (pre.action === "block") return pre.output;
   const parts = [...t.runtime.userPrompts, prompt];
   if (pre.output) parts.push(pre.output);

@@ -23,6 +23,17 @@ export interface PersistedSession {
   savedAt: string;
   /** Prompts accepted and not yet begun, oldest first: a restored agent submits them again. */
   queued?: string[];
+  /**
+   * Saved while a turn ran (or by a close that cut one off): a session restored from this had its last turn
+   * cut off, and `repairSession` says so. Absent otherwise.
+   */
+  turnRunning?: boolean;
+  /**
+   * Names this history. It changes whenever the history is replaced rather than added to (a compaction, a
+   * profile switch), so that journal entries written against another history are never applied to this one
+   * (see `replayJournal`). Absent in sessions saved before journals were.
+   */
+  historyId?: string;
 }
 
 const origin = z.object({ provider: z.string(), model: z.string() });
@@ -37,7 +48,17 @@ const toolCall = z.object({
   rawArguments: z.string().optional(),
 });
 
-const message = z.discriminatedUnion("role", [
+/** A tool call's result, as a history holds it. */
+export const toolResultSchema = z.object({
+  role: z.literal("tool"),
+  toolCallId: z.string(),
+  name: z.string(),
+  content: z.string(),
+  isError: z.boolean().optional(),
+});
+
+/** One message of a history, checked to the last field. */
+export const messageSchema = z.discriminatedUnion("role", [
   z.object({ role: z.literal("system"), content: z.string() }),
   z.object({ role: z.literal("user"), content: z.string() }),
   z.object({
@@ -55,18 +76,22 @@ const message = z.discriminatedUnion("role", [
       )
       .optional(),
   }),
-  z.object({
-    role: z.literal("tool"),
-    toolCallId: z.string(),
-    name: z.string(),
-    content: z.string(),
-    isError: z.boolean().optional(),
-  }),
+  toolResultSchema,
 ]);
 
 const count = z.number().nonnegative();
 
-const usageTotals = z.object({
+/** The task state, as TaskState. */
+export const taskStateSchema = z.object({
+  objective: z.string(),
+  planStep: z.string().optional(),
+  constraints: z.array(z.string()),
+  lastAction: z.string().optional(),
+  nextDecision: z.string().optional(),
+});
+
+/** Tokens, requests and cost, as UsageTotals. */
+export const usageTotalsSchema = z.object({
   inputTokens: count,
   outputTokens: count,
   cachedInputTokens: count,
@@ -86,16 +111,12 @@ export const persistedSessionSchema = z.object({
   name: z.string(),
   agent: z.string().optional(),
   cwd: z.string().optional(),
-  messages: z.array(message),
+  messages: z.array(messageSchema),
   queued: z.array(z.string()).optional(),
-  taskState: z.object({
-    objective: z.string(),
-    planStep: z.string().optional(),
-    constraints: z.array(z.string()),
-    lastAction: z.string().optional(),
-    nextDecision: z.string().optional(),
-  }),
-  usage: usageTotals,
-  compactionUsage: usageTotals.optional(),
+  taskState: taskStateSchema,
+  usage: usageTotalsSchema,
+  compactionUsage: usageTotalsSchema.optional(),
   savedAt: z.string(),
+  turnRunning: z.boolean().optional(),
+  historyId: z.string().min(1).optional(),
 });

@@ -5,7 +5,7 @@ import { ScriptedBackend } from "@ollie/backends/testing";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { call, echoTool, scriptedAgent, tools } from "../__fixtures__/agents.js";
 import { Agent } from "../agent/agent.js";
-import { INTERRUPTED_RESULT, INTERRUPTED_TURN } from "../history/history.js";
+import { INTERRUPTED_TURN, RESTART_RESULT } from "../history/history.js";
 import type { PersistedSession } from "./persisted-session.js";
 import { loadSession, SessionFileError, saveSession } from "./session-file.js";
 import { newSessionId } from "./session-id.js";
@@ -80,7 +80,7 @@ describe("session files", () => {
     expect(repaired).toBe(1);
     expect(loaded.messages.slice(2)).toEqual([
       { role: "tool", toolCallId: "c1", name: "read", content: "contents of a" },
-      { role: "tool", toolCallId: "c2", name: "shell", content: INTERRUPTED_RESULT, isError: true },
+      { role: "tool", toolCallId: "c2", name: "shell", content: RESTART_RESULT, isError: true },
     ]);
     expect(JSON.parse(readFileSync(file, "utf8")).messages).toHaveLength(4);
     expect((await loadSession(file)).repaired).toBe(0);
@@ -88,7 +88,7 @@ describe("session files", () => {
 });
 
 describe("persistence of an agent", () => {
-  it("saves as the turn begins, after every round of calls and at the end of the turn", async () => {
+  it("without a journal, saves as the turn begins, before each round's calls, as each call ends, after the round and at the end", async () => {
     const saves: PersistedSession[] = [];
     const { agent } = await scriptedAgent(
       [call("read", { path: "a" }), call("read", { path: "b" }), { text: "ok" }],
@@ -100,7 +100,8 @@ describe("persistence of an agent", () => {
       },
     );
     await agent.submit("go");
-    expect(saves.map((s) => s.messages.length)).toEqual([1, 3, 5, 6]);
+    // The save as a call ends holds its result, which the history gets when the round ends.
+    expect(saves.map((s) => s.messages.length)).toEqual([1, 2, 3, 3, 4, 5, 5, 6]);
   });
 
   it("reports a failed save and carries on", async () => {
@@ -139,6 +140,8 @@ describe("persistence of an agent", () => {
     await agent.close();
     const last = saves.at(-1)!;
     expect(last.queued).toEqual(["second", "third"]);
+    // The turn the close cut off is saved as such: the restored agent says so, once.
+    expect(last.turnRunning).toBe(true);
 
     const { agent: again } = await scriptedAgent([{ text: "2" }, { text: "3" }], { restore: last });
     const prompts = () =>
@@ -147,6 +150,7 @@ describe("persistence of an agent", () => {
         .messages.filter((m) => m.role === "user")
         .map((m) => m.content);
     await vi.waitFor(() => expect(prompts()).toEqual(["first", "second", "third"]));
+    expect(again.snapshot().messages.filter((m) => m.content === INTERRUPTED_TURN)).toHaveLength(1);
     await again.close();
   });
 
@@ -221,7 +225,7 @@ describe("persistence of an agent", () => {
     expect(agent.history.at(-1)).toMatchObject({
       role: "tool",
       toolCallId: "c1",
-      content: INTERRUPTED_RESULT,
+      content: RESTART_RESULT,
     });
     expect(saves).toHaveLength(1);
     expect(saves[0]!.messages).toHaveLength(3);

@@ -2,7 +2,7 @@ import { closeSync, constants, openSync } from "node:fs";
 import { Socket } from "node:net";
 import { constants as os } from "node:os";
 import { execa, type ResultPromise } from "execa";
-import { SandboxUnavailableError } from "../errors.js";
+import { LauncherServiceStoppedError, SandboxUnavailableError } from "../errors.js";
 
 /** A command started by the launcher service: its streams, and the call's launcher to signal. */
 export interface ServedCommand {
@@ -13,7 +13,7 @@ export interface ServedCommand {
   stderr: Socket;
   /**
    * How it ended (the command's own exit status or signal, and the limits its launcher reported it reached:
-   * `processes`, `memory`); rejects only if the service itself died.
+   * `processes`, `memory`); rejects, with a LauncherServiceStoppedError, only if the service itself died.
    */
   exit: Promise<{ exitCode: number | null; signal: NodeJS.Signals | null; reported: string[] }>;
 }
@@ -80,13 +80,12 @@ class LauncherService {
     });
     this.child.stdin!.on("error", () => {});
     void this.child.then((result) => {
-      const why = this.said.trim().split("\n").pop() || `exit ${result.exitCode ?? result.signal}`;
-      this.end(
-        new SandboxUnavailableError(
-          `The sandbox launcher service ${launcher} stopped (${why})`,
-          "The next command starts it again",
-        ),
-      );
+      // Its last words explain an exit of its own; a signal is its own explanation.
+      const said = this.said.trim().split("\n").pop();
+      const why = result.signal
+        ? `killed by ${result.signal}`
+        : `exit status ${result.exitCode}${said ? `: ${said}` : ""}`;
+      this.end(new LauncherServiceStoppedError(launcher, why));
     });
     this.idle();
   }

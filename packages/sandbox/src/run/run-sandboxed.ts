@@ -66,7 +66,7 @@ export interface SandboxExit {
 
 /** A sandboxed command that is running: its streams, its exit, and `end()`. */
 export interface SandboxedProcess extends Omit<ServedCommand, "exit"> {
-  /** How it ended; rejects only if the launcher service itself died. */
+  /** How it ended; rejects, with a LauncherServiceStoppedError, only if the launcher service itself died. */
   exit: Promise<SandboxExit>;
   /** Ends the command and everything it started (SIGTERM, then SIGKILL for all after 500 ms). */
   end(): void;

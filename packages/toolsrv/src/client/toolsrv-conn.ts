@@ -239,7 +239,8 @@ function describe(m: ToolMeta): ToolInfo {
 
 /**
  * What the model reads of a result: the output, and for a failure, why — status, timeout, the resource limit
- * that stopped it, stderr. A limit a process inside reached without stopping the tool is said too.
+ * that stopped it, stderr (a call left without a result has its output say why). A limit a process inside
+ * reached without stopping the tool is said too.
  */
 function modelText(name: string, r: CallResult): string {
   const stopped = limitThatStopped(r);
@@ -248,7 +249,8 @@ function modelText(name: string, r: CallResult): string {
     .map((l) => `[a process of ${name} was stopped: it reached ${l.text}]`);
   const out = (text: string, lines: string[]) =>
     lines.length === 0 ? text : `${text}${text && !text.endsWith("\n") ? "\n" : ""}${lines.join("\n")}`;
-  if (!r.isError || r.exitCode === undefined) return out(r.output, notes);
+  // A call that got no result of its own (its failure) has its output say why already.
+  if (!r.isError || r.exitCode === undefined || r.failure !== undefined) return out(r.output, notes);
   const why = r.timedOut
     ? `${name} was stopped: it ran past its timeout`
     : r.cancelled

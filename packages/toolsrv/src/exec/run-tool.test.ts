@@ -2,7 +2,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, wr
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { resolvePolicy } from "@ollie/sandbox";
-import { processGone } from "@ollie/sandbox/testing";
+import { parentOf, processGone } from "@ollie/sandbox/testing";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import type { CatalogEntry } from "../catalog/tool-catalog.js";
 import { checkMeta } from "../metadata/tool-meta.js";
@@ -92,6 +92,29 @@ describe("running a tool", () => {
     expect(await running).toMatchObject({ cancelled: true });
     const pid = Number(readFileSync(pids, "utf8").trim());
     expect(processGone(pid)).toBe(true);
+  });
+
+  it("ends with a failure that says so when the launcher service dies under it; the next run starts a new one", async () => {
+    const pids = join(work, "service.pids");
+    const running = await startTool(
+      entry("blocks", `echo partial; setsid sleep 100 & echo $! > ${pids}; sleep 100`),
+      { args: {}, cwd: work, env },
+      { policy },
+    );
+    await vi.waitFor(() => expect(existsSync(pids)).toBe(true), WAIT);
+    const service = parentOf(running.pid!)!;
+    process.kill(service, "SIGKILL");
+    const outcome = await running.done;
+    const failure =
+      "blocks did not finish: the sandbox launcher service stopped during this call (killed by SIGKILL), " +
+      "ending blocks and every process it started; the next call starts a new service";
+    expect(outcome).toMatchObject({ exitCode: null, signal: null, failure });
+    expect(outcome.output).toMatch(new RegExp(`\\[${failure.replace(/[()]/g, "\\$&")}\\]\n$`));
+    const left = Number(readFileSync(pids, "utf8").trim());
+    await vi.waitFor(() => expect(processGone(left)).toBe(true), WAIT);
+    const next = await startTool(entry("after", "echo again"), { args: {}, cwd: work, env }, { policy });
+    expect(parentOf(next.pid!)).not.toBe(service);
+    expect(await next.done).toMatchObject({ exitCode: 0, output: "again\n" });
   });
 
   it("runs under the sandbox: writing outside the policy is denied by Landlock", async () => {

@@ -1,4 +1,11 @@
-import { type LimitReached, launcherRefusal, type SandboxPolicy, startSandboxed } from "@ollie/sandbox";
+import {
+  LauncherServiceStoppedError,
+  type LimitReached,
+  launcherRefusal,
+  type SandboxExit,
+  type SandboxPolicy,
+  startSandboxed,
+} from "@ollie/sandbox";
 import { LogStream } from "@ollie/virtfs";
 import type { CatalogEntry } from "../catalog/tool-catalog.js";
 import type { CallTiming } from "./call-timing.js";
@@ -29,7 +36,10 @@ export interface ToolOutcome {
   durationMs: number;
   /** The sandbox launcher refused (policy, exec denied, not found): its `ollie-sandbox: ` line. */
   launcherError?: string;
-  /** Why a call of an MCP server's tool got no result (the server died, or refused the request). */
+  /**
+   * Why the call got no result, when it got none: an MCP server died or refused the request, or the sandbox
+   * launcher service died under the tool. The output ends with it.
+   */
   failure?: string;
   /** The resource limits the process reached (a refused fork ends it; see SandboxExit.reached). */
   reached?: LimitReached[];
@@ -128,7 +138,17 @@ export async function startTool(
     child.end();
   };
   const done = (async (): Promise<ToolOutcome> => {
-    const result = await child.exit;
+    let result: SandboxExit;
+    try {
+      result = await child.exit;
+    } catch (error) {
+      // The launcher service died, and the tool's whole tree with it: what it wrote so far, and why it ended.
+      // Its pipes are not waited for: no process is left to close them, and none must hold the call.
+      child.stdout.destroy();
+      child.stderr.destroy();
+      stream.close();
+      return stoppedOutcome(entry.meta.name, error, output, stderr, startedAt);
+    }
     timing?.mark("run");
     await streams;
     timing?.mark("drain");
@@ -151,4 +171,35 @@ export async function startTool(
     return outcome;
   })();
   return { tool: entry.meta.name, pid: child.pid, startedAt, stream, done, kill };
+}
+
+/**
+ * The outcome of a run whose launcher service died under it (see LauncherServiceStoppedError): no exit status
+ * of its own, and a failure that says what happened and that the next call works again.
+ */
+function stoppedOutcome(
+  tool: string,
+  error: unknown,
+  output: OutputBuffer,
+  stderr: OutputBuffer,
+  startedAt: Date,
+): ToolOutcome {
+  const why =
+    error instanceof LauncherServiceStoppedError
+      ? `the sandbox launcher service stopped during this call (${error.why}), ending ${tool} and every process it started; the next call starts a new service`
+      : `its sandbox failed during this call: ${(error as Error).message}`;
+  const failure = `${tool} did not finish: ${why}`;
+  const text = output.text();
+  return {
+    exitCode: null,
+    signal: null,
+    output: `${text}${text && !text.endsWith("\n") ? "\n" : ""}[${failure}]\n`,
+    stderr: stderr.text(),
+    bytes: output.total,
+    truncated: output.truncated,
+    timedOut: false,
+    cancelled: false,
+    durationMs: Date.now() - startedAt.getTime(),
+    failure,
+  };
 }

@@ -49,6 +49,11 @@ export interface CallResult {
    * a process killed at the agent's memory limit, its CPU time or file-size limit.
    */
   reached?: LimitReached[];
+  /**
+   * Why the call got no result of its own (an MCP server died, the sandbox launcher service died under the
+   * tool); the output ends with it.
+   */
+  failure?: string;
   /** The process's id under proc/. */
   proc?: number;
   detached?: boolean;
@@ -282,8 +287,8 @@ export class ToolService {
 }
 
 /**
- * A finished run as a call result: a non-zero exit, a signal, a timeout, a refusal or a limit that ended it
- * is an error.
+ * A finished run as a call result: a non-zero exit, a signal, a timeout, a refusal, a limit that ended it or
+ * a failure that left it without a result is an error.
  */
 export function resultOf(o: ToolOutcome): CallResult {
   const isError = o.exitCode !== 0 || o.timedOut || o.cancelled || o.launcherError !== undefined;
@@ -299,5 +304,6 @@ export function resultOf(o: ToolOutcome): CallResult {
     cancelled: o.cancelled,
     durationMs: o.durationMs,
     ...(o.reached && { reached: o.reached }),
+    ...(o.failure !== undefined && { failure: o.failure }),
   };
 }

@@ -13,6 +13,10 @@ const CONNECT_MS = 20_000;
 /** How long a tool waits for an answer: within its own timeout (90 s). */
 const ANSWER_MS = 80_000;
 
+/** What a call says when its broker ended before it answered. */
+export const BROKER_GONE =
+  "the language server broker ended during this call, before it answered; toolsrv starts a new one for the next lsp call";
+
 /** Asks the agent's broker (reached through its socket in TMPDIR) and returns the text of its answer. */
 export async function askBroker(req: BrokerRequest): Promise<string> {
   const path = socketPath();
@@ -31,6 +35,8 @@ export async function askBroker(req: BrokerRequest): Promise<string> {
             reject(new ToolError(`the language server broker gave no answer within ${ANSWER_MS / 1000} s`)),
           ANSWER_MS,
         );
+        // A broker that dies with the request pending never answers it: the call ends now, saying so.
+        conn.onClose(() => reject(new ToolError(BROKER_GONE)));
       }),
     ]);
     return answer.text;

@@ -1,0 +1,53 @@
+// The public face of @ollie/client: every name exported here is part of the API.
+
+export { Agent, type StateWanted } from "./agent/agent.js";
+export { Prompt } from "./agent/prompt.js";
+export { Bypass, BypassRequest } from "./bypass/bypass.js";
+export type { ChatKind, ChatPiece } from "./chat/chat-pieces.js";
+export { type ChatOptions, ChatStream } from "./chat/chat-stream.js";
+export { OllieClient } from "./client.js";
+export { type ConnectOptions, connect } from "./connect/connect.js";
+export {
+  AttachRefusedError,
+  DialError,
+  KeyFileError,
+  NoSuchSessionError,
+  RefusedError,
+  ReplyFormatError,
+} from "./errors.js";
+export { EventStream, type EventsOptions } from "./events/event-stream.js";
+export type {
+  AgentEventBody,
+  AgentEventRecord,
+  EventStamp,
+  EventsDropped,
+  OllieEvent,
+  OtherEvent,
+  RequestUsage,
+  SessionEventBody,
+  SessionEventRecord,
+  ToolCallRecord,
+  ToolResultRecord,
+  TurnRecord,
+} from "./events/event-types.js";
+export type { AgentActivity } from "./formats/activity.js";
+export type { AgentConfig, AgentSettings, RemoteTools } from "./formats/agent-config.js";
+export { type AgentState, callingTools } from "./formats/agent-state.js";
+export type { BypassOperation, PendingBypass } from "./formats/bypass-lines.js";
+export type { Outcome, TurnEnd, TurnStatus } from "./formats/outcome.js";
+export type {
+  BackendCheck,
+  BackendChecks,
+  BackendInfo,
+  BackendStatus,
+  ModelInfo,
+  ProfileInfo,
+  SessionEntry,
+} from "./formats/tables.js";
+export type { ToolsrvStatus } from "./formats/toolsrv-status.js";
+export type { AgentCost, AgentUsage, ContextSize, UsageTotals } from "./formats/usage.js";
+export { isSessionId } from "./namespace/paths.js";
+export { defaultAddress, type OllieDirs, ollieDirs } from "./ollie-dirs.js";
+export { Session } from "./session/session.js";
+export type { ForkOptions, SessionSpec } from "./session/session-spec.js";
+export { Watch } from "./streams/watch.js";
