@@ -176,21 +176,43 @@ export async function startOllie(prefix = "olliesrv-", options: StartOptions = {
 }
 
 /**
- * Watches an agent's state from now: `until(want)` reads `statewait` until the state is `want` and returns
- * every state seen on the way. Open it before the write that starts the turn, so no change is missed.
+ * Watches an agent's state from now: `until(want)` waits until the state is `want` and returns every state
+ * seen on the way. Open it before the write that starts the turn. A read of `statewait` is kept waiting at
+ * olliesrv from the start, each issued as the last returns: a read returns once the state differs from what
+ * the file last showed (at first, the state when it was opened), so a read issued only when `until` is
+ * called would miss a turn that ended meanwhile, and wait for ever.
  */
 export async function watchStates(o: Ollie, agent: string) {
   const f = await o.fsys.open(`${agent}/statewait`);
+  const seen: string[] = [];
+  let failure: unknown;
+  let changed: () => void = () => {};
+  let closing = false;
+  void (async () => {
+    try {
+      for (;;) {
+        seen.push((await f.read(0)).toString().trim());
+        changed();
+      }
+    } catch (error) {
+      if (!closing) failure = error;
+      changed();
+    }
+  })();
   return {
     async until(want: string): Promise<string[]> {
-      const seen: string[] = [];
       try {
-        for (;;) {
-          const now = (await f.read(0)).toString().trim();
-          seen.push(now);
-          if (now === want) return seen;
+        for (let looked = 0; ; ) {
+          const at = seen.indexOf(want, looked);
+          if (at >= 0) return seen.slice(0, at + 1);
+          if (failure !== undefined) throw failure;
+          looked = seen.length;
+          await new Promise<void>((resolve) => {
+            changed = resolve;
+          });
         }
       } finally {
+        closing = true;
         await f.close();
       }
     },

@@ -26,8 +26,15 @@ async function shellThere(agent: string, command: string, text: string): Promise
 /** The bundles sent to the host so far. */
 const bundlesThere = () => readdirSync(join(remoteData, "bundles")).filter((n) => /^[0-9a-f]{32}$/.test(n));
 
-/** This machine's processes whose command line matches `pattern`. */
-const running = (pattern: RegExp) => processesWhere("cmdline", (words) => pattern.test(words.join(" ")));
+/**
+ * This machine's processes whose command line matches `pattern` and names `mine` (a path of this file's
+ * host): other test files run their own hosts' toolsrv and ssh at the same time.
+ */
+const running = (pattern: RegExp, mine: string) =>
+  processesWhere("cmdline", (words) => {
+    const line = words.join(" ");
+    return line.includes(mine) && pattern.test(line);
+  });
 let o: Ollie;
 let remoteData: string;
 let remoteWork: string;
@@ -122,7 +129,7 @@ describe.skipIf(!SSHD)("a remote session", { timeout: 90_000 }, () => {
     await o.fsys.writeFile(`${agent}/prompt`, "Run it there");
     const pidFile = join(remoteWork, "cut.pid");
     await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), WAIT);
-    const [master] = running(/ControlPath=\S*ollie-remote\/ssh-\S* .*-M /);
+    const [master] = running(/ControlPath=\S*ollie-remote\/ssh-\S* .*-M /, sshd.configFile);
     expect(master, "the ssh master connection").toBeDefined();
     process.kill(master!, "SIGKILL");
     await states.until("idle");
@@ -142,7 +149,7 @@ describe.skipIf(!SSHD)("a remote session", { timeout: 90_000 }, () => {
   it("starts toolsrv there again when it ended on its own", async () => {
     const { agent } = await remoteSession();
     await shellThere(agent, "true", "Are you there?");
-    const [toolsrv] = running(/toolsrv\.js -a unix!\S*\/data\/run\/toolsrv-/);
+    const [toolsrv] = running(/toolsrv\.js -a unix!\S*\/data\/run\/toolsrv-/, remoteData);
     expect(toolsrv, "toolsrv on the host").toBeDefined();
     process.kill(toolsrv!, "SIGKILL");
     await vi.waitFor(() => expect(o.log()).toMatch(/toolsrv on \S+ ended: toolsrv exited/), WAIT);
@@ -163,7 +170,7 @@ describe.skipIf(!SSHD)("a remote session", { timeout: 90_000 }, () => {
     await o.fsys.writeFile(`${agent}/prompt`, "Run it there");
     const pidFile = join(remoteWork, "killed.pid");
     await vi.waitFor(() => expect(existsSync(pidFile)).toBe(true), WAIT);
-    const [toolsrv] = running(/toolsrv\.js -a unix!\S*\/data\/run\/toolsrv-/);
+    const [toolsrv] = running(/toolsrv\.js -a unix!\S*\/data\/run\/toolsrv-/, remoteData);
     expect(toolsrv, "toolsrv on the host").toBeDefined();
     process.kill(toolsrv!, "SIGKILL");
     await states.until("idle");

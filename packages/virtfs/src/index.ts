@@ -1,5 +1,6 @@
 // The public face of @ollie/virtfs: every name exported here is part of the API.
 
+export type { AbortSource } from "./patterns/abort-source.js";
 export { type CloneState, clone } from "./patterns/clone.js";
 export { type CommandContext, type CommandHandler, type CtlOptions, ctl } from "./patterns/ctl.js";
 export { Fifo, type FifoOptions, fifo } from "./patterns/fifo.js";

@@ -1,6 +1,17 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
-import { cp, mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import {
+  copyFile,
+  link,
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  utimes,
+  writeFile,
+} from "node:fs/promises";
 import { dirname, join } from "node:path";
 
 /** Files to send to a host as one directory, named by the hash of its paths, modes and contents. */
@@ -42,6 +53,26 @@ export async function hashedBundle(
   return { files: out, hash: hash.digest("hex").slice(0, 32), manifest };
 }
 
+/** Files of a bundle placed at once while it is staged. */
+const PLACED_AT_ONCE = 16;
+
+/**
+ * Puts a file into a staged bundle: a hard link (nothing is copied, and the mode and times are the
+ * file's), or where the cache is on another file system or refuses links, a copy with the same times.
+ */
+async function place(source: string, target: string): Promise<void> {
+  try {
+    await link(source, target);
+    return;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== "EXDEV" && code !== "EPERM" && code !== "EMLINK") throw error;
+  }
+  await copyFile(source, target);
+  const { atime, mtime } = await stat(source);
+  await utimes(target, atime, mtime);
+}
+
 /**
  * The bundle as a directory under `cacheDir` named by its hash, made once (in a temporary directory renamed
  * into place, so a half-made one is never taken for whole).
@@ -54,10 +85,14 @@ export async function stageBundle(bundle: Bundle, cacheDir: string): Promise<str
   await rm(temp, { recursive: true, force: true });
   // Made first: a bundle with no files at all (a configuration with no tools and no policies) is still one.
   await mkdir(temp, { mode: 0o700 });
-  for (const file of bundle.files) {
-    await mkdir(dirname(join(temp, file.path)), { recursive: true });
-    await cp(file.source, join(temp, file.path), { preserveTimestamps: true });
-  }
+  const dirs = new Set(bundle.files.map((file) => dirname(join(temp, file.path))));
+  for (const dir of [...dirs].sort()) await mkdir(dir, { recursive: true });
+  // Thousands of files (toolsrv's packages): placed a few at a time, each linked where it can be.
+  const queue = [...bundle.files];
+  const placeNext = async (): Promise<void> => {
+    for (let file = queue.pop(); file; file = queue.pop()) await place(file.source, join(temp, file.path));
+  };
+  await Promise.all(Array.from({ length: PLACED_AT_ONCE }, placeNext));
   await writeFile(join(temp, "bundle.json"), `${JSON.stringify(bundle.manifest)}\n`);
   await rename(temp, target).catch(async (error: NodeJS.ErrnoException) => {
     // Another daemon staged the same bundle first: theirs is the same bytes.

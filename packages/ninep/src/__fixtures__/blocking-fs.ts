@@ -18,6 +18,11 @@ export class BlockingFs implements FileServer<string> {
   private readonly pipeWriters: Array<{ data: Uint8Array; done: (n: number) => void }> = [];
   private readonly pipeReaders: Array<(data: Uint8Array) => void> = [];
 
+  /** Reads of `pipe` waiting for a write. */
+  get waitingPipeReads(): number {
+    return this.pipeReaders.length;
+  }
+
   private static readonly files: Record<string, Qid> = {
     "/": { type: QT.DIR, version: 0, path: 0n },
     "/hello": { type: 0, version: 0, path: 1n },

@@ -156,7 +156,7 @@ export class Connection<A = unknown> implements ConnectionContext<A> {
     if (req.discarded || this.tags.get(req.tag) !== req) return;
     this.tags.delete(req.tag);
     this.send(reply);
-    for (const flush of req.flushes) this.respond(flush, { type: "Rflush", tag: flush.tag });
+    for (const flush of req.flushes ?? []) this.respond(flush, { type: "Rflush", tag: flush.tag });
     if (this.inputEnded) this.endIfIdle();
     if (this.waitingForReplies && this.tags.size < this.options.limits.maxRequestsInFlight) {
       this.waitingForReplies = false;

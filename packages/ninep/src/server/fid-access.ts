@@ -6,21 +6,41 @@ import type { FileServer } from "./file-server.js";
 import { refuse } from "./ninep-error.js";
 import type { PendingRequest } from "./pending-request.js";
 
-/** A fid a request holds: the record, and a promise that settles once earlier requests are done with it. */
+/**
+ * A fid a request holds: the record, and a promise that settles once earlier requests are done with it —
+ * or nothing when none was busy with it, and the request may go on at once.
+ */
 export interface Claim<A> {
   f: FidState<A>;
-  ready: Promise<void>;
+  ready: Promise<void> | undefined;
+}
+
+/**
+ * The fids one request holds until it ends. Most hold one, which is kept without an array: a blocked read
+ * holds its fid for as long as it waits, and clients pipeline those by the thousand.
+ */
+export class HeldFids<A> {
+  private first: FidState<A> | undefined;
+  private more: FidState<A>[] | undefined;
+
+  add(f: FidState<A>): void {
+    if (this.first === undefined) this.first = f;
+    else if (this.more === undefined) this.more = [f];
+    else this.more.push(f);
+  }
+
+  forEach(visit: (f: FidState<A>) => void): void {
+    if (this.first !== undefined) visit(this.first);
+    this.more?.forEach(visit);
+  }
 }
 
 /** Waits for `busy` to settle, or rejects when the request is flushed or its session ends first. */
 function waitUnlessAborted(busy: Promise<void>, req: PendingRequest): Promise<void> {
-  const signal = req.signal;
-  if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
+    const forget = req.onAbort(reject);
     busy.then(() => {
-      signal.removeEventListener("abort", onAbort);
+      forget();
       resolve();
     });
   });
@@ -38,25 +58,30 @@ export class FidAccess<A> {
   ) {}
 
   /**
-   * Holds a fid for a request. `ready` settles when earlier attaches, walks, opens and creates of the fid are
-   * done; it rejects if the fid turned out not to exist or the request was flushed. A request that changes
-   * the fid calls `f.beginBusy()` right after, so that later requests wait for it in turn.
+   * Holds a fid for a request (in `used`, released when the request ends). When an attach, walk, open or
+   * create of the fid is under way, `ready` settles once it is done, and rejects if the fid turned out not to
+   * exist or the request was flushed meanwhile; when none is, the fid is checked now (this throws). A request
+   * that changes the fid calls `f.beginBusy()` right after, so that later requests wait for it in turn.
    */
-  claim(req: PendingRequest, used: FidState<A>[], fid: number): Claim<A> {
+  claim(req: PendingRequest, used: HeldFids<A>, fid: number): Claim<A> {
     const f = this.conn.fids.get(fid);
     if (!f) throw refuse("unknown fid", Errno.EBADF);
     const barrier = f.busy;
     f.refs++;
     f.inflight.add(req);
-    used.push(f);
-    const ready = this.ready(req, f, barrier);
+    used.add(f);
+    if (!barrier) {
+      this.check(req, f);
+      return { f, ready: undefined };
+    }
+    const ready = waitUnlessAborted(barrier, req).then(() => this.check(req, f));
     // Handled here as well: a handler may fail before it awaits `ready`.
     ready.catch(() => {});
     return { f, ready };
   }
 
-  private async ready(req: PendingRequest, f: FidState<A>, barrier: Promise<void> | null): Promise<void> {
-    if (barrier) await waitUnlessAborted(barrier, req);
+  /** Throws if the fid is not usable (its creation failed, or it was clunked) or the request was flushed. */
+  private check(req: PendingRequest, f: FidState<A>): void {
     if (f.pending || this.conn.fids.get(f.fid) !== f) throw refuse("unknown fid", Errno.EBADF);
     req.throwIfAborted();
   }
@@ -114,10 +139,10 @@ export class FidAccess<A> {
   }
 
   /** Ends the requests' hold on the fids they used. */
-  releaseAll(req: PendingRequest, used: FidState<A>[]): void {
-    for (const f of used) {
+  releaseAll(req: PendingRequest, used: HeldFids<A>): void {
+    used.forEach((f) => {
       f.inflight.delete(req);
       this.release(f);
-    }
+    });
   }
 }

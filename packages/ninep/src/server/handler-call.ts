@@ -2,7 +2,7 @@ import { QT } from "../codec/constants.js";
 import { Errno } from "../codec/linux/constants.js";
 import type { FidState } from "./fid-state.js";
 import { refuse } from "./ninep-error.js";
-import type { PendingRequest } from "./pending-request.js";
+import type { AbortListener, PendingRequest } from "./pending-request.js";
 
 export function isDir(f: FidState<unknown>): boolean {
   return (f.qid.type & QT.DIR) !== 0;
@@ -18,7 +18,8 @@ const REQUEST = Symbol("request");
 
 /**
  * What a FileServer handler receives. The signal is made only when the handler reads it: most requests
- * finish without anyone looking, and an AbortController costs more than the rest of a small read.
+ * finish without anyone looking, and an AbortController costs more than the rest of a small read (a
+ * handler that waits can listen with `onAbort` instead).
  */
 class HandlerCall<A> {
   private readonly [REQUEST]: PendingRequest;
@@ -30,6 +31,9 @@ class HandlerCall<A> {
   }
   get signal(): AbortSignal {
     return this[REQUEST].signal;
+  }
+  onAbort(listener: AbortListener): () => void {
+    return this[REQUEST].onAbort(listener);
   }
 }
 

@@ -1,9 +1,10 @@
 import type { Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
+import { BlockingFs } from "../__fixtures__/blocking-fs.js";
 import { eventually, type Harness, serve } from "../__fixtures__/harness.js";
 import { hmacAuth, hmacAuthenticator } from "../auth/hmac.js";
-import { OREAD } from "../codec/constants.js";
+import { OREAD, OWRITE } from "../codec/constants.js";
 import { decodeMessage } from "../codec/decode.js";
 import { encodeMessage } from "../codec/encode.js";
 import { FrameReader } from "../codec/frame-reader.js";
@@ -97,6 +98,55 @@ describe("a pipelining client", () => {
     // A window for a negative assertion: the requests must not all leave the client.
     const sent = await Promise.race([drained.then(() => true), sleep(5000).then(() => false)]);
     expect(sent).toBe(false);
+  });
+});
+
+describe("reads that block", () => {
+  it("count with the requests in flight: past maxRequestsInFlight nothing more is read until one is answered", async () => {
+    const fs = new BlockingFs();
+    const h = (await serve(fs, { limits: { maxRequestsInFlight: 4 } })) as Harness<unknown>;
+    harness = h;
+    const c = await raw(h);
+    c.read();
+    c.send({ type: "Tversion", tag: 0xffff, msize: 8192, version: "9P2000" });
+    c.send({ type: "Tattach", tag: 1, fid: 0, afid: 0xffffffff, uname: "glenda", aname: "" });
+    c.send({ type: "Twalk", tag: 2, fid: 0, newfid: 1, wnames: ["pipe"] });
+    c.send({ type: "Topen", tag: 3, fid: 1, mode: OREAD });
+    c.send({ type: "Twalk", tag: 4, fid: 0, newfid: 2, wnames: ["hello"] });
+    c.send({ type: "Topen", tag: 5, fid: 2, mode: OREAD });
+    await c.reply(5);
+    // Four reads that wait for a write fill the connection; the quick read behind them is not taken.
+    for (let i = 0; i < 4; i++) c.send({ type: "Tread", tag: 10 + i, fid: 1, offset: 0n, count: 64 });
+    c.send({ type: "Tread", tag: 20, fid: 2, offset: 0n, count: 64 });
+    await eventually(() => fs.waitingPipeReads === 4);
+    expect(h.server.stats().requests).toBe(4);
+    // One write answers one of them, and only then is the quick read read, and answered after it.
+    const writer = await (await h.client()).attach({ uname: "glenda" });
+    await (await writer.open("pipe", OWRITE)).write("woken");
+    expect(await c.reply(20)).toMatchObject({ type: "Rread", data: Buffer.from("hello, world\n") });
+    const order = c.replies.map((r) => ("tag" in r ? r.tag : -1));
+    expect(order.indexOf(10)).toBeGreaterThanOrEqual(0);
+    expect(order.indexOf(10)).toBeLessThan(order.indexOf(20));
+    expect(fs.waitingPipeReads).toBe(3);
+  });
+
+  it("are aborted, and hold nothing, once their connection closes", async () => {
+    const fs = new BlockingFs();
+    const h = (await serve(fs)) as Harness<unknown>;
+    harness = h;
+    const c = await raw(h);
+    c.read();
+    c.send({ type: "Tversion", tag: 0xffff, msize: 8192, version: "9P2000" });
+    c.send({ type: "Tattach", tag: 1, fid: 0, afid: 0xffffffff, uname: "glenda", aname: "" });
+    c.send({ type: "Twalk", tag: 2, fid: 0, newfid: 1, wnames: ["block"] });
+    c.send({ type: "Topen", tag: 3, fid: 1, mode: OREAD });
+    await c.reply(3);
+    for (let i = 0; i < 500; i++) c.send({ type: "Tread", tag: 10 + i, fid: 1, offset: 0n, count: 64 });
+    await eventually(() => fs.blockedReads.size === 500);
+    c.sock.destroy();
+    await eventually(() => fs.blockedReads.size === 0 && h.server.stats().connections === 0);
+    expect(h.server.stats()).toMatchObject({ requests: 0, fids: 0 });
+    expect(fs.aborted).toHaveLength(500);
   });
 });
 

@@ -23,7 +23,7 @@ import { statSize } from "../codec/writer.js";
 import { AttachHandlers } from "./attach-handlers.js";
 import type { ConnectionContext } from "./connection-context.js";
 import { readDirectory } from "./dir-read.js";
-import { FidAccess } from "./fid-access.js";
+import { FidAccess, HeldFids } from "./fid-access.js";
 import { FidState } from "./fid-state.js";
 import type { FileServer, OpenResult } from "./file-server.js";
 import { call, checkName, isDir, live } from "./handler-call.js";
@@ -67,8 +67,14 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
       this.flush(req, m.oldtag);
       return;
     }
-    const used: FidState<A>[] = [];
-    this.handle(req, m, used).then(
+    const used = new HeldFids<A>();
+    let replying: Promise<RMessage>;
+    try {
+      replying = this.handle(req, m, used);
+    } catch (err) {
+      replying = Promise.reject(err);
+    }
+    replying.then(
       (reply) => {
         this.fids.releaseAll(req, used);
         this.conn.respond(req, reply);
@@ -86,11 +92,11 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
       this.conn.respond(req, { type: "Rflush", tag: req.tag });
       return;
     }
-    old.flushes.push(req);
+    old.addFlush(req);
     old.abort("flushed");
   }
 
-  private handle(req: PendingRequest, m: Work, used: FidState<A>[]): Promise<RMessage> {
+  private handle(req: PendingRequest, m: Work, used: HeldFids<A>): Promise<RMessage> {
     if (isLinuxRequest(m)) return handleLinux(this, req, m, used);
     switch (m.type) {
       case "Tauth":
@@ -118,7 +124,7 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
     }
   }
 
-  private async walk(req: PendingRequest, m: Twalk, used: FidState<A>[]): Promise<RMessage> {
+  private async walk(req: PendingRequest, m: Twalk, used: HeldFids<A>): Promise<RMessage> {
     const { f, ready } = this.fids.claim(req, used, m.fid);
     for (const name of m.wnames) {
       if (name !== "..") checkName(name);
@@ -177,7 +183,7 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
   /** Topen and Tcreate: `start` does the request's own checks and FileServer call; the fid is left open. */
   private async openFid(
     req: PendingRequest,
-    used: FidState<A>[],
+    used: HeldFids<A>,
     fid: number,
     mode: number,
     start: (f: FidState<A>) => Promise<OpenResult | undefined> | OpenResult | undefined,
@@ -199,7 +205,7 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
     }
   }
 
-  async open(req: PendingRequest, m: Topen, used: FidState<A>[]): Promise<Ropen> {
+  async open(req: PendingRequest, m: Topen, used: HeldFids<A>): Promise<Ropen> {
     const opened = await this.openFid(req, used, m.fid, m.mode, (f) => {
       if (isDir(f) && m.mode !== OREAD) throw refuse("is a directory", Errno.EISDIR);
       return this.fs.open(call(req, f, { mode: m.mode }));
@@ -207,7 +213,7 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
     return { type: "Ropen", tag: m.tag, ...opened };
   }
 
-  async create(req: PendingRequest, m: Tcreate, used: FidState<A>[]): Promise<Rcreate> {
+  async create(req: PendingRequest, m: Tcreate, used: HeldFids<A>): Promise<Rcreate> {
     const created = await this.openFid(req, used, m.fid, m.mode, (f) => {
       if (!isDir(f)) throw refuse("create in non-directory", Errno.ENOTDIR);
       checkName(m.name);
@@ -219,26 +225,34 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
     return { type: "Rcreate", tag: m.tag, ...created };
   }
 
-  private async read(req: PendingRequest, m: Tread, used: FidState<A>[]): Promise<RMessage> {
+  /**
+   * Tread. Not an async function: a read may block for hours (a wait file's) and clients pipeline them by the
+   * thousand, so while it waits it holds one promise reaction on the FileServer's answer, not a suspended
+   * frame, and nothing of the request message but its tag. May throw (the caller answers that too).
+   */
+  private read(req: PendingRequest, m: Tread, used: HeldFids<A>): Promise<RMessage> {
     const { f, ready } = this.fids.claim(req, used, m.fid);
-    await ready;
-    const count = Math.min(m.count, this.conn.maxIo);
-    if (f.auth) return { type: "Rread", tag: m.tag, data: await f.auth.read(count, live(req)) };
-    if (f.xattr) return { type: "Rread", tag: m.tag, data: Buffer.alloc(0) };
-    if (f.mode === null || (f.mode & 3) === OWRITE) throw refuse("file not open for reading", Errno.EBADF);
-    if (m.offset > MAX_OFFSET) throw refuse("bad offset", Errno.EINVAL);
-    if (isDir(f)) {
-      return {
-        type: "Rread",
-        tag: m.tag,
-        data: await readDirectory(this.fs, f, m.offset, count, call(req, f)),
-      };
-    }
-    const data = await this.fs.read(call(req, f, { offset: m.offset, count }));
-    return { type: "Rread", tag: m.tag, data: data.length > count ? data.subarray(0, count) : data };
+    if (ready) return ready.then(() => this.readClaimed(req, m, f));
+    return this.readClaimed(req, m, f);
   }
 
-  private async write(req: PendingRequest, m: Twrite, used: FidState<A>[]): Promise<RMessage> {
+  private readClaimed(req: PendingRequest, m: Tread, f: FidState<A>): Promise<RMessage> {
+    const tag = m.tag;
+    const count = Math.min(m.count, this.conn.maxIo);
+    const reply = (data: Uint8Array): RMessage => ({
+      type: "Rread",
+      tag,
+      data: data.length > count ? data.subarray(0, count) : data,
+    });
+    if (f.auth) return Promise.resolve(f.auth.read(count, live(req))).then(reply);
+    if (f.xattr) return Promise.resolve(reply(Buffer.alloc(0)));
+    if (f.mode === null || (f.mode & 3) === OWRITE) throw refuse("file not open for reading", Errno.EBADF);
+    if (m.offset > MAX_OFFSET) throw refuse("bad offset", Errno.EINVAL);
+    if (isDir(f)) return readDirectory(this.fs, f, m.offset, count, call(req, f)).then(reply);
+    return Promise.resolve(this.fs.read(call(req, f, { offset: m.offset, count }))).then(reply);
+  }
+
+  private async write(req: PendingRequest, m: Twrite, used: HeldFids<A>): Promise<RMessage> {
     const { f, ready } = this.fids.claim(req, used, m.fid);
     await ready;
     if (f.auth) return { type: "Rwrite", tag: m.tag, count: await this.attaching.prove(req, f, m) };
@@ -282,7 +296,7 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
     return { type: "Rremove", tag: m.tag };
   }
 
-  async stat(req: PendingRequest, m: Tstat, used: FidState<A>[]): Promise<Rstat> {
+  async stat(req: PendingRequest, m: Tstat, used: HeldFids<A>): Promise<Rstat> {
     const { f, ready } = this.fids.claim(req, used, m.fid);
     await ready;
     if (f.auth) throw refuse("cannot stat an authentication file", Errno.EINVAL);
@@ -291,7 +305,7 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
     return { type: "Rstat", tag: m.tag, stat };
   }
 
-  async wstat(req: PendingRequest, m: Twstat, used: FidState<A>[]): Promise<RMessage> {
+  async wstat(req: PendingRequest, m: Twstat, used: HeldFids<A>): Promise<RMessage> {
     const { f, ready } = this.fids.claim(req, used, m.fid);
     await ready;
     if (f.auth) throw refuse("cannot wstat an authentication file", Errno.EINVAL);

@@ -1,10 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
 
 /** The variable that marks every process of one run; descendants inherit it through any detaching. */
 export const TREE_VARIABLE = "OLLIE_PROCESS_TREE";
 
 const LAST_PID = "/proc/sys/kernel/ns_last_pid";
+/** How often a sweep looks again for processes it killed that have not ended yet. */
+const SWEEP_POLL_MS = 5;
+/** How long a sweep waits for the processes it killed to end. */
+const SWEEP_WAIT_MS = 10_000;
 
 function lastPid(): number | undefined {
   try {
@@ -31,13 +36,17 @@ export class ProcessTreeMark {
   }
 
   /**
-   * SIGKILLs every marked process until none is left (a killed one may have forked meanwhile). `started`, the
-   * run's own first process: when no pid was handed out after it, nothing else can carry the mark.
+   * SIGKILLs every marked process and resolves once none is left: a killed process may have forked
+   * meanwhile, and one that was sent SIGKILL still runs (and still holds what it held) until the kernel
+   * schedules its exit, which on a busy machine takes a while. `started`, the run's own first process: when
+   * no pid was handed out after it, nothing else can carry the mark. Gives up waiting after
+   * `SWEEP_WAIT_MS` (a process in uninterruptible sleep dies only when it wakes), having killed all it found.
    */
-  sweep(started?: number): void {
+  async sweep(started?: number): Promise<void> {
     if (this.since === undefined || (started !== undefined && lastPid() === started)) return;
     const marker = `${TREE_VARIABLE}=${this.id}`;
-    for (let pass = 0; pass < 20; pass++) {
+    const deadline = performance.now() + SWEEP_WAIT_MS;
+    for (;;) {
       const found = this.marked(marker);
       if (found.length === 0) return;
       for (const pid of found) {
@@ -47,6 +56,8 @@ export class ProcessTreeMark {
           // gone already
         }
       }
+      if (performance.now() > deadline) return;
+      await sleep(SWEEP_POLL_MS);
     }
   }
 

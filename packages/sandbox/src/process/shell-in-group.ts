@@ -24,8 +24,9 @@ export interface ShellRun {
 /**
  * Runs `command` through the shell in a process group of its own, with only `env`. Everything it starts ends
  * with it, however it detached (`setsid`, a double fork, daemon(3)): when the shell exits, at the timeout,
- * or when `signal` aborts, its group and every process carrying its mark (see ProcessTreeMark) are killed.
- * Should something still hold its pipes, they are let go of shortly after, with what was read so far.
+ * or when `signal` aborts, its group and every process carrying its mark (see ProcessTreeMark) are killed,
+ * and it resolves once they have ended. Should something still hold its pipes, they are let go of shortly
+ * after, with what was read so far.
  */
 export async function runShellInGroup(command: string, o: ShellRunOptions): Promise<ShellRun> {
   const tree = new ProcessTreeMark();
@@ -42,6 +43,8 @@ export async function runShellInGroup(command: string, o: ShellRunOptions): Prom
   });
   let stopped: ShellRun["stopped"];
   let letGo: NodeJS.Timeout | undefined;
+  /** The sweeps begun so far: the run is over once what they killed has ended. */
+  let swept = Promise.resolve();
   const end = () => {
     // Linux hands out no pid still naming a process group. So once the shell is reaped, a process holding
     // its pid means the group is gone and the pid was given to a stranger, whose group this must not kill.
@@ -52,7 +55,8 @@ export async function runShellInGroup(command: string, o: ShellRunOptions): Prom
     } catch {
       // The group is already gone.
     }
-    tree.sweep(child.pid);
+    const sweep = tree.sweep(child.pid);
+    swept = swept.then(() => sweep);
     letGo ??= setTimeout(() => {
       child.stdout?.destroy();
       child.stderr?.destroy();
@@ -68,6 +72,7 @@ export async function runShellInGroup(command: string, o: ShellRunOptions): Prom
   o.signal?.addEventListener("abort", onAbort, { once: true });
   try {
     const result = await child;
+    await swept;
     return { result, ...(stopped && { stopped }) };
   } finally {
     clearTimeout(timer);

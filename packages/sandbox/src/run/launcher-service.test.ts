@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { once } from "node:events";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Scratch, scratch } from "../__fixtures__/sandbox-fixture.js";
-import { ended } from "../__fixtures__/survivors.js";
+import { survivors } from "../__fixtures__/survivors.js";
 import { SandboxUnavailableError } from "../errors.js";
 import { ensureLauncher } from "../launcher/ensure-launcher.js";
 import { parentOf } from "../testing/process-state.js";
@@ -48,19 +49,25 @@ describe("the launcher service", () => {
 
   it("is started again after it dies; the calls it was running end with an error, and their trees with them", async () => {
     const id = randomUUID();
-    const running = await startSandboxed("bash", ["-c", "setsid sleep 300 & sleep 300"], {
+    const running = await startSandboxed("bash", ["-c", "setsid sleep 300 & echo up; sleep 300"], {
       policy: await s.policy(),
       env: { ...s.env, OLLIE_TEST_MARK: id },
       cwd: s.rw,
     });
     running.stdin.end();
-    running.stdout.resume();
     running.stderr.resume();
+    // The command runs, and has started a process that left its session: the service dies with a whole
+    // tree to end, not before its call's launcher has started the command (which then never starts).
+    const said = once(running.stdout.setEncoding("utf8"), "data");
+    expect(await said).toEqual(["up\n"]);
+    const ended = once(running.stdout.resume(), "close");
     process.kill(parentOf(running.pid)!, "SIGKILL");
     const error = await running.exit.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SandboxUnavailableError);
     expect((error as Error).message).toMatch(/^The sandbox launcher service .* stopped/);
-    await ended(`OLLIE_TEST_MARK=${id}`);
+    // Every process of the tree held the command's output: it closes when the last of them has ended.
+    await ended;
+    expect(survivors(`OLLIE_TEST_MARK=${id}`)).toEqual([]);
     const next = await runSandboxed("echo", ["again"], { policy: await s.policy(), env: s.env, cwd: s.rw });
     expect(next).toMatchObject({ exitCode: 0, stdout: Buffer.from("again\n") });
   });

@@ -1,5 +1,6 @@
 import { Errno, NinepError } from "@ollie/ninep";
 import type { FileHandlers } from "../spec/context.js";
+import type { AbortSource } from "./abort-source.js";
 import { toBuffer } from "./bytes.js";
 import { Waiters } from "./waiters.js";
 
@@ -34,14 +35,14 @@ export class Fifo {
   }
 
   /** Waits until all of `data` is buffered (taking it in as room appears). */
-  async write(data: string | Uint8Array, signal?: AbortSignal): Promise<void> {
+  async write(data: string | Uint8Array, until?: AbortSource): Promise<void> {
     let rest = Buffer.from(toBuffer(data));
     while (rest.length > 0) {
       if (this.ended)
         throw this.writable.failed ?? new NinepError("write to a closed fifo", { errno: Errno.EPIPE });
       const room = this.capacity - this.buffered;
       if (room <= 0) {
-        await this.writable.wait(signal);
+        await this.writable.wait(until);
         continue;
       }
       const piece = rest.subarray(0, room);
@@ -53,11 +54,11 @@ export class Fifo {
   }
 
   /** Waits for data, then returns up to `max` bytes; an empty result means closed and drained. */
-  async read(max: number, signal?: AbortSignal): Promise<Buffer> {
+  async read(max: number, until?: AbortSource): Promise<Buffer> {
     while (this.buffered === 0) {
       if (this.readable.failed) throw this.readable.failed;
       if (this.ended) return Buffer.alloc(0);
-      await this.readable.wait(signal);
+      await this.readable.wait(until);
     }
     const parts: Buffer[] = [];
     let want = max;
@@ -91,10 +92,10 @@ export class Fifo {
 /** A file over a Fifo: reads take from it and writes put into it, both waiting as the fifo does. */
 export function fifo(pipe: Fifo): FileHandlers<undefined> {
   return {
-    read: ({ count, signal }) => pipe.read(count, signal),
-    async write({ data, signal }) {
-      await pipe.write(data, signal);
-      return data.length;
+    read: (ctx) => pipe.read(ctx.count, ctx),
+    async write(ctx) {
+      await pipe.write(ctx.data, ctx);
+      return ctx.data.length;
     },
   };
 }

@@ -1,3 +1,4 @@
+import type { AbortSource } from "./abort-source.js";
 import { toBuffer } from "./bytes.js";
 import { Waiters } from "./waiters.js";
 
@@ -102,8 +103,8 @@ export class LogStream {
    * Waits until something is appended past `position` or the stream closes; rejects, at the end of a
    * stream closed with an error, with that error.
    */
-  async waitPast(position: number, signal?: AbortSignal): Promise<void> {
-    while (this.total <= position && !this.ended) await this.waiters.wait(signal);
+  async waitPast(position: number, until?: AbortSource): Promise<void> {
+    while (this.total <= position && !this.ended) await this.waiters.wait(until);
     if (this.total <= position && this.waiters.failed) throw this.waiters.failed;
   }
 

@@ -22,10 +22,11 @@ interface LogState {
 export function log(stream: LogStream, options: LogOptions = {}): FileHandlers<LogState> {
   return {
     open: () => ({ position: options.from === "end" ? stream.end : stream.start, expected: 0 }),
-    async read({ state, offset, count, signal }) {
+    async read(ctx) {
+      const { state, offset, count } = ctx;
       let position = offset === state.expected ? state.position : offset;
       if (position < stream.start) position = stream.start;
-      await stream.waitPast(position, signal);
+      await stream.waitPast(position, ctx);
       if (position < stream.start) position = stream.start;
       const data = stream.read(position, count);
       state.position = position + data.length;

@@ -1,4 +1,4 @@
-import { OREAD } from "@ollie/ninep";
+import { type NinepClient, OREAD } from "@ollie/ninep";
 import { describe, expect, it } from "vitest";
 import { eventually, servedPerTest } from "../__fixtures__/serve-tree.js";
 import { dir, file } from "../spec/node-spec.js";
@@ -33,6 +33,24 @@ describe("wait", () => {
     state.set("thinking");
     expect((await changed).toString()).toBe("thinking\n");
     expect((await fsys.readFile("state")).toString()).toBe("thinking\n");
+  });
+
+  it("frees every waiter of a connection that closes with pipelined reads on one fid", async () => {
+    const state = new WatchedValue("idle");
+    const served = await serve(dir("/", [file("statewait", wait(state))]));
+    const fsys = await served.attach();
+    const f = await fsys.open("statewait", OREAD);
+    const reads = Array.from({ length: 500 }, () => f.read(0));
+    await eventually(() => state.waiting === 500);
+    (fsys.client as NinepClient).close();
+    await Promise.allSettled(reads);
+    await eventually(() => state.waiting === 0);
+    // Nothing of theirs is woken later: the next reader is the only one.
+    const next = await (await served.attach()).open("statewait", OREAD);
+    const changed = next.read(0);
+    await eventually(() => state.waiting === 1);
+    state.set("thinking");
+    expect((await changed).toString()).toBe("thinking\n");
   });
 
   it("compares with what this fid last returned: one change for cat, every change for a re-reader", async () => {

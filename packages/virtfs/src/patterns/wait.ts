@@ -1,6 +1,6 @@
-import type { FileHandlers } from "../spec/context.js";
+import type { FileHandlers, ReadContext } from "../spec/context.js";
 import { slice } from "./bytes.js";
-import type { Watchable } from "./watched-value.js";
+import { type Watchable, WatchedValue } from "./watched-value.js";
 
 export interface WaitOptions<T> {
   /** How a value is shown (default: String(value) and a newline). */
@@ -24,18 +24,24 @@ interface WaitState {
  */
 export function wait<T>(source: Watchable<T>, options: WaitOptions<T> = {}): FileHandlers<WaitState> {
   const format = options.format ?? ((v: T) => `${String(v)}\n`);
+  // A blocked read is a promise reaction on the next change, not a suspended frame, and a WatchedValue hears
+  // of its abort through the request's own listener, which costs far less than its AbortSignal: clients
+  // pipeline blocking reads by the thousand. Another source gets the signal.
+  const read = (ctx: ReadContext<WaitState>): Buffer | Promise<Buffer> => {
+    const { state, offset, count } = ctx;
+    if (offset > 0) return slice(state.shown, offset, count);
+    if (!(options.immediate && state.fresh) && format(source.get()) === state.last) {
+      const changed = source instanceof WatchedValue ? source.changed(ctx) : source.changed(ctx.signal);
+      return changed.then(() => read(ctx));
+    }
+    state.fresh = false;
+    state.last = format(source.get());
+    state.shown = Buffer.from(state.last, "utf8");
+    return slice(state.shown, 0, count);
+  };
   return {
     open: () => ({ last: format(source.get()), shown: Buffer.alloc(0), fresh: true }),
-    async read({ state, offset, count, signal }) {
-      if (offset > 0) return slice(state.shown, offset, count);
-      if (!(options.immediate && state.fresh)) {
-        while (format(source.get()) === state.last) await source.changed(signal);
-      }
-      state.fresh = false;
-      state.last = format(source.get());
-      state.shown = Buffer.from(state.last, "utf8");
-      return slice(state.shown, 0, count);
-    },
+    read,
     version: () => source.version ?? 0,
   };
 }

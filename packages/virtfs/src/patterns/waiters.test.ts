@@ -27,6 +27,26 @@ describe("Waiters", () => {
     await expect(w.wait(stop.signal)).rejects.toThrow("flushed");
   });
 
+  it("takes a request's onAbort as well as a signal, and stops listening once woken", async () => {
+    const w = new Waiters();
+    const listeners = new Set<(reason: unknown) => void>();
+    const request = {
+      onAbort(listener: (reason: unknown) => void) {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+    };
+    const woken = w.wait(request);
+    expect(listeners.size).toBe(1);
+    w.wake();
+    await woken;
+    expect(listeners.size).toBe(0);
+    const flushed = w.wait(request);
+    for (const l of listeners) l(new Error("flushed"));
+    await expect(flushed).rejects.toThrow("flushed");
+    expect(w.size).toBe(0);
+  });
+
   it("rejects every wait, now and later, after fail", async () => {
     const w = new Waiters();
     const waiting = w.wait();

@@ -1,7 +1,9 @@
+import { type AbortSource, whenAborted } from "./abort-source.js";
+
 /**
- * Callers waiting for something to happen. `wait` resolves at the next `wake`, or rejects with the signal's
- * reason when it aborts first (and then leaves nothing behind). After `fail`, every wait rejects with its
- * error: what was awaited will never happen.
+ * Callers waiting for something to happen. `wait` resolves at the next `wake`, or rejects with the abort's
+ * reason when `until` aborts first (and then leaves nothing behind). After `fail`, every wait rejects with
+ * its error: what was awaited will never happen.
  */
 export class Waiters {
   private readonly waiting = new Set<(error?: Error) => void>();
@@ -16,21 +18,22 @@ export class Waiters {
     return this.failure;
   }
 
-  wait(signal?: AbortSignal): Promise<void> {
+  wait(until?: AbortSource): Promise<void> {
     if (this.failure) return Promise.reject(this.failure);
-    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
+      let forget: (() => void) | undefined;
       const wake = (error?: Error) => {
-        signal?.removeEventListener("abort", onAbort);
+        forget?.();
         if (error) reject(error);
         else resolve();
       };
-      const onAbort = () => {
-        this.waiting.delete(wake);
-        reject(signal!.reason);
-      };
       this.waiting.add(wake);
-      signal?.addEventListener("abort", onAbort, { once: true });
+      if (until) {
+        forget = whenAborted(until, (reason) => {
+          this.waiting.delete(wake);
+          reject(reason);
+        });
+      }
     });
   }
 

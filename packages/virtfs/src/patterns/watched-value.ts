@@ -1,3 +1,4 @@
+import type { AbortSource } from "./abort-source.js";
 import { Waiters } from "./waiters.js";
 
 /** Something whose current value can be read and whose changes can be awaited. */
@@ -41,8 +42,9 @@ export class WatchedValue<T> implements Watchable<T> {
     this.waiters.wake();
   }
 
-  changed(signal?: AbortSignal): Promise<void> {
-    return this.waiters.wait(signal);
+  /** Resolves at the next change, or rejects when `until` (a signal, or a file handler's context) aborts. */
+  changed(until?: AbortSource): Promise<void> {
+    return this.waiters.wait(until);
   }
 
   /**

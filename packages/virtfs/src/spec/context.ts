@@ -11,6 +11,13 @@ export interface FileContext<S = unknown> {
    * that waits must stop when it fires, by throwing `signal.reason`.
    */
   readonly signal: AbortSignal;
+  /**
+   * The same event for a fraction of the cost: calls `listener` once with the reason (at once if the request
+   * was aborted already), and returns a function that removes it. An AbortSignal costs about a kilobyte;
+   * a handler that parks requests (a blocking read, which clients pipeline by the thousand) should listen
+   * here, or pass the context itself where an AbortSource is taken (`Waiters.wait`, `WatchedValue.changed`).
+   */
+  onAbort(listener: (reason: unknown) => void): () => void;
 }
 
 export interface OpenContext {

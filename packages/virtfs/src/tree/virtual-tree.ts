@@ -105,6 +105,10 @@ class HandlerContext implements ReadContext, WriteContext {
   get signal(): AbortSignal {
     return this.#req.signal;
   }
+
+  onAbort(listener: (reason: unknown) => void): () => void {
+    return this.#req.onAbort(listener);
+  }
 }
 
 /**
@@ -258,11 +262,12 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
     return spec.handlers;
   }
 
-  async read(req: ReadRequest<VirtualFid>): Promise<Uint8Array> {
+  read(req: ReadRequest<VirtualFid>): Uint8Array | Promise<Uint8Array> {
     const h = this.handlers(req.fid);
     if (!h.read) throw new NinepError("file cannot be read", { errno: Errno.EINVAL });
-    const data = await h.read(this.context(req, Number(req.offset), req.count));
-    return toBuffer(data);
+    const data = h.read(this.context(req, Number(req.offset), req.count));
+    // Not awaited: a read that blocks (a wait file's) holds a promise reaction while it waits, not a frame.
+    return data instanceof Promise ? data.then(toBuffer) : toBuffer(data);
   }
 
   readdir({ fid }: RequestContext<VirtualFid>): Stat[] {
@@ -301,9 +306,12 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
     if (!fid.aux) return;
     const open = fid.aux.open;
     if (open && !open.closed) {
-      const gone = new AbortController();
-      gone.abort(new DOMException("client went away", "AbortError"));
-      this.finish({ fid, signal: gone.signal }).catch((err: unknown) =>
+      const gone = AbortSignal.abort(new DOMException("client went away", "AbortError"));
+      const onAbort = (listener: (reason: unknown) => void) => {
+        listener(gone.reason);
+        return () => {};
+      };
+      this.finish({ fid, signal: gone, onAbort }).catch((err: unknown) =>
         this.options.onError?.(err instanceof Error ? err : new Error(String(err))),
       );
     }
@@ -344,7 +352,14 @@ export class VirtualTree implements FileServer<VirtualFid>, TreeContext {
     fid.aux = held(node);
     dirNode.drop();
     // As in create(5), the creator gets the mode it asked for, whatever the new file's permissions say.
-    const opened = await this.openNode({ fid, mode, signal: req.signal });
+    const opened = await this.openNode({
+      fid,
+      mode,
+      get signal() {
+        return req.signal;
+      },
+      onAbort: (listener) => req.onAbort(listener),
+    });
     return { qid: opened.qid };
   }
 

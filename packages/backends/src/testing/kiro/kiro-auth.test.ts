@@ -78,12 +78,14 @@ describe("social refresh (Kiro desktop auth)", () => {
   });
 
   it("issues access tokens with the configured TTL, which then stop working", async () => {
-    const { kiro, post, accepts } = await start({ accessTokenTtlSeconds: 0.15 });
+    let now = Date.now();
+    const { kiro, post, accepts } = await start({ accessTokenTtlSeconds: 60, now: () => now });
     const { refreshToken } = kiro.socialCredentials();
     const body = JSON.parse((await post("/refreshToken", { refreshToken })).text);
-    expect(body.expiresIn).toBe(0.15);
+    expect(body.expiresIn).toBe(60);
+    now += 59_999;
     expect(await accepts(body.accessToken)).toBe(true);
-    await sleep(200);
+    now += 1;
     expect(await accepts(body.accessToken)).toBe(false);
   });
 
@@ -231,13 +233,15 @@ describe("SSO OIDC", () => {
   });
 
   it.each([
-    ["expired_token", { outcome: "expired_token" }],
-    ["access_denied", { outcome: "access_denied" }],
-    ["expired_token", { expiresInSeconds: 0.01 }],
-  ] as const)("ends the device flow with %s", async (error, flow) => {
-    const { post } = await start({ deviceFlow: { pendingPolls: 0, ...flow } });
+    ["expired_token", { outcome: "expired_token" }, 0],
+    ["access_denied", { outcome: "access_denied" }, 0],
+    // A poll past the device code's lifetime.
+    ["expired_token", { expiresInSeconds: 600 }, 600_001],
+  ] as const)("ends the device flow with %s", async (error, flow, laterMs) => {
+    let now = Date.now();
+    const { post } = await start({ deviceFlow: { pendingPolls: 0, ...flow }, now: () => now });
     const { poll } = await beginDeviceFlow(post);
-    await sleep(20);
+    now += laterMs;
     expect(await poll()).toEqual({ status: 400, body: { error, error_description: expect.any(String) } });
   });
 

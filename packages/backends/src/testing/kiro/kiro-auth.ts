@@ -29,6 +29,8 @@ export interface KiroAuthOptions {
   /** The profile ARN of the social account (returned by /refreshToken, required on its chat requests). */
   profileArn: string;
   deviceFlow?: KiroDeviceFlowOptions;
+  /** The clock access tokens and device codes expire by (default `Date.now`; tests move it forward). */
+  now?: () => number;
 }
 
 /** What the auth endpoints have been asked. */
@@ -124,9 +126,11 @@ export class KiroAuth {
   private readonly oidcRefreshTokens = new Map<string, string>();
   private readonly deviceGrants = new Map<string, DeviceGrant>();
   private readonly ttlSeconds: number;
+  private readonly now: () => number;
 
   constructor(private readonly options: KiroAuthOptions) {
     this.ttlSeconds = options.accessTokenTtlSeconds ?? 3600;
+    this.now = options.now ?? Date.now;
   }
 
   /** A fresh social login: a refresh token the mock will honour and a valid access token. */
@@ -154,7 +158,7 @@ export class KiroAuth {
   /** The kind of a valid, unexpired access token; undefined for anything else. */
   accessTokenKind(accessToken: string): KiroTokenKind | undefined {
     const entry = this.accessTokens.get(accessToken);
-    return entry && entry.expiresAtMs > Date.now() ? entry.kind : undefined;
+    return entry && entry.expiresAtMs > this.now() ? entry.kind : undefined;
   }
 
   /** `POST /refreshToken` of the Kiro desktop auth service (B.3.2). */
@@ -193,7 +197,7 @@ export class KiroAuth {
         "InvalidClientMetadataException",
       );
     const { clientId, clientSecret } = this.registerClient();
-    const issuedAt = Math.floor(Date.now() / 1000);
+    const issuedAt = Math.floor(this.now() / 1000);
     return {
       status: 200,
       body: {
@@ -217,7 +221,7 @@ export class KiroAuth {
     const userCode = `${randomLetters(4)}-${randomLetters(4)}`;
     this.deviceGrants.set(deviceCode, {
       clientId: body.clientId,
-      expiresAtMs: Date.now() + expiresIn * 1000,
+      expiresAtMs: this.now() + expiresIn * 1000,
       intervalMs: interval * 1000,
       pendingAnswered: 0,
       slowDownSent: false,
@@ -275,7 +279,7 @@ export class KiroAuth {
       this.deviceGrants.delete(body.deviceCode as string);
       return oidcError(400, "expired_token", "Device code has expired", "ExpiredTokenException");
     };
-    if (Date.now() > grant.expiresAtMs) return expired();
+    if (this.now() > grant.expiresAtMs) return expired();
     if (grant.pendingAnswered < (flow.pendingPolls ?? 2)) {
       grant.pendingAnswered++;
       return oidcError(
@@ -327,7 +331,7 @@ export class KiroAuth {
 
   private issue(kind: KiroTokenKind): [string, Date] {
     const accessToken = token("aoaAAAAA");
-    const expiresAtMs = Date.now() + this.ttlSeconds * 1000;
+    const expiresAtMs = this.now() + this.ttlSeconds * 1000;
     this.accessTokens.set(accessToken, { kind, expiresAtMs });
     return [accessToken, new Date(expiresAtMs)];
   }

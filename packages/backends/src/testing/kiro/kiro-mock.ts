@@ -30,6 +30,8 @@ export interface KiroMockOptions {
   profileArn?: string;
   /** The script of the SSO OIDC device flow. */
   deviceFlow?: KiroDeviceFlowOptions;
+  /** The clock access tokens and device codes expire by (default `Date.now`; tests move it forward). */
+  now?: () => number;
   /** Chat request bodies larger than this many bytes get "Input is too long." (default 1 000 000). */
   maxRequestBytes?: number;
   /** `meteringEvent.usage` of each reply, in credits (default 0.0421). */

@@ -16,6 +16,7 @@ import {
 } from "../../codec/linux/messages.js";
 import { dontTouchStat } from "../../codec/stat.js";
 import type { RMessage, TMessage } from "../../codec/types.js";
+import type { HeldFids } from "../fid-access.js";
 import { FidState } from "../fid-state.js";
 import { call, checkName, isDir } from "../handler-call.js";
 import { refuse } from "../ninep-error.js";
@@ -24,7 +25,7 @@ import { attributesOf, DROPPABLE, direntType, UNMAPPABLE, wstatOf } from "./attr
 import type { PlainHandlers } from "./plain-handlers.js";
 
 type Of<N extends LinuxTMessage["type"]> = LinuxMessageOf<N>;
-type Used<A> = FidState<A>[];
+type Used<A> = HeldFids<A>;
 
 export const isLinuxRequest = (m: TMessage): m is LinuxTMessage => isLinuxMessageName(m.type);
 
@@ -158,7 +159,8 @@ async function setattr<A>(h: PlainHandlers<A>, req: PendingRequest, m: Of<"Tseta
   const { f, ready } = h.fids.claim(req, used, m.fid);
   await ready;
   const stat = wstatOf(m, f.qid, Math.floor(Date.now() / 1000));
-  await h.wstat(req, { type: "Twstat", tag: m.tag, fid: m.fid, stat }, []);
+  // Under this request's own hold: the fid it claims again is released with the others when it ends.
+  await h.wstat(req, { type: "Twstat", tag: m.tag, fid: m.fid, stat }, used);
   return done;
 }
 

@@ -1,7 +1,6 @@
 import type { Rcreate, RMessage, Ropen, Rstat, Tcreate, Topen, Tstat, Twstat } from "../../codec/types.js";
 import type { ConnectionContext } from "../connection-context.js";
-import type { FidAccess } from "../fid-access.js";
-import type { FidState } from "../fid-state.js";
+import type { FidAccess, HeldFids } from "../fid-access.js";
 import type { FileServer } from "../file-server.js";
 import type { PendingRequest } from "../pending-request.js";
 import type { UserIds } from "./user-ids.js";
@@ -12,8 +11,8 @@ export interface PlainHandlers<A> {
   readonly fs: FileServer<A>;
   readonly fids: FidAccess<A>;
   readonly ids: UserIds;
-  open(req: PendingRequest, m: Topen, used: FidState<A>[]): Promise<Ropen>;
-  create(req: PendingRequest, m: Tcreate, used: FidState<A>[]): Promise<Rcreate>;
-  stat(req: PendingRequest, m: Tstat, used: FidState<A>[]): Promise<Rstat>;
-  wstat(req: PendingRequest, m: Twstat, used: FidState<A>[]): Promise<RMessage>;
+  open(req: PendingRequest, m: Topen, used: HeldFids<A>): Promise<Ropen>;
+  create(req: PendingRequest, m: Tcreate, used: HeldFids<A>): Promise<Rcreate>;
+  stat(req: PendingRequest, m: Tstat, used: HeldFids<A>): Promise<Rstat>;
+  wstat(req: PendingRequest, m: Twstat, used: HeldFids<A>): Promise<RMessage>;
 }
