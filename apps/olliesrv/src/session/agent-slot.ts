@@ -521,11 +521,8 @@ export class AgentSlot {
       compaction: { snapshotDir: this.env.snapshotDir },
     };
     const saved = this.saved;
-    const agent = !saved
-      ? await Agent.create({ ...options, id: this.uname })
-      : this.#loaded
-        ? await Agent.create(resumed(saved, options))
-        : await Agent.restore(saved, options);
+    // A saved session, or the snapshot a parked agent left, carries on; a fresh agent gets the slot's uname.
+    const agent = saved ? await Agent.resume(saved, options) : await Agent.create({ ...options, id: this.uname });
     this.agent = agent;
     this.#toolsrv = toolsrv;
     this.#idle.start();
@@ -630,22 +627,3 @@ export class AgentSlot {
   }
 }
 
-/**
- * The options of an agent that carries on from the snapshot a parked one left: the same ids, history, task
- * state and usage. Unlike `Agent.restore` it repairs nothing — the snapshot was taken with the agent idle, so
- * there is no call or prompt left unanswered to make up for (a turn that failed leaves its prompt as it was).
- */
-function resumed(saved: PersistedSession, options: AgentOptions): AgentOptions {
-  return {
-    ...options,
-    id: saved.agentId,
-    name: saved.name,
-    sessionId: saved.id,
-    history: saved.messages,
-    taskState: saved.taskState,
-    usage: saved.usage,
-    ...(saved.compactionUsage !== undefined && { compactionUsage: saved.compactionUsage }),
-    ...(saved.agent !== undefined && { profile: saved.agent }),
-    ...(saved.cwd !== undefined && { cwd: saved.cwd }),
-  };
-}
