@@ -29,7 +29,7 @@ import { hostSettings } from "./remote/remote-config.js";
 import { RemoteHosts } from "./remote/remote-hosts.js";
 import { daemonPromptSandbox } from "./session/sandboxed-prompts.js";
 import { Sessions } from "./session/sessions.js";
-import type { AgentEnvironment } from "./session/slot-context.js";
+import type { AgentMaking, SessionEnvironment, SessionPolicy } from "./session/slot-context.js";
 import { givenRoute, supervisedRoute } from "./toolsrv/local-routes.js";
 import { startToolsrv } from "./toolsrv/toolsrv-process.js";
 import { ToolsrvSupervisor } from "./toolsrv/toolsrv-supervisor.js";
@@ -150,7 +150,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     settings: (destination) => hostSettings(paths.config, destination),
     log,
   });
-  const environment: AgentEnvironment = {
+  const making: AgentMaking = {
     get backends() {
       return config.backends;
     },
@@ -163,14 +163,17 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     promptSandbox: daemonPromptSandbox(paths, keyFile, env),
     snapshotDir: paths.sessions,
     backendsConf: join(paths.config, "backends.conf"),
-    owner: principals.owner,
     tmpRoot: join(tmpdir(), `ollie-${userInfo().uid}`),
     agentKey: (uname) => principals.agentKey(uname),
     ...(toolsrvKey && { toolsrvAuthenticator: hmacAuthenticator(toolsrvKey) }),
-    audit: (line, source = "olliesrv") => trail.record(line, auditSource(source)),
-    limits: options.limits,
     idleCloseMs: options.idleCloseMs,
   };
+  const policy: SessionPolicy = {
+    owner: principals.owner,
+    audit: (line, source = "olliesrv") => trail.record(line, auditSource(source)),
+    limits: options.limits,
+  };
+  const environment: SessionEnvironment = { making, policy };
   const sessionsLog = log.child("sessions");
   const sessions = new Sessions(paths.sessions, paths.corrupt, environment, sessionsLog);
   // toolsrv's bypass broker, followed as the owner: what agents ask to run outside the sandbox.
@@ -275,7 +278,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
         );
         const own = config.backends.conf.file === config.userFile;
         log.info(
-          `try: ollie -a '${bound}' ask "hello"   (backends are configured in ${environment.backendsConf}${own ? "" : ", which does not exist yet: 'ollie init PROVIDER' writes it"})`,
+          `try: ollie -a '${bound}' ask "hello"   (backends are configured in ${making.backendsConf}${own ? "" : ", which does not exist yet: 'ollie init PROVIDER' writes it"})`,
         );
         log.info(`you attach as ${principals.owner}, proven with ${keyFile} (ninep: -k ${keyFile})`);
         if (pidFile) void writeFileAtomic(pidFile, `${process.pid}\n`).catch(() => {});

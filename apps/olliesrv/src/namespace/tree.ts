@@ -88,7 +88,7 @@ export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree
       file(
         "backends",
         text(() => {
-          const conf = env.backends.conf;
+          const conf = env.making.backends.conf;
           return [...conf.profiles.values()]
             .map((p) => `${p.name === conf.defaultProfile ? "*" : " "} ${p.name}\t${p.type}\t${p.model}\n`)
             .join("");
@@ -99,7 +99,7 @@ export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree
       file(
         "backends.check",
         text(async () => {
-          const pool = env.backends;
+          const pool = env.making.backends;
           const checked = await checks.check(pool);
           return `# ${pool.conf.file}\n${checked.map(checkLine).join("")}`;
         }),
@@ -125,7 +125,7 @@ export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree
       file(
         "profiles",
         text(async () =>
-          (await env.profiles.list())
+          (await env.making.profiles.list())
             .map(
               (p) => `${p.name}\t${p.problem ? `broken: ${oneLine(p.problem)}` : (p.description ?? "-")}\n`,
             )
@@ -222,7 +222,7 @@ function idxFile(sessions: Sessions) {
     text(() =>
       sessions
         .list()
-        .map((s) => `${s.id}\t${s.name}\t${s.agents.get("main")?.state.get() ?? "idle"}\t${s.cwd}\n`)
+        .map((s) => `${s.id}\t${s.name}\t${s.agents.get("main")?.shown.state.get() ?? "idle"}\t${s.cwd}\n`)
         .join(""),
     ),
   );
