@@ -105,10 +105,10 @@ export class AgentObserver {
   }
 
   /**
-   * The live agent was parked with `usage`: its last turn's is shown until the next turn starts. Undefined:
-   * it was dropped (a reset), and there is no last turn to show.
+   * Shows the last turn's usage of an agent parked with `usage` until the next turn starts; undefined: there
+   * is no last turn to show (the history was dropped).
    */
-  parked(usage: Agent["usage"] | undefined): void {
+  keepLastTurn(usage: Agent["usage"] | undefined): void {
     this.#lastTurn = usage && { usage: usage.turn, costUsd: usage.lastTurnCostUsd };
   }
 

@@ -246,7 +246,7 @@ export class AgentSlot {
     this.choices.useProfile(profile);
     this.saved = undefined;
     this.#loaded = undefined;
-    this.shown.parked(undefined);
+    this.shown.keepLastTurn(undefined);
     this.shown.chat.note(`· now running profile ${profile}, with a fresh history`);
   }
 
@@ -336,7 +336,7 @@ export class AgentSlot {
     if (agent.busy) return this.#idle.start();
     this.saved = agent.snapshot();
     this.#loaded = [...agent.runtime.toolInfo.keys()].filter((n) => !SKILL_TOOLS.some((t) => t.name === n));
-    this.shown.parked(agent.usage);
+    this.shown.keepLastTurn(agent.usage);
     // From here a use makes a new agent, which waits for this one to be closed.
     this.#live = undefined;
     this.activating = undefined;
