@@ -1,4 +1,4 @@
-import { homedir, tmpdir, userInfo } from "node:os";
+import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { type Logger, RateLimitedLines } from "@ollie/log";
 import { defaultUname, hmacAuthenticator, NinepServer } from "@ollie/ninep";
@@ -88,7 +88,7 @@ export async function createOllie({ options, address, env, log }: OllieOptions):
   const skills = await LiveSkills.load([join(paths.config, "skills"), join(paths.defaults, "skills")], log);
 
   // Where the toolsrv bundles for remote hosts are staged: what runs there outside the sandbox.
-  const remoteCache = join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "ollie", "remote");
+  const remoteCache = join(paths.cache, "remote");
   // What no tool may reach, here or on a remote host (the same paths, for a host that is this machine or
   // shares its home): what olliesrv runs or trusts — a tool that could write backends.conf or a profile would
   // get out of its sandbox — and the staged bundles. (And the owner key file: see below.)

@@ -1,15 +1,17 @@
 import { mkdir } from "node:fs/promises";
-import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ollieDirs } from "@ollie/config-file/dirs";
 import { namespaceDir } from "@ollie/ninep";
 
-/** Where Ollie keeps things, from the XDG variables. */
+/** Where Ollie keeps things: its XDG directories (`ollieDirs` of @ollie/config-file), and what is in them. */
 export interface OlliePaths {
   /** `$XDG_CONFIG_HOME/ollie`: backends.conf, agents/, prompts/, tools/, skills/, sandbox.yaml. */
   config: string;
   /** `$XDG_DATA_HOME/ollie`: the owner key, the sessions, the providers' logins — nothing any sandbox reaches. */
   data: string;
+  /** `$XDG_CACHE_HOME/ollie`: what can be made again, such as the toolsrv bundles staged for remote hosts. */
+  cache: string;
   /** `$XDG_DATA_HOME/ollie/sessions`: one JSON file per session. */
   sessions: string;
   /** Where corrupt session files are moved. */
@@ -28,12 +30,11 @@ export interface OlliePaths {
 export const DEFAULTS = fileURLToPath(new URL("../defaults", import.meta.url));
 
 export function olliePaths(env: NodeJS.ProcessEnv = process.env): OlliePaths {
-  const home = env.HOME || homedir();
-  const config = join(env.XDG_CONFIG_HOME || join(home, ".config"), "ollie");
-  const data = join(env.XDG_DATA_HOME || join(home, ".local", "share"), "ollie");
+  const { config, data, cache } = ollieDirs(env);
   return {
     config,
     data,
+    cache,
     sessions: join(data, "sessions"),
     corrupt: join(data, "sessions", "corrupt"),
     ownerKey: join(data, "keys", "owner.key"),

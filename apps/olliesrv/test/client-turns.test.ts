@@ -231,7 +231,8 @@ describe("@ollie/client against olliesrv", () => {
     await expect(client.newSession("colour=red")).rejects.toMatchObject({
       name: "RefusedError",
       path: "session/new",
-      reason: "unknown key 'colour' in the session spec (agent, cwd, remote, backend, model, name, callback)",
+      reason:
+        "session spec:1:1: colour: unknown key (the keys are: agent, profile, cwd, remote, backend, model, name, callback)",
     });
     await fork.kill();
     await session.kill();

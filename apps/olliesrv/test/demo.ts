@@ -2,7 +2,7 @@
 // toolsrv are the real daemons; the tool call runs in the Landlock sandbox. Nothing leaves this machine.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { SessionClient } from "../src/cli/session-client.js";
+import { connect } from "@ollie/client";
 import { startOllie } from "./harness.js";
 
 const o = await startOllie("ollie-demo-");
@@ -26,19 +26,19 @@ try {
       delayMs: 40,
     },
   );
-  const client = await SessionClient.connect(o.address, async () => ({ uname: o.owner, key: o.ownerKey() }));
-  const session = await client.create(JSON.stringify({ agent: "coding", cwd: o.work, name: "demo" }));
-  process.stdout.write(`$ ollie ask ${session} "Write a greeting into greeting.txt"\n`);
-  const outcome = await client.ask(session, "Write a greeting into greeting.txt", (text) =>
-    process.stdout.write(text),
-  );
-  process.stdout.write(`(the turn ended: ${outcome})\n\n$ cat ${join(o.work, "greeting.txt")}\n`);
+  const client = await connect({ address: o.address, uname: o.owner, key: o.ownerKey() });
+  const session = await client.newSession({ agent: "coding", cwd: o.work, name: "demo" });
+  process.stdout.write(`$ ollie ask ${session.id} "Write a greeting into greeting.txt"\n`);
+  const prompt = await session.agent().prompt("Write a greeting into greeting.txt");
+  for await (const piece of prompt.chat()) process.stdout.write(piece.text);
+  const { outcome } = await prompt.ended;
+  process.stdout.write(`(the turn ended: ${outcome.text})\n\n$ cat ${join(o.work, "greeting.txt")}\n`);
   process.stdout.write(readFileSync(join(o.work, "greeting.txt"), "utf8"));
   process.stdout.write(
-    `\n$ ninep read ollie/session/${session}/agent/main/cost\n${await client.read(`session/${session}/agent/main/cost`)}`,
+    `\n$ ninep read ollie/session/${session.id}/agent/main/cost\n${await o.read(`session/${session.id}/agent/main/cost`)}`,
   );
   // The session's private TMPDIR lives outside the demo's directory: ending the session removes it.
-  await client.write(`session/${session}/ctl`, "kill\n");
+  await session.kill();
   client.close();
 } finally {
   await o.stop();

@@ -156,9 +156,9 @@ describe("olliesrv over 9P", () => {
     await expect(o.fsys.writeFile(`session/${id}/agent/main/ctl`, "stop\n")).rejects.toThrow(
       "nothing is running",
     );
-    await expect(o.create("color=blue")).rejects.toThrow("unknown key 'color' in the session spec");
-    await expect(o.create("callback=maybe")).rejects.toThrow(
-      "'callback' in the session spec is yes or no, not 'maybe'",
+    await expect(o.create("color=blue")).rejects.toThrow("session spec:1:1: color: unknown key");
+    await expect(o.create(`cwd=${o.work} callback=maybe`)).rejects.toThrow(
+      `session spec:1:${6 + o.work.length}: callback: yes or no, not 'maybe'`,
     );
   });
 

@@ -1,7 +1,7 @@
 import { mkdir } from "node:fs/promises";
-import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ollieDirs } from "@ollie/config-file/dirs";
 import { type Logger, openDaemonLog } from "@ollie/log";
 import {
   defaultUname,
@@ -85,7 +85,7 @@ async function serve(
   const owner = options.owner ?? defaultUname();
   const keys = serviceKey === undefined ? undefined : await loadKeys(serviceKey, owner, options.ownerKey);
   if (keys?.owner) log.addSecret(Buffer.from(keys.owner.key).toString("utf8"));
-  const config = join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config"), "ollie");
+  const { config, state } = ollieDirs(env);
   const toolsPath = (options.toolsPath ?? env.OLLIE_TOOLS_PATH ?? `${join(config, "tools")}:${BUNDLED_TOOLS}`)
     .split(":")
     .filter(Boolean);
@@ -119,7 +119,6 @@ async function serve(
     ...(env.NAMESPACE && { NAMESPACE: env.NAMESPACE }),
     ...(env.OLLIE_ADDRESS && { OLLIE_ADDRESS: env.OLLIE_ADDRESS }),
   };
-  const state = join(env.XDG_STATE_HOME || join(env.HOME || homedir(), ".local", "state"), "ollie");
   const tools = createToolServer({
     toolsPath,
     policy,

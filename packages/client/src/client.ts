@@ -14,6 +14,7 @@ import {
   parseStats,
   type SessionEntry,
 } from "./formats/tables.js";
+import { parseToolsrvStatus, type ToolsrvStatus } from "./formats/toolsrv-status.js";
 import { NamespaceFiles } from "./namespace/files.js";
 import { isSessionId, NEW_SESSION, peerFile, ROOT, SESSION_INDEX } from "./namespace/paths.js";
 import { Session } from "./session/session.js";
@@ -117,6 +118,14 @@ export class OllieClient {
   /** What the daemon holds, by name: sessions, agents, connections, fids, requests, heap-used, rss… */
   async stats(signal?: AbortSignal): Promise<Record<string, number>> {
     return parseStats(await this.files.read(ROOT.stats, signal));
+  }
+
+  /**
+   * The toolsrv olliesrv started and restarts when it dies: up, restarting or down, since when, and how the
+   * last one ended. Undefined when olliesrv was given a toolsrv (`--toolsrv`), which it does not watch.
+   */
+  async toolsrv(signal?: AbortSignal): Promise<ToolsrvStatus | undefined> {
+    return parseToolsrvStatus(await this.files.read(ROOT.stats, signal));
   }
 
   /**

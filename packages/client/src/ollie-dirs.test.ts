@@ -17,6 +17,7 @@ describe("Ollie's directories", () => {
       data: "/data/ollie",
       cache: "/cache/ollie",
       state: "/state/ollie",
+      runtime: undefined,
       namespace: "/tmp/ns.glenda",
       ownerKey: "/data/ollie/keys/owner.key",
     });
@@ -30,6 +31,7 @@ describe("Ollie's directories", () => {
       data: "/home/glenda/.local/share/ollie",
       cache: "/home/glenda/.cache/ollie",
       state: "/home/glenda/.local/state/ollie",
+      runtime: undefined,
       namespace: "/tmp/ns.glenda.:1",
       ownerKey: "/home/glenda/.local/share/ollie/keys/owner.key",
     });

@@ -1,17 +1,12 @@
-import { homedir } from "node:os";
 import { join } from "node:path";
+import { type OllieDirs as Dirs, ollieDirs as dirsOf } from "@ollie/config-file/dirs";
 import { namespaceDir } from "@ollie/ninep";
 
-/** Where Ollie keeps things for a user, from the XDG variables and `$NAMESPACE`. */
-export interface OllieDirs {
-  /** `$XDG_CONFIG_HOME/ollie` (else `~/.config/ollie`): backends.conf, agents/, tools/, skills/. */
-  config: string;
-  /** `$XDG_DATA_HOME/ollie` (else `~/.local/share/ollie`): the owner key, the sessions, the logins. */
-  data: string;
-  /** `$XDG_CACHE_HOME/ollie` (else `~/.cache/ollie`): what can be made again, such as the sandbox launchers. */
-  cache: string;
-  /** `$XDG_STATE_HOME/ollie` (else `~/.local/state/ollie`). */
-  state: string;
+/**
+ * Where Ollie keeps things for a user: its XDG directories (`@ollie/config-file/dirs`, where every Ollie
+ * package resolves them), and where a client finds olliesrv — `$NAMESPACE` and the owner key.
+ */
+export interface OllieDirs extends Dirs {
   /** The directory services post their sockets in: `$NAMESPACE`, else plan9port's `/tmp/ns.$USER.$DISPLAY`. */
   namespace: string;
   /** `$XDG_DATA_HOME/ollie/keys/owner.key`: the secret olliesrv makes at its first start, which proves its owner. */
@@ -23,17 +18,8 @@ export interface OllieDirs {
  * default under `$HOME` (the account's home when HOME is unset too), as olliesrv resolves them.
  */
 export function ollieDirs(env: NodeJS.ProcessEnv = process.env): OllieDirs {
-  const home = env.HOME || homedir();
-  const under = (variable: string, fallback: string) => join(env[variable] || join(home, fallback), "ollie");
-  const data = under("XDG_DATA_HOME", join(".local", "share"));
-  return {
-    config: under("XDG_CONFIG_HOME", ".config"),
-    data,
-    cache: under("XDG_CACHE_HOME", ".cache"),
-    state: under("XDG_STATE_HOME", join(".local", "state")),
-    namespace: namespaceDir(env),
-    ownerKey: join(data, "keys", "owner.key"),
-  };
+  const dirs = dirsOf(env);
+  return { ...dirs, namespace: namespaceDir(env), ownerKey: join(dirs.data, "keys", "owner.key") };
 }
 
 /** olliesrv's own address: `unix!$NAMESPACE/ollie`. */

@@ -4,12 +4,8 @@ export { type HmacAuthOptions, hmacAuth, hmacAuthenticator } from "./auth/hmac.j
 export type { AttachClaim, IdentifyPeer, PeerIdentity } from "./auth/peer-identity.js";
 export type { AuthRefusal, AuthSession, ServerAuth } from "./auth/server-auth.js";
 export type { Authenticator, AuthFile } from "./client/authenticator.js";
-export {
-  type AttachOptions,
-  type ClientOptions,
-  DEFAULT_CLIENT_MSIZE,
-  NinepClient,
-} from "./client/client.js";
+export { NinepClient } from "./client/client.js";
+export { type AttachOptions, type ClientOptions, DEFAULT_CLIENT_MSIZE } from "./client/client-options.js";
 export { parseDirEntries } from "./client/dir-entries.js";
 export { ConnectionClosedError, DialectRefusedError, NinepRemoteError } from "./client/errors.js";
 export type { FidClient } from "./client/fid-client.js";

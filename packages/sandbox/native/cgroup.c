@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fail.h"
 #include "launcher.h"
 
 static struct leaf {

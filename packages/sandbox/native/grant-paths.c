@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "launcher.h"
+#include "rights.h"
 
 /* Whether `path` lies strictly beneath the directory `dir`. */
 static int beneath(const char *path, const char *dir) {

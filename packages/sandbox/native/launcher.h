@@ -1,8 +1,11 @@
 /*
  * ollie-sandbox-launcher: shared declarations of the launcher's parts.
  *
- *   main.c        options, --help/--version/--probe, the order of the steps
+ *   main.c        which of the three the launcher was started for: --serve, --peer-cred or a command
+ *   launch.c      options, --help/--version/--probe, the order of the steps
+ *   fail.c        the error exit every part calls (fail.h)
  *   landlock.c    one Landlock ruleset: paths, TCP ports, scoping
+ *   rights.h      the filesystem rights, and what --ro, --rox, --rw and --rwx grant
  *   grant-paths.c opening granted paths without following links a command could have made
  *   seccomp.c     the seccomp filter for what Landlock cannot see (sockets, io_uring, terminal injection,
  *                 namespaces)
@@ -76,9 +79,7 @@ struct options {
   char **command;
 };
 
-void fail(int status, const char *fmt, ...) __attribute__((noreturn, format(printf, 2, 3)));
-
-/* Runs a command line of options and a command, as the launcher does when started with it (main.c). */
+/* Runs a command line of options and a command, as the launcher does when started with it (launch.c). */
 void launch(int argc, char **argv) __attribute__((noreturn));
 
 /* Serves requests to launch on stdin, replying on stdout (serve.c). */
@@ -87,8 +88,6 @@ void serve(void) __attribute__((noreturn));
 void peer_cred(int count, char **fds) __attribute__((noreturn));
 
 /* Landlock (landlock.c). */
-uint64_t landlock_rights(const char *flag);
-int landlock_writes(uint64_t rights);
 int kernel_abi(void);
 long kernel_errata(void);
 void apply_landlock(const struct options *o, int abi);

@@ -29,6 +29,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fail.h"
 #include "launcher.h"
 
 #ifndef SO_PEERPIDFD

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "fail.h"
 #include "launcher.h"
 
 #define CAPABILITY_VERSION_3 0x20080522

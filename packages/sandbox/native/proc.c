@@ -21,6 +21,7 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
+#include "fail.h"
 #include "launcher.h"
 
 static int names_self(const char *path) {

@@ -26,6 +26,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "fail.h"
 #include "launcher.h"
 
 /* The tasks (threads) of processes whose real user is this launcher's. */

@@ -24,6 +24,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
+#include "fail.h"
 #include "launcher.h"
 
 #define SECCOMP_MODE_FILTER_ 2

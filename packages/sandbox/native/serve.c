@@ -37,6 +37,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fail.h"
 #include "launcher.h"
 
 #define MAX_REQUEST (16 << 20)

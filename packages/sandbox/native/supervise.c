@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fail.h"
 #include "launcher.h"
 
 #define WATCH_MS 200

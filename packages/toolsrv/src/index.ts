@@ -11,6 +11,7 @@ export {
   loadBypassPolicy,
 } from "./broker/bypass-policy.js";
 export { DEFAULT_TOOL_TIMEOUT_MS, type ToolMeta } from "./metadata/tool-meta.js";
-export type { AgentSandbox } from "./server/agent-sandbox.js";
+export type { AgentSandbox } from "./protocol/agent-sandbox.js";
+export type { CallRequest, CallResult } from "./protocol/call.js";
 export { createToolServer, type ToolServer, type ToolServerOptions } from "./server/tool-server.js";
-export type { CallRequest, CallResult, ToolService } from "./server/tool-service.js";
+export type { ToolService } from "./server/tool-service.js";

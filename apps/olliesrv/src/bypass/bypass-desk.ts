@@ -3,6 +3,7 @@ import type { Authenticator, Fsys } from "@ollie/ninep";
 import { BypassConn, type PendingBypass } from "@ollie/toolsrv/client";
 import { WatchedValue } from "@ollie/virtfs";
 import { oneLine } from "../one-line.js";
+import { parseFiling } from "./bypass-filing.js";
 import type { BypassNotice } from "./notify.js";
 
 /** What the desk needs to know of an agent that asks. */
@@ -52,39 +53,6 @@ export interface KnownRequest {
 export const MAX_PENDING_PER_AGENT = 4;
 /** How many requests olliesrv remembers (the oldest decided ones are forgotten first). */
 const KEPT = 256;
-
-/** What an agent writes to `bypass/new`: the operation, why, and optionally the whole command. */
-export function parseFiling(body: string): { operation: string; reason: string; argv?: string[] } {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(body);
-  } catch {
-    throw new Error('a bypass request is a JSON object: {"operation": NAME, "reason": WHY, "argv": [WORDS]}');
-  }
-  if (typeof raw !== "object" || raw === null || Array.isArray(raw))
-    throw new Error("a bypass request is a JSON object");
-  const r = raw as Record<string, unknown>;
-  for (const key of Object.keys(r)) {
-    if (key === "cwd")
-      throw new Error("cwd is not yours to choose: the command runs in the session's directory");
-    if (!["operation", "reason", "argv"].includes(key))
-      throw new Error(`unknown key '${key}' in the bypass request (operation, reason, argv)`);
-  }
-  if (typeof r.operation !== "string" || r.operation.trim() === "")
-    throw new Error("the bypass request needs an operation");
-  if (typeof r.reason !== "string" || r.reason.trim() === "")
-    throw new Error("the bypass request needs a reason: the person deciding reads it");
-  if (
-    r.argv !== undefined &&
-    (!Array.isArray(r.argv) || r.argv.length === 0 || !r.argv.every((w) => typeof w === "string"))
-  )
-    throw new Error("argv is a list of words");
-  return {
-    operation: r.operation.trim(),
-    reason: r.reason.trim(),
-    ...(r.argv !== undefined && { argv: r.argv as string[] }),
-  };
-}
 
 /**
  * olliesrv's side of toolsrv's bypass broker. Agents file requests through it (as themselves, in their

@@ -2,7 +2,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { parseFiling } from "./bypass-desk.js";
 import { fillWords, Notifier, readNotifyConf, splitWords } from "./notify.js";
 
 const dir = mkdtempSync(join(tmpdir(), "olliesrv-notify-"));
@@ -95,26 +94,5 @@ describe("notify.conf", () => {
         ),
       ),
     ]);
-  });
-});
-
-describe("a bypass request as an agent files it", () => {
-  it("names an operation and a reason, may give the command, and never the directory", () => {
-    expect(
-      parseFiling('{"operation":" apt_install ","reason":"needs rg","argv":["apt-get","install","-y","rg"]}'),
-    ).toEqual({
-      operation: "apt_install",
-      reason: "needs rg",
-      argv: ["apt-get", "install", "-y", "rg"],
-    });
-    expect(() => parseFiling('{"operation":"x","reason":"y","cwd":"/"}')).toThrow(
-      "cwd is not yours to choose",
-    );
-    expect(() => parseFiling('{"operation":"x"}')).toThrow("needs a reason");
-    expect(() => parseFiling('{"operation":"x","reason":"y","argv":"rm -rf /"}')).toThrow(
-      "argv is a list of words",
-    );
-    expect(() => parseFiling('{"operation":"x","reason":"y","env":{}}')).toThrow("unknown key 'env'");
-    expect(() => parseFiling("apt_install")).toThrow("a bypass request is a JSON object");
   });
 });

@@ -1,5 +1,5 @@
-import type { SessionClient } from "./session-client.js";
-import { stopTurn } from "./stop-turn.js";
+import type { OllieClient } from "@ollie/client";
+import { askTurn } from "../frontend/ask-turn.js";
 
 /**
  * `ollie ask`'s exit status for how the turn ended (the agent's `outcome`): 0 `done` or `handled` (a hook
@@ -29,18 +29,20 @@ export function askExitStatus(outcome: string): number {
  * ollie waits to see it end, as `interrupted` — and a second Ctrl-C leaves at once, the turn running on.
  */
 export async function askCommand(
-  client: SessionClient,
+  client: OllieClient,
   given: string | undefined,
   text: string,
 ): Promise<number> {
-  const session = given ?? (await client.create(JSON.stringify({ cwd: process.cwd() })));
-  const agent = `session/${session}/agent/main`;
+  const session = given ?? (await client.newSession({ cwd: process.cwd() })).id;
+  const agent = client.session(session).agent();
   const say = (line: string) => process.stderr.write(`ollie: ${line}\n`);
   const following = new AbortController();
   let submitted = false;
   let interrupts = 0;
+  // A Ctrl-C may race the turn's end: a stop that finds nothing running is no failure (the outcome says how
+  // the turn ended).
   const stop = () => {
-    void stopTurn(client, agent).catch((error: unknown) => {
+    void agent.stop().catch((error: unknown) => {
       // After a second Ctrl-C, the connection is closed under it.
       if (!following.signal.aborted) say(`could not stop the turn: ${(error as Error).message}`);
     });
@@ -58,20 +60,15 @@ export async function askCommand(
   };
   process.on("SIGINT", onInterrupt);
   try {
-    const outcome = await client.ask(
-      session,
-      text,
-      (chunk) => process.stdout.write(chunk),
-      following.signal,
-      {
-        submitted: () => {
-          submitted = true;
-          if (interrupts > 0) stop();
-        },
+    const { outcome } = await askTurn(agent, text, (chunk) => process.stdout.write(chunk), {
+      signal: following.signal,
+      submitted: () => {
+        submitted = true;
+        if (interrupts > 0) stop();
       },
-    );
-    const status = askExitStatus(outcome);
-    if (status !== 0) say(`the turn ended: ${outcome} (session ${session})`);
+    });
+    const status = askExitStatus(outcome.text);
+    if (status !== 0) say(`the turn ended: ${outcome.text} (session ${session})`);
     return status;
   } catch (error) {
     if (following.signal.aborted) return 130;

@@ -1,14 +1,13 @@
+import { DialError, type OllieClient } from "@ollie/client";
 import {
   answered,
   type BackendCheck,
-  CHECK_STATUSES,
   type CheckStatus,
   checkBackends,
   verdict,
 } from "../config/backend-check.js";
 import { readBackends } from "../config/live-config.js";
 import { olliePaths } from "../paths.js";
-import { DialError, type SessionClient } from "./session-client.js";
 
 /** One profile as `ollie backends` shows it. */
 export interface BackendRow {
@@ -21,27 +20,24 @@ export interface BackendRow {
   detail: string;
 }
 
-/** The profiles as olliesrv has them, and the file it read them from (its `backends.check`). */
+/** The profiles as olliesrv has them, and the file it read them from. */
 export interface DaemonView {
   file: string;
   rows: BackendRow[];
 }
 
-/** Reads olliesrv's `backends.check`: it asks every profile for its models, with its own keys. */
-export async function daemonView(client: SessionClient): Promise<DaemonView> {
-  const lines = (await client.read("backends.check")).split("\n").filter(Boolean);
-  const file = lines[0]?.startsWith("# ") ? lines.shift()!.slice(2) : "";
-  const rows = lines.map((line) => {
-    const [status = "", head = "", type = "", model = "", ...rest] = line.split("\t");
-    return {
-      status: CHECK_STATUSES.includes(status as CheckStatus) ? (status as CheckStatus) : "error",
-      isDefault: head.startsWith("*"),
-      name: head.slice(2),
-      type,
-      model,
-      detail: rest.join("\t"),
-    };
-  });
+/** What olliesrv says of its profiles: it asks every one for its models, with its own keys. */
+export async function daemonView(client: OllieClient): Promise<DaemonView> {
+  const { file, backends } = await client.checkBackends();
+  // The client's statuses are the check's own.
+  const rows = backends.map(({ status, isDefault, name, type, model, detail }) => ({
+    status,
+    isDefault,
+    name,
+    type,
+    model,
+    detail,
+  }));
   return { file, rows };
 }
 
@@ -49,7 +45,7 @@ export async function daemonView(client: SessionClient): Promise<DaemonView> {
  * olliesrv, when it runs: undefined when nothing serves at its address (no socket, or a socket nobody
  * listens on). Any other failure — a refused attach, an address that cannot be one — is thrown.
  */
-export async function runningDaemon(reach: () => Promise<SessionClient>): Promise<SessionClient | undefined> {
+export async function runningDaemon(reach: () => Promise<OllieClient>): Promise<OllieClient | undefined> {
   try {
     return await reach();
   } catch (error) {
@@ -61,10 +57,10 @@ export async function runningDaemon(reach: () => Promise<SessionClient>): Promis
 /**
  * `ollie backends`: the profiles, the default (`*`) and whether each answers (its model list, asked of every
  * profile at once, 5 s at most). When olliesrv runs, its view is what counts — the profiles it has read,
- * checked by it with the keys in its environment (`backends.check`); otherwise the file it would read at its
+ * checked by it with the keys in its environment; otherwise the file it would read at its
  * start, checked here with this shell's environment, and said so. 0 when the default backend answers.
  */
-export async function backendsCommand(reach: () => Promise<SessionClient>): Promise<number> {
+export async function backendsCommand(reach: () => Promise<OllieClient>): Promise<number> {
   let view: DaemonView;
   let source: string;
   const client = await runningDaemon(reach);

@@ -2,7 +2,7 @@ import { type Batch, type BatchLimits, LineBatch } from "./line-batch.js";
 
 /** A batch the agent has taken as a prompt. */
 export interface Delivery {
-  /** The prompt's number (its `prompts/N`). */
+  /** The prompt's number at its agent. */
   ticket: string;
   /** Settles when the prompt's turn has ended; rejects when it cannot be known (the session was killed). */
   ended: Promise<unknown>;

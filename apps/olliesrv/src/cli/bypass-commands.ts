@@ -1,5 +1,5 @@
+import type { OllieClient } from "@ollie/client";
 import { oneLine } from "../one-line.js";
-import type { SessionClient } from "./session-client.js";
 
 /** What `ollie approve`, `ollie deny` and `ollie bypass` were asked to do. */
 export type BypassInvocation =
@@ -11,25 +11,27 @@ export type BypassInvocation =
  * `ollie bypass`: the requests waiting for a decision, one a line — id, agent, operation, command, reason,
  * tab-separated — or a line saying there are none (on standard error, so the output stays a list).
  */
-export async function pendingCommand(client: SessionClient): Promise<number> {
-  const pending = await client.read("bypass/pending");
-  if (pending === "") process.stderr.write("no bypass request is waiting\n");
-  process.stdout.write(pending);
+export async function pendingCommand(client: OllieClient): Promise<number> {
+  const pending = await client.bypass.pending();
+  if (pending.length === 0) process.stderr.write("no bypass request is waiting\n");
+  for (const r of pending)
+    process.stdout.write(`${r.number}\t${r.agent}\t${r.operation}\t${r.command}\t${r.reason}\n`);
   return 0;
 }
 
 /**
- * `ollie approve ID` and `ollie deny ID [REASON]`: the owner's decision, written to `bypass/ID/ctl` (which
- * only the owner may write); then how the request stands, e.g. `bypass request 3: approved by glenda`.
+ * `ollie approve ID` and `ollie deny ID [REASON]`: the owner's decision (which only the owner may make);
+ * then how the request stands, e.g. `bypass request 3: approved by glenda`.
  */
 export async function decideCommand(
-  client: SessionClient,
+  client: OllieClient,
   invocation: Extract<BypassInvocation, { command: "approve" | "deny" }>,
 ): Promise<number> {
   const { id } = invocation;
-  const line = invocation.command === "approve" ? "approve" : oneLine(`deny ${invocation.reason}`);
-  await client.write(`bypass/${id}/ctl`, `${line}\n`);
-  const decision = (await client.read(`bypass/${id}/decision`)).trim();
+  const request = client.bypass.request(Number(id));
+  if (invocation.command === "approve") await request.approve();
+  else await request.deny(oneLine(invocation.reason));
+  const decision = await request.decision();
   process.stdout.write(`bypass request ${id}: ${decision}\n`);
   return 0;
 }

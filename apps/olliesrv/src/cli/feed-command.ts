@@ -1,9 +1,9 @@
+import type { OllieClient } from "@ollie/client";
 import { submitPrompt } from "./agent-prompt.js";
 import { BatchSender } from "./batch-sender.js";
 import type { FeedInvocation } from "./feed-args.js";
 import { startSource } from "./feed-source.js";
 import { type Batch, batchLines } from "./line-batch.js";
-import type { SessionClient } from "./session-client.js";
 import { watchSessionEnd } from "./session-end.js";
 import { findSession } from "./session-lookup.js";
 import { catchStopSignals, signalStatus } from "./stop-signals.js";
@@ -29,16 +29,15 @@ export const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n 
  * on Ctrl-C, SIGTERM or SIGHUP, stopping CMD's process group, with 130, 143 or 129; when the session ends,
  * with 1.
  */
-export async function feedCommand(client: SessionClient, invocation: FeedInvocation): Promise<number> {
+export async function feedCommand(client: OllieClient, invocation: FeedInvocation): Promise<number> {
   const session = await findSession(client, invocation.session);
-  const agent = `session/${session.id}/agent/main`;
+  const agent = client.session(session.id).agent();
   const say = (line: string) => process.stderr.write(`ollie: ${line}\n`);
   let label = "";
   let ending: string | undefined;
   const sender = new BatchSender({
     ...invocation,
-    deliver: (batch, last) =>
-      submitPrompt(client, agent, feedPrompt(label, batch, last ? ending : undefined)),
+    deliver: (batch, last) => submitPrompt(agent, feedPrompt(label, batch, last ? ending : undefined)),
     sent: (n, batch, ticket) => say(`batch ${n}: ${batchSummary(batch)} → prompt ${ticket}`),
   });
   const leaving = new AbortController();

@@ -2,15 +2,15 @@ import { access, copyFile, readlink } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { writeFileAtomic } from "@ollie/agent-core";
 import { BackendPool, type Profile, parseBackendsConf } from "@ollie/backends";
+import { type OllieClient, RefusedError } from "@ollie/client";
 import { answered, type CheckStatus, checkBackend, verdict } from "../config/backend-check.js";
 import { type TemplateProfile, turnOn } from "../config/backends-template.js";
 import { olliePaths } from "../paths.js";
 import { type BackendRow, type DaemonView, daemonView, rowOf, runningDaemon } from "./backends-command.js";
 import { INIT_USAGE, type InitInvocation, providerList, SIGN_IN, template } from "./init-args.js";
-import type { SessionClient } from "./session-client.js";
 
 /**
- * `ollie init`: writes the user's backends.conf, makes a running olliesrv read it (the root ctl's `reload`)
+ * `ollie init`: writes the user's backends.conf, makes a running olliesrv read it (`reload`)
  * and checks the backend — through olliesrv when it runs and reads this file, since its environment holds
  * the keys it uses, else here. Works without olliesrv, but not with one that refuses to attach it (nothing
  * is written then). A backends.conf that is a symbolic link is written through: its target gets the text.
@@ -18,7 +18,7 @@ import type { SessionClient } from "./session-client.js";
  */
 export async function initCommand(
   invocation: InitInvocation,
-  reach: () => Promise<SessionClient>,
+  reach: () => Promise<OllieClient>,
 ): Promise<number> {
   const say = (line: string) => process.stdout.write(`${line}\n`);
   const fail = (line: string) => {
@@ -58,9 +58,12 @@ export async function initCommand(
     if (!client) say("olliesrv is not running: it reads the file when it starts");
     else {
       try {
-        await client.write("ctl", "reload\n");
+        await client.reload();
       } catch (error) {
-        return fail(`olliesrv could not read it: ${(error as Error).message.replace(/^ctl: reload: /, "")}`);
+        // olliesrv's words begin with the command they answer.
+        const why =
+          error instanceof RefusedError ? error.reason.replace(/^reload: /, "") : (error as Error).message;
+        return fail(`olliesrv could not read it: ${why}`);
       }
       daemon = invocation.check ? await daemonView(client) : undefined;
       if (daemon && daemon.file !== file) {

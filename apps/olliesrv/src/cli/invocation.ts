@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
+import { isSessionId, type SessionSpec } from "@ollie/client";
 import { REQUEST_ID } from "../bypass/request-id.js";
-import { SESSION_ID } from "../session/names.js";
+import { sessionSpec } from "../frontend/session-spec.js";
 import type { BypassInvocation } from "./bypass-commands.js";
 import { type FeedInvocation, type ObserveInvocation, parseFeed, parseObserve } from "./feed-args.js";
 import { type InitInvocation, parseInit } from "./init-args.js";
@@ -8,7 +9,7 @@ import { type LoginInvocation, parseLogin } from "./login-args.js";
 
 /** What an `ollie` command line asks for, checked whole before any connection is made. */
 export type Invocation =
-  | { command: "new"; spec: Record<string, string> }
+  | { command: "new"; spec: SessionSpec }
   | { command: "ask"; session: string | undefined; text: string }
   | { command: "sh"; session: string | undefined }
   | { command: "ls" | "top" }
@@ -60,7 +61,7 @@ export function parseInvocation(command: string | undefined, args: string[]): In
     }
     case "ask": {
       const words = [...args];
-      const session = words.length > 1 && SESSION_ID.test(words[0]!) ? words.shift() : undefined;
+      const session = words.length > 1 && isSessionId(words[0]!) ? words.shift() : undefined;
       const text = words.join(" ").trim();
       if (!text) throw new UsageError("ask needs a prompt");
       return { command, session, text };
@@ -111,12 +112,4 @@ export function parseInvocation(command: string | undefined, args: string[]): In
     default:
       throw new UsageError(`unknown command '${command}'`);
   }
-}
-
-/** The spec `session/new` takes for `ollie new`'s options: those given, in this directory unless `cwd` says. */
-export function sessionSpec(
-  options: { [K in keyof typeof NEW_OPTIONS]?: string | undefined },
-): Record<string, string> {
-  const spec = { ...options, cwd: options.cwd ?? process.cwd() };
-  return Object.fromEntries(Object.entries(spec).filter(([, v]) => v)) as Record<string, string>;
 }

@@ -1,13 +1,10 @@
-import { type File, ORDWR } from "@ollie/ninep";
-import { LineSplitter } from "../each-line.js";
-import { keyValues } from "./agent-files.js";
+import type { EventStream, OllieClient } from "@ollie/client";
 import { submitPrompt } from "./agent-prompt.js";
 import { BatchSender } from "./batch-sender.js";
-import { eventLine, type SessionEvent } from "./event-line.js";
+import { eventLine } from "./event-line.js";
 import { FEED_DEFAULTS, type ObserveInvocation } from "./feed-args.js";
 import { plural } from "./feed-command.js";
 import { type Batch, batchLines } from "./line-batch.js";
-import type { SessionClient } from "./session-client.js";
 import { watchSessionEnd } from "./session-end.js";
 import { findSession } from "./session-lookup.js";
 import { catchStopSignals, signalStatus } from "./stop-signals.js";
@@ -20,23 +17,24 @@ export function observePrompt(session: string, batch: Batch): string {
 /**
  * `ollie observe SESSION [PROFILE]`: starts an observer session in SESSION's directory, prints its id, and
  * prompts it with SESSION's events in batches (see BatchSender), each a compact line; the observer writes
- * what it finds to SESSION's agent itself (`peer/SESSION`). Runs until Ctrl-C, SIGTERM or SIGHUP (130, 143, 129), the
+ * what it finds to SESSION's agent itself (as a peer's prompt). Runs until Ctrl-C, SIGTERM or SIGHUP (130, 143, 129), the
  * observed session's end (0) or the observer's (1); then kills the observer session unless `--keep`.
  */
-export async function observeCommand(client: SessionClient, invocation: ObserveInvocation): Promise<number> {
+export async function observeCommand(client: OllieClient, invocation: ObserveInvocation): Promise<number> {
   const observed = await findSession(client, invocation.session);
   const say = (line: string) => process.stderr.write(`ollie: ${line}\n`);
+  const leaving = new AbortController();
   // Subscribed before the observer exists, so that nothing between the two is missed.
-  const events = await client.fsys.open(`session/${observed.id}/events`, ORDWR);
-  await events.write(invocation.topics);
+  const events = await client
+    .session(observed.id)
+    .events({ topics: invocation.topics, signal: leaving.signal });
   const spec = {
     agent: invocation.profile,
     name: `observer-of-${observed.name || observed.id}`,
-    ...(observed.cfg.cwd && { cwd: observed.cfg.cwd }),
+    ...(observed.cwd && { cwd: observed.cwd }),
   };
-  const observer = await client.create(JSON.stringify(spec));
+  const observer = (await client.newSession(spec)).id;
   process.stdout.write(`${observer}\n`);
-  const leaving = new AbortController();
   let status = 1;
   let observerGone = false;
   try {
@@ -63,10 +61,13 @@ export async function observeCommand(client: SessionClient, invocation: ObserveI
     void events.close().catch(() => {});
     if (invocation.keep) say(`kept observer session ${observer}`);
     else if (!observerGone)
-      await client.write(`session/${observer}/ctl`, "kill\n").then(
-        () => say(`killed observer session ${observer}`),
-        (error: unknown) => say(`could not kill observer session ${observer}: ${(error as Error).message}`),
-      );
+      await client
+        .session(observer)
+        .kill()
+        .then(
+          () => say(`killed observer session ${observer}`),
+          (error: unknown) => say(`could not kill observer session ${observer}: ${(error as Error).message}`),
+        );
   }
   return status;
 }
@@ -78,28 +79,27 @@ type ObserveEnd =
 
 /** Prompts the observer with the observed session's events until something ends it, and says what. */
 async function untilAnEnd(
-  client: SessionClient,
+  client: OllieClient,
   invocation: ObserveInvocation,
   observed: string,
   observer: string,
-  events: File,
+  events: EventStream,
   observerEnded: Promise<string>,
   leaving: AbortController,
 ): Promise<ObserveEnd> {
-  const agent = `session/${observer}/agent/main`;
-  const uname = keyValues(await client.read(`${agent}/cfg`)).uname ?? `${observer}.main`;
+  const agent = client.session(observer).agent();
   const sender = new BatchSender({
     windowMs: invocation.windowMs,
     maxLines: FEED_DEFAULTS.maxLines,
     maxBytes: FEED_DEFAULTS.maxBytes,
-    deliver: (batch) => submitPrompt(client, agent, observePrompt(observed, batch)),
+    deliver: (batch) => submitPrompt(agent, observePrompt(observed, batch)),
     sent: (n, batch, ticket) =>
       process.stderr.write(`ollie: batch ${n}: ${plural(batch.total, "event")} → prompt ${ticket}\n`),
   });
   const { signalled, release } = catchStopSignals();
   try {
     const first = await Promise.race([
-      follow(events, uname, (line) => sender.push(line), leaving.signal).then((why) => ({
+      follow(events, agent.uname, (line) => sender.push(line), leaving.signal).then((why) => ({
         kind: "observed" as const,
         why,
         batches: sender.batches,
@@ -122,29 +122,17 @@ async function untilAnEnd(
  * resolves saying why it stopped: the session was killed, or olliesrv went.
  */
 async function follow(
-  events: File,
+  events: EventStream,
   observer: string,
   onLine: (line: string) => void,
   signal: AbortSignal,
 ): Promise<string> {
   let killed = false;
-  const splitter = new LineSplitter((line) => {
-    let event: SessionEvent;
-    try {
-      event = JSON.parse(line) as SessionEvent;
-    } catch {
-      return; // Not an event line (none is, but a line cut at the splitter's limit would not parse).
-    }
-    if (event.topic === "session.kill") killed = true;
-    else onLine(eventLine(event, observer));
-  }, 1 << 20);
   try {
-    for (;;) {
-      const chunk = await events.read(0, 65536, signal);
-      if (chunk.length === 0) break;
-      splitter.write(chunk);
+    for await (const event of events) {
+      if (event.kind === "session" && event.type === "kill") killed = true;
+      else onLine(eventLine(event, observer));
     }
-    splitter.end();
   } catch (error) {
     if (signal.aborted) return new Promise(() => {});
     return `cannot follow the observed session: ${(error as Error).message}`;

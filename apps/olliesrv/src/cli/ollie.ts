@@ -1,10 +1,12 @@
 import { parseArgs } from "node:util";
+import { connect, defaultAddress, type OllieClient } from "@ollie/client";
+import { sessionLines } from "../frontend/session-lines.js";
 import { askCommand } from "./ask-command.js";
 import { decideCommand, pendingCommand } from "./bypass-commands.js";
+import { chatCommand } from "./chat-command.js";
 import { feedCommand } from "./feed-command.js";
 import { type Invocation, type LocalInvocation, parseInvocation } from "./invocation.js";
 import { observeCommand } from "./observe-command.js";
-import { defaultAddress, identity, SessionClient } from "./session-client.js";
 import { shell } from "./shell.js";
 import { statusCommand } from "./status-command.js";
 import { top } from "./top.js";
@@ -89,17 +91,16 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     return usage((error as Error).message);
   }
-  const address = values.a ?? defaultAddress();
+  // The address is ollie's own default, not $OLLIE_ADDRESS: inside an agent's tool, -a says where else to go.
+  const reach = () => connect({ address: values.a ?? defaultAddress(), uname: values.u, keyFile: values.k });
   if (
     invocation.command === "init" ||
     invocation.command === "backends" ||
     invocation.command === "login" ||
     invocation.command === "mcp"
   )
-    return await runLocal(invocation, () =>
-      SessionClient.connect(address, () => identity({ uname: values.u, keyFile: values.k })),
-    );
-  const client = await SessionClient.connect(address, () => identity({ uname: values.u, keyFile: values.k }));
+    return await runLocal(invocation, reach);
+  const client = await reach();
   try {
     return await run(client, invocation);
   } catch (error) {
@@ -111,7 +112,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /** init, backends, login and mcp: they work without olliesrv; all but login `reach` it when it runs. */
-async function runLocal(invocation: LocalInvocation, reach: () => Promise<SessionClient>): Promise<number> {
+async function runLocal(invocation: LocalInvocation, reach: () => Promise<OllieClient>): Promise<number> {
   try {
     // Loaded only for these: they need the providers or the MCP SDK, which the other commands do without.
     if (invocation.command === "init")
@@ -126,38 +127,29 @@ async function runLocal(invocation: LocalInvocation, reach: () => Promise<Sessio
   }
 }
 
-async function run(client: SessionClient, invocation: Exclude<Invocation, LocalInvocation>): Promise<number> {
+async function run(client: OllieClient, invocation: Exclude<Invocation, LocalInvocation>): Promise<number> {
   switch (invocation.command) {
     case "new":
-      process.stdout.write(`${await client.create(JSON.stringify(invocation.spec))}\n`);
+      process.stdout.write(`${(await client.newSession(invocation.spec)).id}\n`);
       return 0;
     case "ask":
       return await askCommand(client, invocation.session, invocation.text);
     case "sh":
       return await shell(client, invocation.session);
     case "ls":
-      process.stdout.write(await client.read("session/idx"));
+      process.stdout.write(sessionLines(await client.sessions()));
       return 0;
     case "top":
       return await top(client);
-    case "chat": {
-      const { session, follow } = invocation;
-      const chat = await client.read(`session/${session}/agent/main/chat`);
-      process.stdout.write(chat);
-      if (!follow) return 0;
-      const tail = await client.fsys.open(`session/${session}/agent/main/tail`);
-      for (let offset = Buffer.byteLength(chat); ; ) {
-        const chunk = await tail.read(offset);
-        if (chunk.length === 0) return 0;
-        process.stdout.write(chunk);
-        offset += chunk.length;
-      }
-    }
+    case "chat":
+      return await chatCommand(client, invocation.session, invocation.follow);
     case "status":
       return await statusCommand(client, invocation.session);
     case "stop":
+      await client.session(invocation.session).agent().ctl("stop");
+      return 0;
     case "kill":
-      await client.write(`session/${invocation.session}/agent/main/ctl`, `${invocation.command}\n`);
+      await client.session(invocation.session).kill();
       return 0;
     case "feed":
       return await feedCommand(client, invocation);

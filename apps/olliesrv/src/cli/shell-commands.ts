@@ -1,5 +1,6 @@
-import { keyValues, readActivity, readUsage, shortCount } from "./agent-files.js";
-import type { SessionClient } from "./session-client.js";
+import type { Agent } from "@ollie/client";
+import { shortCount } from "../frontend/agent-text.js";
+import { dollars } from "../session/dollars.js";
 
 /** `ollie sh`'s slash commands; what is not among them goes to the agent's ctl as it was typed. */
 export const SHELL_HELP = `/help                  this list
@@ -28,75 +29,70 @@ export interface CommandResult {
   leave?: boolean;
 }
 
-/** Runs `/word args` against the agent at `agent` (`session/ID/agent/NAME`). Throws when the daemon refuses. */
-export async function shellCommand(
-  client: SessionClient,
-  agent: string,
-  line: string,
-): Promise<CommandResult> {
+/** Runs `/word args` against `agent`. Throws when the daemon refuses. */
+export async function shellCommand(agent: Agent, line: string): Promise<CommandResult> {
   const [word = "", ...rest] = line.slice(1).trim().split(/\s+/);
   const args = rest.join(" ");
-  const ctl = (command: string) => client.write(`${agent}/ctl`, `${command}\n`);
   switch (word) {
     case "help":
     case "?":
       return { text: SHELL_HELP };
     case "status":
-      return { text: await status(client, agent) };
+      return { text: await status(agent) };
     case "cost":
-      return { text: await cost(client, agent) };
+      return { text: await cost(agent) };
     case "model": {
       if (args) {
-        await ctl(`model ${args}`);
+        await agent.ctl(`model ${args}`);
         return { text: `model ${args} from the next request\n` };
       }
-      const model = keyValues(await client.read(`${agent}/cfg`)).model ?? "";
-      const models = (await client.read(`${agent}/models`))
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => {
-          const [id = "", window] = l.split("\t");
-          return `${id === model ? "*" : " "} ${id}${window ? `  (${shortCount(Number(window))} tokens)` : ""}`;
-        });
+      const model = (await agent.cfg()).model ?? "";
+      const models = (await agent.models()).map(({ id, contextLength }) => {
+        const window = contextLength ? `  (${shortCount(contextLength)} tokens)` : "";
+        return `${id === model ? "*" : " "} ${id}${window}`;
+      });
       return { text: `model ${model || "(the profile's)"}\n${models.join("\n")}\n` };
     }
     case "stop":
-      await ctl("stop");
+      await agent.ctl("stop");
       return { text: "[stopping]\n" };
     case "compact":
-      await ctl("compact");
+      await agent.ctl("compact");
       return { text: "compacted\n" };
     case "clear":
-      await ctl("clear");
+      await agent.ctl("clear");
       return { text: "the history is cleared\n" };
     case "kill":
-      await ctl("kill");
+      await agent.ctl("kill");
       return { text: "the session is ended\n", leave: true };
     default:
-      await ctl(line.slice(1).trim());
+      await agent.ctl(line.slice(1).trim());
       return { text: "" };
   }
 }
 
-async function status(client: SessionClient, agent: string): Promise<string> {
-  const cfg = keyValues(await client.read(`${agent}/cfg`));
-  const activity = await readActivity(client, agent);
-  const usage = (await readUsage(client, agent)).session;
-  const context = (await client.read(`${agent}/ctxsz`).catch(() => "unknown\n")).trim();
-  const doing = activity.tool ? `${activity.state} ${activity.tool}` : activity.state;
+async function status(agent: Agent): Promise<string> {
+  const cfg = await agent.cfg();
+  const activity = await agent.activity();
+  const usage = (await agent.usage()).session;
+  const context = await agent.contextSize().then(
+    (c) => `${c.tokens}/${c.window} ${(c.fraction * 100).toFixed(1)}%`,
+    () => "unknown",
+  );
+  const doing = activity.tools.length > 0 ? `${activity.state} ${activity.tools.join(",")}` : activity.state;
   return [
-    `${doing} · profile ${cfg.profile} · backend ${cfg.backend || "(default)"} · model ${cfg.model || "(the profile's)"}`,
+    `${doing} · profile ${cfg.profile} · backend ${cfg.backend ?? "(default)"} · model ${cfg.model ?? "(the profile's)"}`,
     `context ${context}`,
     usage
       ? `${usage.inputTokens} tokens in / ${usage.outputTokens} out this session, in ${usage.requests} requests`
       : "no tokens yet",
-    await cost(client, agent),
+    await cost(agent),
   ].join("\n");
 }
 
-async function cost(client: SessionClient, agent: string): Promise<string> {
-  const [session = "", last = ""] = (await client.read(`${agent}/cost`)).split("\n");
-  const usage = (await readUsage(client, agent)).session;
+async function cost(agent: Agent): Promise<string> {
+  const spent = await agent.cost();
+  const usage = (await agent.usage()).session;
   const tokens = usage ? ` (${usage.inputTokens} tokens in / ${usage.outputTokens} out)` : "";
-  return `${session}${tokens} · ${last}\n`;
+  return `${dollars(spent.session)} session${tokens} · ${dollars(spent.lastTurn)} last turn\n`;
 }

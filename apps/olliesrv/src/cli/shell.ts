@@ -1,10 +1,11 @@
 import { createInterface } from "node:readline";
+import { type OllieClient, RefusedError, type UsageTotals } from "@ollie/client";
+import { duration } from "../frontend/agent-text.js";
+import { askTurn } from "../frontend/ask-turn.js";
+import { followActivity } from "../frontend/follow-activity.js";
 import { dollars } from "../session/dollars.js";
-import { duration, followActivity, readUsage, type UsageTotals } from "./agent-files.js";
 import { colourWanted, type Palette, palette } from "./colour.js";
-import type { SessionClient } from "./session-client.js";
 import { shellCommand } from "./shell-commands.js";
-import { stopTurn } from "./stop-turn.js";
 import { TurnView } from "./turn-view.js";
 
 /** The turn sh is showing now. */
@@ -25,9 +26,9 @@ interface RunningTurn {
  * and, at the prompt, clears the line; Ctrl-D ends. The session is created in this directory if none is
  * given. Commands typed while a turn runs run at once; prompts wait for the turn.
  */
-export async function shell(client: SessionClient, given?: string): Promise<number> {
-  const session = given ?? (await client.create(JSON.stringify({ cwd: process.cwd() })));
-  const agent = `session/${session}/agent/main`;
+export async function shell(client: OllieClient, given?: string): Promise<number> {
+  const session = given ?? (await client.newSession({ cwd: process.cwd() })).id;
+  const agent = client.session(session).agent();
   const out = process.stdout;
   const p = palette(colourWanted(out));
   out.write(
@@ -62,11 +63,11 @@ export async function shell(client: SessionClient, given?: string): Promise<numb
   });
 
   // For a Ctrl-C, as ask does: a turn that ended meanwhile is not an error (its summary says how it ended).
-  const stop = () => stopTurn(client, agent).catch((e: unknown) => say(p.red(`error: ${reason(e)}`)));
+  const stop = () => agent.stop().catch((e: unknown) => say(p.red(`error: ${reason(e)}`)));
 
   const command = async (line: string) => {
     try {
-      const result = await shellCommand(client, agent, line);
+      const result = await shellCommand(agent, line);
       say(result.text);
       if (result.leave) rl.close();
     } catch (error) {
@@ -88,16 +89,17 @@ export async function shell(client: SessionClient, given?: string): Promise<numb
     let activity: { stop(): Promise<void> } | undefined;
     try {
       // Followed before the prompt is written, so the turn's first state is not missed.
-      activity = await followActivity(client, agent, (a) => view.update(a));
-      const outcome = await client.ask(session, text, (chunk) => view.chunk(chunk), following.signal, {
+      activity = await followActivity(agent, (a) => view.update(a));
+      const { outcome } = await askTurn(agent, text, (chunk) => view.chunk(chunk), {
+        signal: following.signal,
         submitted: () => {
           current.submitted = true;
           if (current.stopping) void stop();
         },
       });
       view.end();
-      const usage = await readUsage(client, agent).catch(() => ({}) as { turn?: UsageTotals });
-      view.finish(summary(p, outcome, usage.turn, view.elapsedMs));
+      const usage = await agent.usage().catch(() => ({}) as { turn?: UsageTotals });
+      view.finish(summary(p, outcome.text, usage.turn, view.elapsedMs));
     } catch (error) {
       view.finish(
         current.left
@@ -137,9 +139,9 @@ export async function shell(client: SessionClient, given?: string): Promise<numb
   return 0;
 }
 
-/** What went wrong, without the file's path the 9P client puts first (sh's files are always the same). */
+/** What went wrong: olliesrv's words for a refusal (sh's files are always the same), else the message. */
 function reason(error: unknown): string {
-  return (error as Error).message.replace(/^session\/\S+: /, "");
+  return error instanceof RefusedError ? error.reason : (error as Error).message;
 }
 
 /** The line that ends a turn: how it ended, its tokens and cost, and how long it took. */

@@ -11,22 +11,22 @@ const rows: TopRow[] = [
     agent: "main",
     activity: {
       state: "calling",
-      tool: "shell",
+      tools: ["shell"],
       arg: "npm test -- --run",
       since: new Date(now - 5000),
       turnStarted: undefined,
     },
     turns: 3,
-    outcome: "done\n",
-    usage: { inputTokens: 12_345, outputTokens: 678, requests: 4, costUsd: 0.0123 },
+    outcome: { status: "done", text: "done" },
+    usage: { inputTokens: 12_345, outputTokens: 678, costUsd: 0.0123 },
   },
   {
     session: "1796046449450612060-ab0742",
     name: "1796046449450612060-ab0742",
     agent: "main",
-    activity: { state: "idle", tool: "", arg: "", since: undefined, turnStarted: undefined },
+    activity: { state: "idle", tools: [], arg: "", since: undefined, turnStarted: undefined },
     turns: 0,
-    outcome: "",
+    outcome: undefined,
     usage: undefined,
   },
 ];
@@ -68,7 +68,7 @@ describe("ollie top's table", () => {
     const failed: TopRow = {
       ...rows[1]!,
       turns: 2,
-      outcome: `error: ${reason}\nand a second line\n`,
+      outcome: { status: "error", error: `${reason}\nand a second line\n`, text: `error: ${reason}` },
     };
     const [, line] = renderTable([failed], palette(false), now, Number.POSITIVE_INFINITY);
     // The reason is one line, cut to 60 characters.
@@ -84,7 +84,8 @@ describe("ollie top's table", () => {
       / calling +5s shell: /,
     );
     // A turn that ended otherwise is no failure.
-    for (const outcome of ["done\n", "interrupted\n", "blocked\n", ""]) {
+    for (const status of ["done", "interrupted", "blocked", undefined] as const) {
+      const outcome = status && { status, text: status };
       const [, plain] = renderTable([{ ...failed, outcome }], palette(false), now, Number.POSITIVE_INFINITY);
       expect(plain).toMatch(/ main +idle +2 /);
     }

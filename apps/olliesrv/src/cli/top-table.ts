@@ -1,26 +1,21 @@
+import type { AgentActivity, Outcome, UsageTotals } from "@ollie/client";
+import { failureOf, REASON_CHARS, shortCount, toolText } from "../frontend/agent-text.js";
 import { oneLine, shorten } from "../one-line.js";
 import { dollars } from "../session/dollars.js";
-import {
-  type AgentActivity,
-  failureOf,
-  REASON_CHARS,
-  shortCount,
-  toolText,
-  type UsageTotals,
-} from "./agent-files.js";
 import type { Palette } from "./colour.js";
 
 /** One agent's line in `ollie top`. */
 export interface TopRow {
   session: string;
-  /** The session's name, from `session/idx` (its id when it was never named). */
+  /** The session's name, from the session list (its id when it was never named). */
   name: string;
   agent: string;
   activity: AgentActivity | undefined;
   turns: number;
-  /** How its last turn ended (the `outcome` file's words; empty before its first). */
-  outcome: string;
-  usage: UsageTotals | undefined;
+  /** How its last turn ended (undefined before its first). */
+  outcome: Outcome | undefined;
+  /** The session's totals. */
+  usage: Pick<UsageTotals, "inputTokens" | "outputTokens" | "costUsd"> | undefined;
 }
 
 /** Why the agent's last turn failed, on one line and shortened, when it did and the agent is idle since. */

@@ -1,32 +1,29 @@
-import { readActivity, readUsage } from "./agent-files.js";
+import type { Agent, AgentState, OllieClient, Watch } from "@ollie/client";
 import { colourWanted, palette } from "./colour.js";
-import type { SessionClient } from "./session-client.js";
 import { renderTable, summaryLine, type TopRow } from "./top-table.js";
 
-/** How often `session/idx` is read again for sessions made or ended: it has no wait file of its own. */
+/** How often the session list is read again for sessions made or ended: it has no wait file of its own. */
 const SESSIONS_EVERY_MS = 2000;
 /** The fewest milliseconds between two frames, however many agents change at once. */
 const FRAME_MS = 100;
 
-/** An open `statewait`. */
-type WaitFile = Awaited<ReturnType<SessionClient["watch"]>>;
-
 /** A row and what keeps it up to date. */
 interface Watched {
   row: TopRow;
-  path: string;
+  agent: Agent;
   stop: AbortController;
 }
 
 /**
- * The sessions' agents and what they are doing. Each agent has a blocked `statewait` read open; when it
- * returns, that agent's `activity`, `turns`, `outcome` and `usage` are read again — nothing is read on a timer except
- * `session/idx`, for sessions made since.
+ * The sessions' agents and what they are doing. Each agent's state is watched (a blocked read open); when it
+ * changes, that agent's activity, turns, outcome and usage are read again — nothing is read on a timer except
+ * the session list, for sessions made since.
  */
 export class Agents {
+  /** By the agent's uname. */
   readonly watched = new Map<string, Watched>();
   constructor(
-    private readonly client: SessionClient,
+    private readonly client: OllieClient,
     private readonly changed: () => void,
   ) {}
 
@@ -38,23 +35,20 @@ export class Agents {
 
   /** Reads the session list: new agents are watched, those of ended sessions dropped. */
   async discover(follow: boolean): Promise<void> {
-    const sessions = new Map<string, string>();
-    for (const line of (await this.client.read("session/idx")).split("\n").filter(Boolean)) {
-      const [id = "", name = ""] = line.split("\t");
-      sessions.set(id, name);
-    }
-    for (const [path, w] of this.watched)
-      if (!sessions.has(w.row.session)) this.drop(path);
+    const sessions = new Map((await this.client.sessions()).map((s) => [s.id, s.name]));
+    for (const [uname, w] of this.watched)
+      if (!sessions.has(w.row.session)) this.drop(uname);
       else w.row.name = sessions.get(w.row.session) ?? "";
     await Promise.all(
       [...sessions].map(async ([session, name]) => {
-        const dir = `session/${session}/agent`;
         if ([...this.watched.values()].some((w) => w.row.session === session)) return;
-        const agents = await this.client.fsys.readdir(dir).catch(() => []);
+        const handle = this.client.session(session);
+        const agents = await handle.agents().catch(() => []);
         await Promise.all(
-          agents.map((a) =>
+          agents.map((agent) =>
             this.watch(
-              { session, name, agent: a.name, activity: undefined, turns: 0, outcome: "", usage: undefined },
+              { session, name, agent, activity: undefined, turns: 0, outcome: undefined, usage: undefined },
+              handle.agent(agent),
               follow,
             ),
           ),
@@ -65,40 +59,39 @@ export class Agents {
   }
 
   stopAll(): void {
-    for (const path of [...this.watched.keys()]) this.drop(path);
+    for (const uname of [...this.watched.keys()]) this.drop(uname);
   }
 
-  private async watch(row: TopRow, follow: boolean): Promise<void> {
-    const path = `session/${row.session}/agent/${row.agent}`;
-    if (this.watched.has(path)) return;
-    const w: Watched = { row, path, stop: new AbortController() };
-    this.watched.set(path, w);
-    let states: WaitFile | undefined;
+  private async watch(row: TopRow, agent: Agent, follow: boolean): Promise<void> {
+    if (this.watched.has(agent.uname)) return;
+    const w: Watched = { row, agent, stop: new AbortController() };
+    this.watched.set(agent.uname, w);
+    let states: Watch<AgentState> | undefined;
     try {
       // Opened before the first read, so a change between the two is not missed.
-      states = follow ? await this.client.watch(`${path}/statewait`) : undefined;
+      states = follow ? await agent.watchState({ signal: w.stop.signal }) : undefined;
       await this.refresh(w);
     } catch {
-      // The agent is gone, or its files cannot be read: no row, and its wait file is let go (the session is
+      // The agent is gone, or its files cannot be read: no row, and its wait is let go (the session is
       // tried again at the next discover, and would otherwise leave a fid open each time).
-      this.drop(path);
+      this.drop(agent.uname);
       await states?.close();
       return;
     }
     if (states) void this.follow(w, states);
   }
 
-  /** Reads the agent's files again each time its `statewait` returns, until it is dropped. */
-  private async follow(w: Watched, states: WaitFile): Promise<void> {
+  /** Reads the agent's files again each time its state changes, until it is dropped. */
+  private async follow(w: Watched, states: Watch<AgentState>): Promise<void> {
     try {
       for (;;) {
-        await states.next(w.stop.signal);
+        await states.next();
         await this.refresh(w);
         this.changed();
       }
     } catch {
       // Stopped, or the session was killed: its readers are answered with an error.
-      this.drop(w.path);
+      this.drop(w.agent.uname);
       this.changed();
     } finally {
       await states.close();
@@ -107,17 +100,17 @@ export class Agents {
 
   private async refresh(w: Watched): Promise<void> {
     const [activity, turns, outcome, usage] = await Promise.all([
-      readActivity(this.client, w.path),
-      this.client.read(`${w.path}/turns`),
-      this.client.read(`${w.path}/outcome`),
-      readUsage(this.client, w.path),
+      w.agent.activity(),
+      w.agent.turns(),
+      w.agent.outcome(),
+      w.agent.usage(),
     ]);
-    Object.assign(w.row, { activity, turns: Number(turns.trim()) || 0, outcome, usage: usage.session });
+    Object.assign(w.row, { activity, turns, outcome, usage: usage.session });
   }
 
-  private drop(path: string): void {
-    this.watched.get(path)?.stop.abort();
-    this.watched.delete(path);
+  private drop(uname: string): void {
+    this.watched.get(uname)?.stop.abort();
+    this.watched.delete(uname);
   }
 }
 
@@ -126,7 +119,7 @@ export class Agents {
  * in it, turns, tokens, cost, age, the running tool or hook (or why the last turn failed) — redrawn when one changes (and each second, for the times). `q` or Ctrl-C quits. When stdout
  * is not a terminal it prints the table once and exits, for scripts.
  */
-export async function top(client: SessionClient): Promise<number> {
+export async function top(client: OllieClient): Promise<number> {
   const out = process.stdout;
   const p = palette(colourWanted(out));
   if (!out.isTTY) {

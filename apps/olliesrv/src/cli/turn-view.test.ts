@@ -1,11 +1,11 @@
+import type { AgentActivity } from "@ollie/client";
 import { describe, expect, it } from "vitest";
-import type { AgentActivity } from "./agent-files.js";
 import { palette } from "./colour.js";
-import { echoFilter, TurnView } from "./turn-view.js";
+import { TurnView } from "./turn-view.js";
 
 const calling: AgentActivity = {
   state: "calling",
-  tool: "shell",
+  tools: ["shell"],
   arg: "sleep 1",
   since: undefined,
   turnStarted: undefined,
@@ -49,14 +49,6 @@ function view(statusLine = true) {
 }
 
 describe("a turn in ollie sh", () => {
-  it("drops the chat's echo of the prompt, however it is cut, and only that", () => {
-    const drop = echoFilter("hi there");
-    expect(["\n» hi", " there\n", "\nHello"].map(drop).join("")).toBe("Hello");
-    expect(drop(" again")).toBe(" again");
-    const other = echoFilter("hi");
-    expect(["» hello\n\n", "Hi"].map(other).join("")).toBe("» hello\n\nHi");
-  });
-
   it("keeps a status line under the text, cleared while text streams and gone at the end", () => {
     const t = view();
     t.v.chunk("» hi\n\n");
@@ -64,7 +56,7 @@ describe("a turn in ollie sh", () => {
     t.tick(2500);
     t.v.chunk("→ shell {}\n");
     expect(t.shown).toBe("→ shell {}\ncalling shell: sleep 1 · 2.5s");
-    t.v.update({ ...calling, state: "thinking", tool: "", arg: "" });
+    t.v.update({ ...calling, state: "thinking", tools: [], arg: "" });
     t.v.chunk("Some te");
     expect(t.shown).toBe("→ shell {}\nSome te");
     t.v.chunk("xt.\n");

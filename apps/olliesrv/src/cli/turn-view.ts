@@ -1,5 +1,7 @@
+import type { AgentActivity } from "@ollie/client";
+import { doingText, duration } from "../frontend/agent-text.js";
+import { echoFilter } from "../frontend/echo-filter.js";
 import { shorten } from "../one-line.js";
-import { type AgentActivity, duration, toolText } from "./agent-files.js";
 import { chatPainter, type Palette } from "./colour.js";
 
 /** Where a turn is shown: a terminal (`columns` set) or any other stream. */
@@ -63,7 +65,7 @@ export class TurnView {
     this.redraw();
   }
 
-  /** What the agent does now (after `statewait` returned). */
+  /** What the agent does now (after its state changed). */
   update(activity: AgentActivity): void {
     this.activity = activity;
     if (activity.state !== "idle") this.begun = true;
@@ -105,7 +107,7 @@ export class TurnView {
       return;
     }
     // `calling shell: make`, `hook preTurn`, `compacting`.
-    const doing = !a || a.state === "idle" ? "waiting" : a.tool ? `${a.state} ${toolText(a)}` : a.state;
+    const doing = !a || a.state === "idle" ? "waiting" : doingText(a);
     const width = Math.max(20, (this.options.screen.columns || 80) - 1);
     const line = shorten(`${doing} · ${duration(this.elapsedMs)}`, width);
     this.clear();
@@ -118,26 +120,4 @@ export class TurnView {
     this.options.screen.write(`\r${" ".repeat(this.drawn)}\r`);
     this.drawn = 0;
   }
-}
-
-/**
- * Drops the `» PROMPT` block the chat starts the turn with (a terminal has shown the prompt as it was typed);
- * anything else — a stamped prompt, another turn's text — passes as it came.
- */
-export function echoFilter(prompt: string): (chunk: string) => string {
-  const echo = `» ${prompt}\n\n`;
-  let held: string | undefined = "";
-  return (chunk) => {
-    if (held === undefined) return chunk;
-    held += chunk;
-    const body = held.replace(/^\n+/, "");
-    if (body.startsWith(echo)) {
-      held = undefined;
-      return body.slice(echo.length);
-    }
-    if (echo.startsWith(body)) return "";
-    const all = held;
-    held = undefined;
-    return all;
-  };
 }

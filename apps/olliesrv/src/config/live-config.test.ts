@@ -24,6 +24,7 @@ function place() {
   const paths: OlliePaths = {
     config,
     data: root,
+    cache: join(root, "cache"),
     sessions: join(root, "sessions"),
     corrupt: join(root, "corrupt"),
     ownerKey: join(root, "owner.key"),

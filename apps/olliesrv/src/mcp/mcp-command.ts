@@ -1,14 +1,15 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { SessionClient } from "../cli/session-client.js";
+import type { OllieClient } from "@ollie/client";
 import { log } from "./log.js";
 import { ollieMcpServer } from "./mcp-server.js";
 import { OlliesrvLink } from "./olliesrv-link.js";
 
 /**
  * `ollie mcp`: Ollie's sessions as an MCP server, on standard input and output, until the client closes
- * standard input; olliesrv is reached (with `reach`) at the first tool call. Returns the exit status: 0.
+ * standard input; olliesrv is reached (with `reach`) at the first tool call. ollie_status answers
+ * what `ollie status` prints. Returns the exit status: 0.
  */
-export async function mcpCommand(reach: () => Promise<SessionClient>): Promise<number> {
+export async function mcpCommand(reach: () => Promise<OllieClient>): Promise<number> {
   const link = new OlliesrvLink(reach);
   const server = ollieMcpServer(link);
   server.server.onerror = (error) => log(error.message);

@@ -14,7 +14,10 @@ const session = z
   .string()
   .describe("the session's id, as ollie_new_session gave it (ollie_status lists them)");
 
-/** The MCP server `ollie mcp` is: a tool for each thing the ollie command does with a session. */
+/**
+ * The MCP server `ollie mcp` is: a tool for each thing the ollie command does with a session (ollie_status
+ * answers what `ollie status` prints).
+ */
 export function ollieMcpServer(link: OlliesrvLink): McpServer {
   const server = new McpServer(
     { name: "ollie", version: __PACKAGE_VERSION__ },

@@ -1,4 +1,4 @@
-import { DialError, type SessionClient } from "../cli/session-client.js";
+import { DialError, type OllieClient } from "@ollie/client";
 
 /**
  * The MCP server's connection to olliesrv, made at the first tool call rather than at start, and made again
@@ -10,13 +10,13 @@ import { DialError, type SessionClient } from "../cli/session-client.js";
  * the tools work as soon as olliesrv does — or again after it restarts — with no restart of the client.
  */
 export class OlliesrvLink {
-  private current: Promise<SessionClient> | undefined;
+  private current: Promise<OllieClient> | undefined;
   private readonly inFlight = new Set<Promise<unknown>>();
 
-  constructor(private readonly reach: () => Promise<SessionClient>) {}
+  constructor(private readonly reach: () => Promise<OllieClient>) {}
 
   /** Runs `work` with the connection, dialling it (as the owner, or as `-u`/`-k` say) if there is none. */
-  async use<T>(work: (client: SessionClient) => Promise<T>): Promise<T> {
+  async use<T>(work: (client: OllieClient) => Promise<T>): Promise<T> {
     const running = this.client().then(work);
     this.inFlight.add(running);
     try {
@@ -37,7 +37,7 @@ export class OlliesrvLink {
     (await current?.catch(() => undefined))?.close();
   }
 
-  private client(): Promise<SessionClient> {
+  private client(): Promise<OllieClient> {
     if (this.current) return this.current;
     const dialled = this.reach().catch((error: unknown) => {
       this.current = undefined;

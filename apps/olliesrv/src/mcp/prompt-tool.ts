@@ -1,9 +1,8 @@
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import type { CallToolResult, ServerNotification, ServerRequest } from "@modelcontextprotocol/sdk/types.js";
-import { followActivity } from "../cli/agent-files.js";
-import { askExitStatus } from "../cli/ask-command.js";
-import type { SessionClient } from "../cli/session-client.js";
-import { stopTurn } from "../cli/stop-turn.js";
+import type { OllieClient } from "@ollie/client";
+import { askTurn, turnFailed } from "../frontend/ask-turn.js";
+import { followActivity } from "../frontend/follow-activity.js";
 import { log } from "./log.js";
 import type { OlliesrvLink } from "./olliesrv-link.js";
 import { onSession } from "./tool-results.js";
@@ -27,18 +26,21 @@ export function prompt(
 }
 
 async function ask(
-  client: SessionClient,
+  client: OllieClient,
   session: string,
   text: string,
   extra: Extra,
 ): Promise<CallToolResult> {
-  const agent = `session/${session}/agent/main`;
+  const agent = client.session(session).agent();
   const following = new AbortController();
-  let ticket: string | undefined;
+  let submitted = false;
   let stopping: Promise<void> | undefined;
-  // Nobody waits for the answer any more: the turn is stopped, then no longer followed.
+  // Nobody waits for the answer any more: the turn is stopped, then no longer followed. A stop that finds
+  // the turn ended meanwhile is no failure.
   const stop = () => {
-    stopping ??= stopTurn(client, agent)
+    stopping ??= agent
+      .stop()
+      .then(() => {})
       .catch((error: unknown) =>
         log(`could not stop the turn of session ${session}: ${(error as Error).message}`),
       )
@@ -46,7 +48,7 @@ async function ask(
   };
   // Before the prompt is taken there is no turn to stop yet: it is stopped as soon as it is.
   const cancelled = () => {
-    if (ticket !== undefined) stop();
+    if (submitted) stop();
   };
   extra.signal.addEventListener("abort", cancelled, { once: true });
   const token = extra._meta?.progressToken;
@@ -62,16 +64,17 @@ async function ask(
   let activity: { stop(): Promise<void> } | undefined;
   try {
     // Followed before the prompt is written, so the turn's first state is not missed.
-    if (progress) activity = await followActivity(client, agent, (a) => progress.update(a));
-    const outcome = await client.ask(session, text, (chunk) => progress?.chunk(chunk), following.signal, {
-      submitted: (n) => {
-        ticket = n;
+    if (progress) activity = await followActivity(agent, (a) => progress.update(a));
+    const end = await askTurn(agent, text, (chunk) => progress?.chunk(chunk), {
+      signal: following.signal,
+      submitted: () => {
+        submitted = true;
         if (extra.signal.aborted) stop();
       },
     });
-    const ended = await client.read(`${agent}/prompts/${ticket}`);
-    const reply = ended.slice(ended.indexOf("\n") + 1).trimEnd();
-    const failed = askExitStatus(outcome) !== 0;
+    const outcome = end.outcome.text;
+    const reply = end.reply.trimEnd();
+    const failed = turnFailed(end);
     // A failure's reason comes first, where a client shows it; a success is its reply.
     const texts = failed
       ? [`session ${session}: the turn ended: ${outcome}`, reply]

@@ -1,13 +1,17 @@
 import { isAbsolute } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { sessionSpec } from "../cli/invocation.js";
-import { statusLines } from "../cli/status-command.js";
+import { RefusedError } from "@ollie/client";
+import { sessionLines } from "../frontend/session-lines.js";
+import { sessionSpec } from "../frontend/session-spec.js";
+import { statusLines } from "../frontend/status-lines.js";
 import type { OlliesrvLink } from "./olliesrv-link.js";
 import { answer, failure, guarded, onSession } from "./tool-results.js";
 
 /** The header rows of ollie_status's tables: their rows are `ollie ls`'s and `ollie status`'s lines. */
 const SESSIONS_HEADER = "id\tname\tstate\tdirectory\n";
 const STATUS_HEADER = "id\tstate\tmodel\ttokens\tcost\n";
+
+/** The status of a session (every session without one) as `ollie status` prints it: a line each. */
 
 export interface NewSessionArgs {
   cwd?: string | undefined;
@@ -25,8 +29,8 @@ export function newSession(link: OlliesrvLink, args: NewSessionArgs): Promise<Ca
   return guarded(() =>
     link.use(async (client) => {
       const spec = sessionSpec(args);
-      const session = await client.create(JSON.stringify(spec)).catch((error: unknown) => {
-        const why = (error as Error).message.replace(/^session\/new: /, "");
+      const { id: session } = await client.newSession(spec).catch((error: unknown) => {
+        const why = error instanceof RefusedError ? error.reason : (error as Error).message;
         throw new Error(`could not create a session in ${spec.cwd}: ${why}`);
       });
       return answer(session, { session });
@@ -42,9 +46,11 @@ export function status(link: OlliesrvLink, session: string | undefined): Promise
     );
   return guarded(() =>
     link.use(async (client) => {
-      const sessions = await client.read("session/idx");
-      if (sessions === "") return answer("no sessions (ollie_new_session makes one)");
-      return answer(`${SESSIONS_HEADER}${sessions}\n${STATUS_HEADER}${await statusLines(client, undefined)}`);
+      const sessions = await client.sessions();
+      if (sessions.length === 0) return answer("no sessions (ollie_new_session makes one)");
+      return answer(
+        `${SESSIONS_HEADER}${sessionLines(sessions)}\n${STATUS_HEADER}${await statusLines(client, undefined)}`,
+      );
     }),
   );
 }
@@ -57,7 +63,7 @@ export function readChat(
 ): Promise<CallToolResult> {
   return onSession(session, () =>
     link.use(async (client) => {
-      const chat = await client.read(`session/${session}/agent/main/chat`);
+      const chat = await client.session(session).agent().chatText();
       if (chat === "") return answer(`nothing has been said in session ${session} yet`);
       // The blank lines that end a turn are no lines to count.
       const lines = chat.replace(/\n+$/, "").split("\n");
@@ -71,7 +77,7 @@ export function readChat(
 export function stop(link: OlliesrvLink, session: string): Promise<CallToolResult> {
   return onSession(session, () =>
     link.use(async (client) => {
-      await client.write(`session/${session}/agent/main/ctl`, "stop\n");
+      await client.session(session).agent().ctl("stop");
       return answer(`stopped the turn session ${session} was running`);
     }),
   );

@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { SESSION_ID } from "../session/names.js";
+import { isSessionId, RefusedError } from "@ollie/client";
 
 /** A tool's answer: `text` for the model, and `structured` for a client that reads the tool's outputSchema. */
 export function answer(text: string, structured?: Record<string, unknown>): CallToolResult {
@@ -25,13 +25,13 @@ export async function guarded(work: () => Promise<CallToolResult>): Promise<Call
 
 /**
  * Runs a tool's work on `session`; a failure becomes a failure result that names the session. An id that is
- * not one is refused before anything is asked, so no tool reaches outside `session/ID/`.
+ * not one is refused before anything is asked, so no tool reaches outside that session.
  */
 export async function onSession(
   session: string,
   work: () => Promise<CallToolResult>,
 ): Promise<CallToolResult> {
-  if (!SESSION_ID.test(session))
+  if (!isSessionId(session))
     return failure(`'${session}' is not a session id (ollie_status without a session lists the sessions)`);
   try {
     return await work();
@@ -40,9 +40,9 @@ export async function onSession(
   }
 }
 
-/** Why a call on `session` failed, without the file's path the 9P client puts first (it names the session). */
+/** Why a call on `session` failed: olliesrv's words for a refusal (the result names the session already). */
 function reason(session: string, error: unknown): string {
-  const message = (error as Error).message.replace(/^session\/\S+: /, "");
+  const message = error instanceof RefusedError ? error.reason : (error as Error).message;
   return message === `'${session}' file not found`
     ? "no such session (ollie_status without a session lists the sessions)"
     : message;

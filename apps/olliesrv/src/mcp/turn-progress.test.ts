@@ -1,10 +1,10 @@
+import type { AgentActivity } from "@ollie/client";
 import { describe, expect, it } from "vitest";
-import type { AgentActivity } from "../cli/agent-files.js";
 import { TurnProgress } from "./turn-progress.js";
 
-const activity = (state: string, tool = "", arg = ""): AgentActivity => ({
+const activity = (state: AgentActivity["state"], tool = "", arg = ""): AgentActivity => ({
   state,
-  tool,
+  tools: tool ? [tool] : [],
   arg,
   since: undefined,
   turnStarted: undefined,

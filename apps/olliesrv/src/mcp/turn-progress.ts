@@ -1,5 +1,6 @@
-import { type AgentActivity, toolText } from "../cli/agent-files.js";
-import { echoFilter } from "../cli/turn-view.js";
+import type { AgentActivity } from "@ollie/client";
+import { doingText } from "../frontend/agent-text.js";
+import { echoFilter } from "../frontend/echo-filter.js";
 import { oneLine } from "../one-line.js";
 
 /** The characters of a progress message: a glance at what happens, not the text itself. */
@@ -32,11 +33,10 @@ export class TurnProgress {
     for (const line of lines) this.tell(line);
   }
 
-  /** What the agent does now (after its `statewait` returned). */
+  /** What the agent does now (after its state changed). */
   update(activity: AgentActivity): void {
     // `thinking`, `calling shell: make`, `hook preTurn`, `compacting`; nothing for idle.
-    if (activity.state !== "idle")
-      this.tell(activity.tool ? `${activity.state} ${toolText(activity)}` : activity.state);
+    if (activity.state !== "idle") this.tell(doingText(activity));
   }
 
   private tell(line: string): void {

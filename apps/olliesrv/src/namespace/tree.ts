@@ -11,9 +11,7 @@ import {
   type VirtualTree,
 } from "@ollie/virtfs";
 import { BackendChecks, checkLine } from "../config/backend-check.js";
-import { parseRemoteTarget } from "../remote/remote-target.js";
 import type { AgentSlot } from "../session/agent-slot.js";
-import { checkProfileName } from "../session/names.js";
 import type { Session, SessionSpec } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
 import { moveSession, moveSessionHost } from "./agent-ctl.js";
@@ -23,56 +21,8 @@ import { eventsFile } from "./events-file.js";
 import { fail, failWith } from "./fail.js";
 import { modelsFile } from "./models-file.js";
 import { promptFile } from "./prompt-file.js";
+import { parseSpec } from "./session-spec.js";
 import type { DaemonStats } from "./stats-file.js";
-
-/**
- * Reads a session spec: `key=value` words (agent, cwd, remote, backend, model, name, callback) or a JSON
- * object; `callback` is `yes` or `no` (or a JSON boolean).
- */
-export function parseSpec(spec: string): SessionSpec {
-  const text = spec.trim();
-  const raw: Record<string, unknown> = text.startsWith("{")
-    ? (JSON.parse(text) as Record<string, unknown>)
-    : Object.fromEntries(
-        text
-          .split(/\s+/)
-          .filter(Boolean)
-          .map((word) => {
-            const eq = word.indexOf("=");
-            if (eq <= 0) fail(`a session spec is key=value words, not '${word}'`);
-            return [word.slice(0, eq), word.slice(eq + 1)];
-          }),
-      );
-  const out: SessionSpec = {};
-  for (const [key, value] of Object.entries(raw)) {
-    if (!["agent", "profile", "cwd", "remote", "backend", "model", "name", "callback"].includes(key)) {
-      fail(`unknown key '${key}' in the session spec (agent, cwd, remote, backend, model, name, callback)`);
-    }
-    if (key === "callback") {
-      if (value !== true && value !== false && value !== "yes" && value !== "no")
-        fail(`'callback' in the session spec is yes or no, not '${String(value)}'`);
-      out.callback = value === true || value === "yes";
-      continue;
-    }
-    if (typeof value !== "string" || value === "") fail(`'${key}' in the session spec needs a value`);
-    if (key === "remote") {
-      try {
-        parseRemoteTarget(value);
-      } catch (error) {
-        failWith(error);
-      }
-    }
-    if (key === "agent" || key === "profile") {
-      try {
-        checkProfileName(value);
-      } catch (error) {
-        failWith(error);
-      }
-    }
-    (out as Record<string, string>)[key === "profile" ? "agent" : key] = value;
-  }
-  return out;
-}
 
 /**
  * The whole namespace olliesrv serves. See NAMESPACE.md. Every session is a group: its agents, the agent
@@ -180,8 +130,14 @@ const oneLine = (text: string) => text.replace(/\s+/g, " ");
 function newFile(sessions: Sessions) {
   return file(
     "new",
-    clone(async (spec, ctx) => {
-      const session = await sessions.create(parseSpec(spec), ctx.uname);
+    clone(async (text, ctx) => {
+      let spec: SessionSpec;
+      try {
+        spec = parseSpec(text);
+      } catch (error) {
+        failWith(error);
+      }
+      const session = await sessions.create(spec, ctx.uname);
       return session.id;
     }),
     0o666,

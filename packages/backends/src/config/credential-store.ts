@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
-import { homedir } from "node:os";
 import { join } from "node:path";
+import { ollieDirs } from "@ollie/config-file/dirs";
 
 /** The credential file could not be read: which file, and why. Never contains a credential. */
 export class CredentialStoreError extends Error {
@@ -19,8 +19,7 @@ export class CredentialStoreError extends Error {
  * 0700 directory.
  */
 export function credentialStoreFile(env: NodeJS.ProcessEnv = process.env): string {
-  const data = env.XDG_DATA_HOME || join(env.HOME || homedir(), ".local", "share");
-  return join(data, "ollie", "credentials.json");
+  return join(ollieDirs(env).data, "credentials.json");
 }
 
 /** Reads a JSON file, or undefined when it does not exist; a file that is not JSON is an error. */

@@ -34,6 +34,10 @@ export class Prompt {
     if (!this.#ended) {
       const path = promptResult(this.session, this.agent, this.number);
       this.#ended = this.files.read(path, this.signal).then((text) => parseTurnEnd(text, path));
+      // Begun by `chat()` as much as by a caller: a chat that fails before it waits for the end (an abort, a
+      // killed session) leaves it unawaited, and its failure is then nobody's unhandled rejection. Whoever
+      // awaits `ended` still gets it.
+      this.#ended.catch(() => {});
     }
     return this.#ended;
   }

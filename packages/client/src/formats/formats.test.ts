@@ -13,6 +13,7 @@ import {
   parseSessionIndex,
   parseStats,
 } from "./tables.js";
+import { parseToolsrvStatus } from "./toolsrv-status.js";
 import { parseContextSize, parseCost, parseUsage } from "./usage.js";
 
 const P = "some/file";
@@ -188,5 +189,35 @@ describe("the root's files", () => {
       { name: "apt_install", approval: "required", timeoutSeconds: 600, command: "apt-get install -y" },
     ]);
     expect(() => parsePending("x\ty\n", P)).toThrow(ReplyFormatError);
+  });
+});
+
+describe("toolsrv's lines of stats", () => {
+  it("reads a toolsrv that is down, one that is up, and none for one olliesrv does not watch", () => {
+    const down = [
+      "sessions 2",
+      "toolsrv down",
+      "toolsrv-since 2026-12-07T05:00:00.000Z",
+      "toolsrv-restarts 3",
+      "toolsrv-last-exit exit status 1",
+      "toolsrv-next-start 2026-12-07T05:00:04.000Z",
+      "",
+    ].join("\n");
+    expect(parseToolsrvStatus(down)).toEqual({
+      state: "down",
+      since: "2026-12-07T05:00:00.000Z",
+      restarts: 3,
+      lastExit: "exit status 1",
+      nextStart: "2026-12-07T05:00:04.000Z",
+    });
+    const up = "toolsrv up\ntoolsrv-since 2026-12-07T05:00:05.000Z\ntoolsrv-pid 4250\ntoolsrv-restarts 4\n";
+    expect(parseToolsrvStatus(up)).toEqual({
+      state: "up",
+      since: "2026-12-07T05:00:05.000Z",
+      pid: 4250,
+      restarts: 4,
+    });
+    expect(parseToolsrvStatus("sessions 1\ntoolsrv external\n")).toBeUndefined();
+    expect(parseToolsrvStatus("sessions 1\n")).toBeUndefined();
   });
 });

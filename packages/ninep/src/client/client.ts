@@ -10,52 +10,15 @@ import type { Qid, ReplyTo, RMessage, Stat, TMessage } from "../codec/types.js";
 import type { Address } from "../transport/address.js";
 import { dial } from "../transport/dial.js";
 import { WriteBatcher } from "../transport/write-batcher.js";
-import type { Authenticator } from "./authenticator.js";
+import { type AttachOptions, type ClientOptions, DEFAULT_CLIENT_MSIZE } from "./client-options.js";
 import { ConnectionClosedError, NinepRemoteError } from "./errors.js";
 import type { FidClient } from "./fid-client.js";
 import { FidPool } from "./fid-pool.js";
 import { Fsys } from "./fsys.js";
 import { LinuxOps } from "./linux-ops.js";
+import { abortError, type Pending, type Request } from "./pending-request.js";
 import { TagPool } from "./tag-pool.js";
 import { negotiateVersion } from "./version.js";
-
-export const DEFAULT_CLIENT_MSIZE = 64 * 1024 + IOHDRSZ;
-
-export interface ClientOptions {
-  /** msize to ask for (default 64 KiB + 24); the server may grant less. */
-  msize?: number;
-  /** Receives one line per 9P message in and out. */
-  trace?: (line: string) => void;
-  /**
-   * The protocol to ask for (default 9P2000). A server that answers 9P2000.L with 9P2000 is spoken to in
-   * 9P2000: `dialect` says which was settled.
-   */
-  dialect?: Dialect;
-}
-
-export interface AttachOptions {
-  uname: string;
-  aname?: string;
-  /** Proves the uname through Tauth before attaching; skipped when the server needs no authentication. */
-  authenticator?: Authenticator;
-  /** In 9P2000.L, the user's numeric id (default: none, the server goes by `uname`). */
-  nUname?: number;
-  signal?: AbortSignal;
-}
-
-type Request = TMessage extends infer T ? (T extends TMessage ? Omit<T, "tag"> : never) : never;
-
-interface Pending {
-  request: Request;
-  resolve(reply: RMessage): void;
-  reject(err: unknown): void;
-  /** Set once a Tflush for this request is on its way: its reply is then only cleaned up after. */
-  flushed: boolean;
-}
-
-function abortError(signal: AbortSignal): unknown {
-  return signal.reason ?? new DOMException("This operation was aborted", "AbortError");
-}
 
 /**
  * A 9P2000 client connection. Any number of requests may be in flight; each is matched to its reply by tag.

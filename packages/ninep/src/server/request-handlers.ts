@@ -1,6 +1,5 @@
-import { admitClaim } from "../auth/peer-identity.js";
-import { ORCLOSE, OREAD, OTRUNC, OWRITE, QT } from "../codec/constants.js";
-import { Errno, NONUNAME } from "../codec/linux/constants.js";
+import { ORCLOSE, OREAD, OTRUNC, OWRITE } from "../codec/constants.js";
+import { Errno } from "../codec/linux/constants.js";
 import { isDontTouchQid, isSyncStat } from "../codec/stat.js";
 import type {
   Qid,
@@ -8,8 +7,6 @@ import type {
   RMessage,
   Ropen,
   Rstat,
-  Tattach,
-  Tauth,
   Tclunk,
   Tcreate,
   TMessage,
@@ -23,6 +20,7 @@ import type {
   Twstat,
 } from "../codec/types.js";
 import { statSize } from "../codec/writer.js";
+import { AttachHandlers } from "./attach-handlers.js";
 import type { ConnectionContext } from "./connection-context.js";
 import { readDirectory } from "./dir-read.js";
 import { FidAccess } from "./fid-access.js";
@@ -37,7 +35,6 @@ import type { PendingRequest } from "./pending-request.js";
 
 const MAX_OFFSET = (1n << 63n) - 1n;
 const OPEN_MODE_BITS = 3 | OTRUNC | ORCLOSE;
-const ROOT_PLACEHOLDER: Qid = { type: QT.DIR, version: 0, path: 0n };
 
 type Work = Exclude<TMessage, Tversion | { type: "Tflush" }>;
 
@@ -54,13 +51,15 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
   readonly fids: FidAccess<A>;
   /** Users' names and numbers, for 9P2000.L's attributes. */
   readonly ids = new UserIds();
-  private authPath = 0n;
+  /** Tauth and Tattach: who the connection's users are. */
+  private readonly attaching: AttachHandlers<A>;
 
   constructor(
     readonly conn: ConnectionContext<A>,
     readonly fs: FileServer<A>,
   ) {
     this.fids = new FidAccess(conn, fs);
+    this.attaching = new AttachHandlers(conn, fs, this.fids, this.ids);
   }
 
   run(req: PendingRequest, m: Exclude<TMessage, Tversion>): void {
@@ -95,9 +94,9 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
     if (isLinuxRequest(m)) return handleLinux(this, req, m, used);
     switch (m.type) {
       case "Tauth":
-        return this.auth(m);
+        return this.attaching.auth(m);
       case "Tattach":
-        return this.attach(req, m);
+        return this.attaching.attach(req, m);
       case "Twalk":
         return this.walk(req, m, used);
       case "Topen":
@@ -116,125 +115,6 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
         return this.stat(req, m, used);
       case "Twstat":
         return this.wstat(req, m, used);
-    }
-  }
-
-  /** Refuses a uname or aname longer than the server allows. */
-  private checkNames(uname: string, aname: string): void {
-    const max = this.conn.options.limits.maxNameBytes;
-    for (const [what, name] of [
-      ["uname", uname],
-      ["aname", aname],
-    ] as const) {
-      if (Buffer.byteLength(name) > max)
-        throw refuse(`${what} is longer than ${max} bytes`, Errno.ENAMETOOLONG);
-    }
-  }
-
-  /** The user a Tauth or Tattach names: in 9P2000.L an empty uname with a number is that number's user. */
-  private unameOf(m: Tauth | Tattach): string {
-    if (m.nUname === undefined || m.nUname === NONUNAME) return m.uname;
-    const uname = m.uname === "" ? this.ids.nameOf(m.nUname) : m.uname;
-    this.ids.note(uname, m.nUname);
-    return uname;
-  }
-
-  private async auth(m: Tauth): Promise<RMessage> {
-    const auth = this.conn.options.auth;
-    if (!auth || this.conn.options.identity) throw refuse("authentication not required", Errno.ENOENT);
-    const uname = this.unameOf(m);
-    this.checkNames(uname, m.aname);
-    const max = this.conn.options.limits.maxAuthFids;
-    let held = 0;
-    for (const f of this.conn.fids.values()) if (f.auth) held++;
-    if (held >= max)
-      throw refuse(`too many authentication fids (at most ${max}); clunk one first`, Errno.EMFILE);
-    const aqid = { type: QT.AUTH, version: 0, path: this.authPath++ };
-    const f = this.fids.reserve(m.afid, () => new FidState<A>(m.afid, uname, m.aname, aqid, undefined as A));
-    try {
-      f.auth = auth.start(uname, m.aname);
-    } catch (err) {
-      this.fids.unreserve(f);
-      throw err;
-    }
-    f.pending = false;
-    return { type: "Rauth", tag: m.tag, aqid };
-  }
-
-  private checkAuthentication(m: Tattach, uname: string): void {
-    try {
-      this.verifyAttach(m, uname);
-    } catch (err) {
-      this.refused(uname, m.aname, err);
-      throw err;
-    }
-  }
-
-  /** A write to an afid: a step of the proof, whose failure is a refusal like a failed attach. */
-  private async prove(req: PendingRequest, f: FidState<A>, m: Twrite): Promise<number> {
-    try {
-      return await f.auth!.write(m.data, live(req));
-    } catch (err) {
-      this.refused(f.uname, f.aname, err);
-      throw err;
-    }
-  }
-
-  private refused(uname: string, aname: string, err: unknown): void {
-    const reason = (err as Error).message;
-    this.conn.options.auth?.refused?.({ uname, aname, reason, peer: this.conn.peer });
-  }
-
-  private verifyAttach(m: Tattach, uname: string): void {
-    if (m.afid === 0xffffffff) {
-      if (this.conn.options.auth) throw refuse("authentication required", Errno.EPERM);
-      return;
-    }
-    const a = this.conn.fids.get(m.afid);
-    if (!a || a.pending) throw refuse("unknown fid", Errno.EBADF);
-    if (!a.auth) throw refuse("afid is not an authentication file", Errno.EINVAL);
-    if (a.uname !== uname || a.aname !== m.aname) {
-      throw refuse("afid was made for another uname or aname", Errno.EPERM);
-    }
-    if (!a.auth.verified()) throw refuse("authentication failed", Errno.EPERM);
-  }
-
-  /** The uname an attach is made as: the identified peer's, or the one it names and proves. */
-  private attacher(m: Tattach): string {
-    const identity = this.conn.options.identity;
-    if (!identity) {
-      const uname = this.unameOf(m);
-      this.checkNames(uname, m.aname);
-      this.checkAuthentication(m, uname);
-      return uname;
-    }
-    this.checkNames(m.uname, m.aname);
-    const nUname = m.nUname === NONUNAME ? undefined : m.nUname;
-    admitClaim(identity, { uname: m.uname, nUname, aname: m.aname });
-    if (identity.uid !== undefined) this.ids.note(identity.uname, identity.uid);
-    return identity.uname;
-  }
-
-  private async attach(req: PendingRequest, m: Tattach): Promise<RMessage> {
-    const uname = this.attacher(m);
-    const f = this.fids.reserve(
-      m.fid,
-      () => new FidState<A>(m.fid, uname, m.aname, ROOT_PLACEHOLDER, undefined as A),
-    );
-    const end = f.beginBusy();
-    try {
-      try {
-        f.qid = await this.fs.attach(call(req, f, { uname, aname: m.aname }));
-      } catch (err) {
-        this.fids.unreserve(f);
-        throw err;
-      }
-      f.serverOwned = true;
-      if (!this.fids.install(req, f)) throw refuse("interrupted", Errno.EINTR);
-      this.conn.markAttached();
-      return { type: "Rattach", tag: m.tag, qid: f.qid };
-    } finally {
-      end();
     }
   }
 
@@ -361,7 +241,7 @@ export class RequestHandlers<A> implements PlainHandlers<A> {
   private async write(req: PendingRequest, m: Twrite, used: FidState<A>[]): Promise<RMessage> {
     const { f, ready } = this.fids.claim(req, used, m.fid);
     await ready;
-    if (f.auth) return { type: "Rwrite", tag: m.tag, count: await this.prove(req, f, m) };
+    if (f.auth) return { type: "Rwrite", tag: m.tag, count: await this.attaching.prove(req, f, m) };
     const access = f.mode === null ? -1 : f.mode & 3;
     if (access !== OWRITE && access !== 2) throw refuse("file not open for writing", Errno.EBADF);
     if (m.offset > MAX_OFFSET) throw refuse("bad offset", Errno.EINVAL);

@@ -1,6 +1,6 @@
 import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { homedir } from "node:os";
 import { join } from "node:path";
+import { ollieDirs } from "@ollie/config-file/dirs";
 import { SandboxUnavailableError } from "../errors.js";
 import { compileLauncher, LAUNCHER_NAME, type LauncherStamp, sourceHash, stampPath } from "./compile.js";
 import { prebuiltLauncher } from "./prebuilt.js";
@@ -33,9 +33,7 @@ export interface EnsureOptions {
 /** Where launchers are kept: `$XDG_CACHE_HOME/ollie/sandbox`. */
 export function launcherHome(options: EnsureOptions = {}): string {
   const env = options.env ?? process.env;
-  return (
-    options.cacheDir ?? join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache"), "ollie", "sandbox")
-  );
+  return options.cacheDir ?? join(ollieDirs(env).cache, "sandbox");
 }
 
 async function readStamp(path: string): Promise<LauncherStamp | undefined> {

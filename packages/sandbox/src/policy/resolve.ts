@@ -1,5 +1,5 @@
-import { homedir } from "node:os";
 import { join } from "node:path";
+import { ollieDirs } from "@ollie/config-file/dirs";
 import { PolicyError } from "../errors.js";
 import { DEFAULT_POLICY } from "./defaults.js";
 import { loadPolicyFile, validateLayer } from "./load.js";
@@ -23,8 +23,8 @@ export interface ResolveOptions {
 
 /** Where the policy files are: `{ global, overlays }` under `$XDG_CONFIG_HOME/ollie`. */
 export function policyPaths(env: NodeJS.ProcessEnv = process.env): { global: string; overlays: string } {
-  const config = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
-  return { global: join(config, "ollie", "sandbox.yaml"), overlays: join(config, "ollie", "sandbox") };
+  const { config } = ollieDirs(env);
+  return { global: join(config, "sandbox.yaml"), overlays: join(config, "sandbox") };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { homedir } from "node:os";
-import { isAbsolute, join, normalize } from "node:path";
+import { isAbsolute, normalize } from "node:path";
+import { xdgDirs } from "@ollie/config-file/dirs";
 
 const TEMPLATE = /\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 const FIXED = [
@@ -41,13 +42,15 @@ function value(name: string, ctx: TemplateContext): string | undefined {
     case "TMPDIR":
       return env.TMPDIR || "/tmp";
     case "XDG_CONFIG_HOME":
-      return env.XDG_CONFIG_HOME || join(home, ".config");
+      return xdgDirs(env).config;
     case "XDG_DATA_HOME":
-      return env.XDG_DATA_HOME || join(home, ".local/share");
+      return xdgDirs(env).data;
     case "XDG_CACHE_HOME":
-      return env.XDG_CACHE_HOME || join(home, ".cache");
+      return xdgDirs(env).cache;
     case "XDG_STATE_HOME":
-      return env.XDG_STATE_HOME || join(home, ".local/state");
+      return xdgDirs(env).state;
+    case "XDG_RUNTIME_DIR":
+      return xdgDirs(env).runtime;
     default:
       return env[name] || undefined;
   }

@@ -1,27 +1,10 @@
 import { describeIssues, formatProblems } from "@ollie/config-file";
 import { LogStream, WatchedValue } from "@ollie/virtfs";
 import { execa } from "execa";
-import { z } from "zod";
+import { bypassFilingSchema } from "../protocol/bypass-filing.js";
+import type { BypassRequestDetails } from "../protocol/bypass-request.js";
 import { type BypassOperation, type BypassPolicy, operationFor, operationNamed } from "./bypass-policy.js";
 import { oneLine } from "./one-line.js";
-
-const requestSchema = z.strictObject({
-  operation: z.string().min(1),
-  /** The command; without it, the operation's own command as the policy gives it. */
-  argv: z.array(z.string()).min(1).optional(),
-  cwd: z.string().startsWith("/", "cwd must be an absolute path"),
-  reason: z.string().default(""),
-});
-
-export type BypassRequestSpec = z.input<typeof requestSchema>;
-
-/** A request as filed: its command is always there (the operation's own when the request gave none). */
-export interface BypassRequestDetails {
-  operation: string;
-  argv: string[];
-  cwd: string;
-  reason: string;
-}
 
 /** One request to run something outside the sandbox. */
 export interface BypassRequest {
@@ -69,10 +52,10 @@ export class BypassBroker {
 
   /** Files a request; returns its id. A request the policy does not allow is denied at once. */
   request(uname: string, raw: unknown): number {
-    const parsed = requestSchema.safeParse(raw);
+    const parsed = bypassFilingSchema.safeParse(raw);
     if (!parsed.success) {
       throw new Error(
-        `bad bypass request: ${formatProblems(undefined, describeIssues(requestSchema, parsed.error.issues))}`,
+        `bad bypass request: ${formatProblems(undefined, describeIssues(bypassFilingSchema, parsed.error.issues))}`,
       );
     }
     const { argv, ...rest } = parsed.data;

@@ -1,4 +1,6 @@
 import { type Authenticator, type Fsys, ORDWR } from "@ollie/ninep";
+import type { BypassFiling } from "../protocol/bypass-filing.js";
+import { type BypassRequestInfo, type PendingBypass, parsePending } from "../protocol/bypass-request.js";
 import { ToolsrvLink } from "./toolsrv-link.js";
 
 export interface BypassConnOptions {
@@ -10,46 +12,6 @@ export interface BypassConnOptions {
    */
   uname: string;
   authenticator?: Authenticator;
-}
-
-/** What an agent asks for. Without `argv`, the operation's own command; toolsrv fills in nothing else. */
-export interface BypassFiling {
-  operation: string;
-  argv?: string[];
-  cwd: string;
-  reason?: string;
-}
-
-/** A request as `bypass/requests/ID/request` describes it. */
-export interface BypassRequestInfo {
-  id: number;
-  agent: string;
-  operation: string;
-  argv: string[];
-  cwd: string;
-  reason: string;
-  filed: string;
-}
-
-/** A line of `bypass/pending` (its fields as toolsrv wrote them: control characters escaped). */
-export interface PendingBypass {
-  id: number;
-  agent: string;
-  operation: string;
-  command: string;
-  reason: string;
-}
-
-/** Reads `bypass/pending` (or what `bypass/wait` returned): id, agent, operation, command, reason. */
-export function parsePending(text: string): PendingBypass[] {
-  return text
-    .split("\n")
-    .filter((line) => line !== "")
-    .map((line) => {
-      const [id = "", agent = "", operation = "", command = "", reason = ""] = line.split("\t");
-      return { id: Number(id), agent, operation, command, reason };
-    })
-    .filter((p) => Number.isInteger(p.id) && p.id > 0);
 }
 
 /**

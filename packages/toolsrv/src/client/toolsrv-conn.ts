@@ -3,8 +3,9 @@ import type { Authenticator, File, Fsys } from "@ollie/ninep";
 import { ORDWR, OREAD } from "@ollie/ninep";
 import { limitThatStopped } from "../exec/limit-stop.js";
 import type { ToolMeta } from "../metadata/tool-meta.js";
-import type { AgentSandbox } from "../server/agent-sandbox.js";
-import type { CallResult } from "../server/tool-service.js";
+import type { AgentSandbox } from "../protocol/agent-sandbox.js";
+import type { CallResult } from "../protocol/call.js";
+import type { ProcessInfo } from "../protocol/process-info.js";
 import { ToolsrvLink } from "./toolsrv-link.js";
 
 export interface ToolsrvConnOptions {
@@ -19,19 +20,6 @@ export interface ToolsrvConnOptions {
   /** The session environment tools get (they never see toolsrv's own). */
   env?: Record<string, string>;
   authenticator?: Authenticator;
-}
-
-/** A tool process as toolsrv's proc/ID/info describes it. */
-export interface ProcessInfo {
-  id: number;
-  tool: string;
-  agent: string;
-  pid?: number;
-  args: Record<string, unknown>;
-  cwd: string;
-  detached: boolean;
-  started: string;
-  status: string;
 }
 
 /** Slack over a tool's own timeout, so toolsrv's kill (with its clearer message) comes first. */

@@ -1,5 +1,6 @@
 import { clone, ctl, dir, each, file, log, text, wait } from "@ollie/virtfs";
 import type { BypassBroker, BypassRequest } from "../broker/bypass-broker.js";
+import type { BypassRequestInfo } from "../protocol/bypass-request.js";
 
 /**
  * `bypass/`: `new` files a request (write the JSON, read back its id); `operations` lists what the policy
@@ -36,7 +37,7 @@ export function bypassTree(broker: BypassBroker, owner: string) {
             "request",
             text(
               () =>
-                `${JSON.stringify({ id: r.id, agent: r.uname, ...r.spec, filed: r.filed.toISOString() }, null, 2)}\n`,
+                `${JSON.stringify({ id: r.id, agent: r.uname, ...r.spec, filed: r.filed.toISOString() } satisfies BypassRequestInfo, null, 2)}\n`,
             ),
           ),
           file(

@@ -1,6 +1,7 @@
 import type { FileHandlers } from "@ollie/virtfs";
 import { abortable } from "../exec/abortable.js";
-import type { CallResult, ToolService } from "../server/tool-service.js";
+import type { CallResult } from "../protocol/call.js";
+import type { ToolService } from "../server/tool-service.js";
 
 interface CallState {
   request: Buffer[];

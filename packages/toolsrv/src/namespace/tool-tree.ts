@@ -11,6 +11,7 @@ import {
   type VirtualTree,
   wait,
 } from "@ollie/virtfs";
+import type { ProcessInfo } from "../protocol/process-info.js";
 import { agentSandbox } from "../server/agent-sandbox.js";
 import type { AgentTools } from "../server/agent-tools.js";
 import type { ProcEntry } from "../server/proc-table.js";
@@ -127,7 +128,7 @@ function procDir(p: ProcEntry) {
           detached: p.detached,
           started: p.run.startedAt.toISOString(),
           status: p.status.get(),
-        }),
+        } satisfies ProcessInfo),
       ),
     ),
     file(

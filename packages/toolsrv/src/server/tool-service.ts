@@ -1,65 +1,17 @@
 import { describeIssues, formatProblems } from "@ollie/config-file";
-import {
-  type LimitEnforcement,
-  type LimitReached,
-  limitEnforcement,
-  resourceGroups,
-  type SandboxPolicy,
-} from "@ollie/sandbox";
-import { z } from "zod";
+import { type LimitEnforcement, limitEnforcement, resourceGroups, type SandboxPolicy } from "@ollie/sandbox";
 import { CallTiming } from "../exec/call-timing.js";
 import { startTool, type ToolOutcome, type ToolRun } from "../exec/run-tool.js";
 import { ToolPolicies } from "../exec/tool-policies.js";
 import { startMcpCall } from "../mcp/mcp-call.js";
 import type { ToolMeta } from "../metadata/tool-meta.js";
+import { type CallResult, callRequestSchema } from "../protocol/call.js";
 import type { AgentToolSets } from "./agent-tools.js";
 import { BUILTINS, isBuiltin } from "./builtins.js";
 import { Companions } from "./companions.js";
 import type { ProcTable } from "./proc-table.js";
 import { processKill, processOutput } from "./process-builtins.js";
 import { isMcpTool, type ToolSources } from "./tool-sources.js";
-
-/** A call as written to the `call` file. */
-export const callRequestSchema = z.strictObject({
-  tool: z.string().min(1),
-  args: z.record(z.string(), z.unknown()).default({}),
-  cwd: z.string().startsWith("/", "cwd must be an absolute path"),
-  env: z.record(z.string(), z.string()).default({}),
-  /** Start it and answer at once; its output is read from proc/ID/output. */
-  detach: z.boolean().optional(),
-});
-
-export type CallRequest = z.input<typeof callRequestSchema>;
-
-/** What the `call` file answers. */
-export interface CallResult {
-  /** Standard output (or, for an error toolsrv itself reports, what went wrong). */
-  output: string;
-  isError: boolean;
-  exitCode?: number | null;
-  signal?: string | null;
-  stderr?: string;
-  bytes?: number;
-  truncated?: boolean;
-  timedOut?: boolean;
-  cancelled?: boolean;
-  durationMs?: number;
-  /**
-   * The resource limits the tool reached: a fork refused at the agent's process limit (which ends the tool),
-   * a process killed at the agent's memory limit, its CPU time or file-size limit.
-   */
-  reached?: LimitReached[];
-  /**
-   * Why the call got no result of its own (an MCP server died, the sandbox launcher service died under the
-   * tool); the output ends with it.
-   */
-  failure?: string;
-  /** The process's id under proc/. */
-  proc?: number;
-  detached?: boolean;
-  /** Where the call spent its time inside toolsrv, phase by phase in ms (only when timing is on). */
-  timing?: Record<string, number>;
-}
 
 export interface ToolServiceOptions {
   policy: SandboxPolicy;

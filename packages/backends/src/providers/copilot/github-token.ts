@@ -1,5 +1,5 @@
-import { homedir } from "node:os";
 import { join } from "node:path";
+import { xdgDirs } from "@ollie/config-file/dirs";
 import { credentialStoreFile, readJsonFile, readStoredCredential } from "../../config/credential-store.js";
 
 /** The key of Copilot's entries in Ollie's credential file: `{"copilot": {"github.com": {…}}}`. */
@@ -48,7 +48,7 @@ export async function findGithubToken(
 
 /** The files the official Copilot plugins keep their GitHub token in, newest format first. */
 export function pluginTokenFiles(env: NodeJS.ProcessEnv = process.env): string[] {
-  const config = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
+  const { config } = xdgDirs(env);
   return [join(config, "github-copilot", "apps.json"), join(config, "github-copilot", "hosts.json")];
 }
 
