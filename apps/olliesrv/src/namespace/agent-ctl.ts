@@ -1,10 +1,10 @@
 import { Errno } from "@ollie/ninep";
 import { ctl } from "@ollie/virtfs";
+import { checkProfileName } from "../names.js";
 import { parseRemoteTarget, type RemoteTarget } from "../remote/remote-target.js";
 import type { AgentSlot } from "../session/agent-slot.js";
 import { stampSender } from "../session/callback.js";
 import { forkAgent, parseForkSpec } from "../session/fork.js";
-import { checkProfileName } from "../session/names.js";
 import type { Session } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
 import type { SessionEnvironment } from "../session/slot-context.js";

@@ -1,7 +1,7 @@
 import { dir, file, log, type NodeSpec, text, wait } from "@ollie/virtfs";
+import { dollars } from "../dollars.js";
 import { oneLine } from "../one-line.js";
 import type { AgentSlot } from "../session/agent-slot.js";
-import { dollars } from "../session/dollars.js";
 import type { Session } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
 import { agentCtl, agentOperations } from "./agent-ctl.js";
