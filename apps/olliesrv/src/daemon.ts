@@ -1,38 +1,13 @@
 import { readFile, rm } from "node:fs/promises";
-import { tmpdir, userInfo } from "node:os";
+import { userInfo } from "node:os";
 import { join } from "node:path";
 import { writeFileAtomic } from "@ollie/agent-core";
-import { type Logger, openDaemonLog, RateLimitedLines } from "@ollie/log";
-import {
-  assertAddressFree,
-  defaultUname,
-  formatAddress,
-  hmacAuthenticator,
-  NinepServer,
-  parseAddress,
-  serveUntilSignal,
-} from "@ollie/ninep";
+import { type Logger, openDaemonLog } from "@ollie/log";
+import { assertAddressFree, formatAddress, namespaceDir, parseAddress, serveUntilSignal } from "@ollie/ninep";
 import { PeerCredentialsReader, unixPeers } from "@ollie/sandbox";
-import { auditSource } from "./auth/audit-trail.js";
-import { connectionErrors } from "./auth/connection-errors.js";
 import { listenMountSocket } from "./auth/mount-socket.js";
-import { loadOwnerKey } from "./auth/owner-key.js";
-import { Principals } from "./auth/principals.js";
-import { startBypass } from "./bypass/start-bypass.js";
 import { type CommandLine, type DaemonOptions, parseCommandLine, USAGE } from "./command-line.js";
-import { LiveConfig } from "./config/live-config.js";
-import { LiveSkills } from "./config/live-skills.js";
-import { ModelCache } from "./config/model-cache.js";
-import { ollieTree } from "./namespace/tree.js";
-import { ensureDirs, olliePaths, trustedConfig } from "./paths.js";
-import { hostSettings } from "./remote/remote-config.js";
-import { RemoteHosts } from "./remote/remote-hosts.js";
-import { daemonPromptSandbox } from "./session/sandboxed-prompts.js";
-import { Sessions } from "./session/sessions.js";
-import type { AgentEnvironment } from "./session/slot-context.js";
-import { givenRoute, supervisedRoute } from "./toolsrv/local-routes.js";
-import { startToolsrv } from "./toolsrv/toolsrv-process.js";
-import { ToolsrvSupervisor } from "./toolsrv/toolsrv-supervisor.js";
+import { createOllie } from "./ollie.js";
 
 /**
  * `olliesrv`: the session daemon. Boot, in order: paths, configuration, toolsrv, the namespace (the model
@@ -69,11 +44,7 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
 
 /** Serves until SIGINT or SIGTERM; 1 when it cannot start, or some session could not be saved at the end. */
 async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger): Promise<number> {
-  // The secrets are learnt one by one as they are read; each is hidden from the log from then on.
-  if (env.OLLIE_TOOLSRV_KEY) log.addSecret(env.OLLIE_TOOLSRV_KEY);
-  const paths = olliePaths(env);
-  await ensureDirs(paths);
-  const address = options.address ?? `unix!${join(paths.namespace, "ollie")}`;
+  const address = options.address ?? `unix!${join(namespaceDir(env), "ollie")}`;
   // A second daemon fails here, before it starts a toolsrv or touches any session, saying who serves.
   const parsedAddress = parseAddress(address);
   const pidFile = parsedAddress.kind === "unix" ? `${parsedAddress.path}.pid` : undefined;
@@ -84,149 +55,13 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     log.error(`${(error as Error).message}${pid ? ` (olliesrv pid ${pid})` : ""}`);
     return 1;
   }
-  const keyFile = options.keyFile ?? paths.ownerKey;
-  let ownerKey: string;
-  try {
-    ownerKey = await loadOwnerKey(keyFile);
-  } catch (error) {
-    log.error((error as Error).message);
-    return 1;
-  }
-  log.addSecret(ownerKey);
-  const trail = new RateLimitedLines(log.child("audit").warn);
-  const principals = new Principals(defaultUname(), ownerKey, (line, source) =>
-    trail.record(line, auditSource(source)),
-  );
-  log.addSecret(principals.toolsrvKey);
-  // backends.conf and the agent profiles, read again when they change (their secrets join the log's).
-  let config: LiveConfig;
-  try {
-    config = await LiveConfig.load(paths, log, env);
-  } catch (error) {
-    log.error(`${(error as Error).message}; fix it and start again`);
-    return 1;
-  }
-  // The skills, read again when the user's skills directory changes, as the profiles are.
-  const skills = await LiveSkills.load([join(paths.config, "skills"), join(paths.defaults, "skills")], log);
-
-  // Where the toolsrv bundles for remote hosts are staged: what runs there outside the sandbox.
-  const remoteCache = join(paths.cache, "remote");
-  // What no tool may reach, here or on a remote host (the same paths, for a host that is this machine or
-  // shares its home): what olliesrv runs or trusts — a tool that could write backends.conf or a profile would
-  // get out of its sandbox — and the staged bundles. (And the owner key file: see below.)
-  const guarded = [...trustedConfig(paths), remoteCache];
-  const toolsrvAddress = options.toolsrv ?? `unix!${join(paths.namespace, "toolsrv")}`;
-  const toolsrvKey = options.toolsrv ? env.OLLIE_TOOLSRV_KEY : principals.toolsrvKey;
-  // The toolsrv olliesrv starts is watched, and started again — the same way — whenever it dies.
-  const supervisor = options.toolsrv
-    ? undefined
-    : await ToolsrvSupervisor.start(toolsrvAddress, {
-        start: () =>
-          startToolsrv(
-            toolsrvAddress,
-            { OLLIE_ADDRESS: address, OLLIE_TOOLSRV_KEY: principals.toolsrvKey },
-            [
-              // toolsrv protects the owner key file from every sandbox as well.
-              "--owner-key",
-              keyFile,
-              ...guarded.flatMap((path) => ["--protect", path]),
-              ...(options.logLevel === undefined ? [] : ["--log-level", options.logLevel]),
-            ],
-            log,
-          ),
-        log,
-      });
-
-  // Every profile's model list, fetched in the background from the start and again when backends.conf changes.
-  const models = new ModelCache(() => config.backends, log);
-  // The hosts remote sessions run tools on: their toolsrvs prove the same key as the local one.
-  const remotes = new RemoteHosts({
-    runtimeDir: join(paths.namespace, "ollie-remote"),
-    cacheDir: remoteCache,
-    key: principals.toolsrvKey,
-    // The owner key is never sent to a host: its path is protected there, as a file there may be its copy.
-    protect: [...guarded, keyFile],
-    configDir: paths.config,
-    settings: (destination) => hostSettings(paths.config, destination),
-    log,
-  });
-  const environment: AgentEnvironment = {
-    get backends() {
-      return config.backends;
-    },
-    models,
-    profiles: config.profiles,
-    skills: () => skills.current,
-    toolsrv: (dial) => (supervisor ? supervisedRoute(supervisor, dial) : givenRoute(toolsrvAddress, dial)),
-    remotes,
-    prompt: { ollieDir: paths.config, env: { ...env, OLLIE_DEFAULTS: paths.defaults } },
-    promptSandbox: daemonPromptSandbox(paths, keyFile, env),
-    snapshotDir: paths.sessions,
-    backendsConf: join(paths.config, "backends.conf"),
-    owner: principals.owner,
-    tmpRoot: join(tmpdir(), `ollie-${userInfo().uid}`),
-    agentKey: (uname) => principals.agentKey(uname),
-    ...(toolsrvKey && { toolsrvAuthenticator: hmacAuthenticator(toolsrvKey) }),
-    audit: (line, source = "olliesrv") => trail.record(line, auditSource(source)),
-    limits: options.limits,
-    idleCloseMs: options.idleCloseMs,
-  };
+  const ollie = await createOllie({ options, address, env, log });
+  const { server, principals, trail, keyFile } = ollie;
   const sessionsLog = log.child("sessions");
-  const sessions = new Sessions(paths.sessions, paths.corrupt, environment, sessionsLog);
-  // toolsrv's bypass broker, followed as the owner: what agents ask to run outside the sandbox.
-  const bypass = startBypass({
-    sessions,
-    owner: principals.owner,
-    ownerKey,
-    toolsrvAddress,
-    toolsrvKey,
-    supervisor,
-    configDir: paths.config,
-    log,
-    audit: (line, source) => trail.record(line, auditSource(source)),
-  });
-  const tree = ollieTree(sessions, {
-    owner: principals.owner,
-    onDenied: (d) => trail.record(`denied ${d.uname} ${d.access} ${d.path}`, auditSource(d.uname)),
-    serverStats: () => server.stats(),
-    toolsrv: () => supervisor?.status(),
-    extra: [bypass.tree],
-    reload: async () => {
-      await skills.reload();
-      await config.reload();
-      models.retryFailed();
-    },
-  });
-  // A live agent takes a changed backends.conf between turns; a paused one when it comes back.
-  config.onBackendsChange((old) => {
-    models.refresh();
-    for (const session of sessions.list()) for (const slot of session.agents.values()) slot.reconfigure(old);
-  });
-  config.watch();
-  // An agent's loaded skills that changed are rendered anew at its next turn; those removed are unloaded.
-  skills.onChange((before) => {
-    for (const session of sessions.list())
-      for (const slot of session.agents.values()) void slot.skillsChanged(before);
-  });
-  skills.watch();
-  sessions.onKill(() => {
-    tree.prune("/session");
-    tree.prune("/peer");
-  });
-  const ninepLog = log.child("9p");
-  const server: NinepServer = new NinepServer(tree, {
-    auth: principals.serverAuth((uname) => sessions.agent(uname) !== undefined),
-    limits: options.serverLimits,
-    ...(ninepLog.enabled("trace") && { trace: ninepLog.trace }),
-    onError: connectionErrors(trail, ninepLog.warn),
-  });
   // Who connected to a Unix socket, asked of the kernel for many connections at once (see unixPeers).
   const credentials = new PeerCredentialsReader();
   const uid = userInfo().uid;
-  // Prefetched while the listener comes up: reading `models` never waits for a backend it need not.
-  models.refresh();
   let restoring: Promise<void> = Promise.resolve();
-  let unsaved = 0;
   // The TCP listener comes up once the sessions are restored (a failure to listen stops the daemon, status 1).
   let stopping = false;
   let listenFailed = false;
@@ -264,30 +99,32 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
       giveUp.abort();
     }
   };
+  let unsaved = 0;
   try {
     await serveUntilSignal(
       server,
-      parseAddress(address),
+      parsedAddress,
       (listener) => {
         const bound = formatAddress(listener.boundAddress);
+        const { config } = ollie;
         log.info(
-          `serving on ${bound} (toolsrv at ${toolsrvAddress}); default backend: ${config.backends.conf.defaultProfile ?? "none"}`,
+          `serving on ${bound} (toolsrv at ${ollie.toolsrvAddress}); default backend: ${config.backends.conf.defaultProfile ?? "none"}`,
         );
         const own = config.backends.conf.file === config.userFile;
         log.info(
-          `try: ollie -a '${bound}' ask "hello"   (backends are configured in ${environment.backendsConf}${own ? "" : ", which does not exist yet: 'ollie init PROVIDER' writes it"})`,
+          `try: ollie -a '${bound}' ask "hello"   (backends are configured in ${ollie.making.backendsConf}${own ? "" : ", which does not exist yet: 'ollie init PROVIDER' writes it"})`,
         );
         log.info(`you attach as ${principals.owner}, proven with ${keyFile} (ninep: -k ${keyFile})`);
         if (pidFile) void writeFileAtomic(pidFile, `${process.pid}\n`).catch(() => {});
         const started = performance.now();
         const mounting = mountSocket ? listenMount(mountSocket) : Promise.resolve();
         restoring = mounting
-          .then(() => (listenFailed ? 0 : sessions.restore()))
+          .then(() => (listenFailed ? 0 : ollie.restore()))
           .then(
             (n) => {
               const ms = (performance.now() - started).toFixed(0);
               sessionsLog.info(
-                `restored ${n} session${n === 1 ? "" : "s"} from ${paths.sessions} in ${ms} ms`,
+                `restored ${n} session${n === 1 ? "" : "s"} from ${ollie.paths.sessions} in ${ms} ms`,
               );
             },
             (e: unknown) => {
@@ -313,20 +150,10 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     );
   } finally {
     stopping = true;
-    // A toolsrv that ends from now on (a Ctrl-C reaches it too) is not started again.
-    supervisor?.hold();
     // Never in the way of the shutdown that follows (toolsrv must be stopped whatever happened).
     if (pidFile) await rm(pidFile, { force: true }).catch(() => {});
-    // A reload under way ends before the sessions close, and tells nobody.
-    await config.close();
-    await skills.close();
-    models.close();
     await restoring;
-    unsaved = await sessions.close();
-    await server.close();
-    await bypass.desk.close();
-    await remotes.close();
-    await supervisor?.stop();
+    unsaved = await ollie.close();
   }
   // What could not be saved was logged, session by session; the exit status says that something was lost.
   return unsaved > 0 || listenFailed ? 1 : 0;

@@ -1,8 +1,8 @@
 import { Errno, NinepError, OREAD } from "@ollie/ninep";
 import { clone, ctl, dir, each, file, type NodeSpec, text, wait } from "@ollie/virtfs";
 import { remoteFile } from "../namespace/remote-file.js";
+import { REQUEST_ID } from "../request-id.js";
 import type { BypassDesk, KnownRequest } from "./bypass-desk.js";
-import { REQUEST_ID } from "./request-id.js";
 
 export interface BypassTreeOptions {
   /** The human's uname: the only one who sees what waits and decides. */

@@ -46,7 +46,7 @@ export function startBypass(setup: BypassSetup): { desk: BypassDesk; tree: NodeS
       const slot = sessions.agent(uname);
       const session = slot && sessions.get(splitUname(uname)!.session);
       if (!slot || !session) return undefined;
-      return { session: session.id, cwd: session.cwd, note: (line) => slot.chat.note(line) };
+      return { session: session.id, cwd: session.cwd, note: (line) => slot.shown.chat.note(line) };
     },
     notify: (notice) => void notifier.bypass(notice),
     log: bypassLog,

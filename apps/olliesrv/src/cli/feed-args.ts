@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { PROFILE_NAME } from "../session/names.js";
+import { PROFILE_NAME } from "../names.js";
 
 /** Where `ollie feed` takes its lines from. */
 export type FeedSource =

@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { isSessionId, type SessionSpec } from "@ollie/client";
-import { REQUEST_ID } from "../bypass/request-id.js";
 import { sessionSpec } from "../frontend/session-spec.js";
+import { REQUEST_ID } from "../request-id.js";
 import type { BypassInvocation } from "./bypass-commands.js";
 import { type FeedInvocation, type ObserveInvocation, parseFeed, parseObserve } from "./feed-args.js";
 import { type InitInvocation, parseInit } from "./init-args.js";

@@ -1,6 +1,6 @@
 import type { Agent } from "@ollie/client";
+import { dollars } from "../dollars.js";
 import { shortCount } from "../frontend/agent-text.js";
-import { dollars } from "../session/dollars.js";
 
 /** `ollie sh`'s slash commands; what is not among them goes to the agent's ctl as it was typed. */
 export const SHELL_HELP = `/help                  this list

@@ -1,9 +1,9 @@
 import { createInterface } from "node:readline";
 import { type OllieClient, RefusedError, type UsageTotals } from "@ollie/client";
+import { dollars } from "../dollars.js";
 import { duration } from "../frontend/agent-text.js";
 import { askTurn } from "../frontend/ask-turn.js";
 import { followActivity } from "../frontend/follow-activity.js";
-import { dollars } from "../session/dollars.js";
 import { colourWanted, type Palette, palette } from "./colour.js";
 import { shellCommand } from "./shell-commands.js";
 import { TurnView } from "./turn-view.js";

@@ -1,7 +1,7 @@
 import type { AgentActivity, Outcome, UsageTotals } from "@ollie/client";
+import { dollars } from "../dollars.js";
 import { failureOf, REASON_CHARS, shortCount, toolText } from "../frontend/agent-text.js";
 import { oneLine, shorten } from "../one-line.js";
-import { dollars } from "../session/dollars.js";
 import type { Palette } from "./colour.js";
 
 /** One agent's line in `ollie top`. */

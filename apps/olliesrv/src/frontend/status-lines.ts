@@ -1,6 +1,6 @@
 import type { OllieClient, ToolsrvStatus } from "@ollie/client";
+import { dollars } from "../dollars.js";
 import { oneLine } from "../one-line.js";
-import { dollars } from "../session/dollars.js";
 import { failureOf, REASON_CHARS } from "./agent-text.js";
 
 /**

@@ -1,13 +1,13 @@
 import { Errno } from "@ollie/ninep";
 import { ctl } from "@ollie/virtfs";
+import { checkProfileName } from "../names.js";
 import { parseRemoteTarget, type RemoteTarget } from "../remote/remote-target.js";
 import type { AgentSlot } from "../session/agent-slot.js";
 import { stampSender } from "../session/callback.js";
 import { forkAgent, parseForkSpec } from "../session/fork.js";
-import { checkProfileName } from "../session/names.js";
 import type { Session } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
-import type { AgentEnvironment } from "../session/slot-context.js";
+import type { SessionEnvironment } from "../session/slot-context.js";
 import { fail, failWith } from "./fail.js";
 
 const idle = (slot: AgentSlot, what: string) => {
@@ -18,7 +18,7 @@ const idle = (slot: AgentSlot, what: string) => {
 /** What an agent's ctl and cfg files can do to it. Each throws an error saying why when it cannot. */
 export function agentOperations(sessions: Sessions, session: Session, slot: AgentSlot) {
   const env = sessions.environment;
-  const owner = env.owner;
+  const owner = env.policy.owner;
   /** `inject` adds to what the running turn has not taken yet; `rewrite` replaces it (InjectRewrite). */
   const inject = async (text: string, by: string, how: "inject" | "rewrite") => {
     notItself(by, slot, env);
@@ -28,7 +28,7 @@ export function agentOperations(sessions: Sessions, session: Session, slot: Agen
     const stamped = stampSender(text || fail(`${how} needs text`), by, owner);
     if (how === "inject") agent.inject(stamped);
     else agent.injectRewrite(stamped);
-    slot.turnHops = Math.max(slot.turnHops, hops);
+    slot.shown.joined(hops);
   };
   return {
     stop: () => {
@@ -51,7 +51,7 @@ export function agentOperations(sessions: Sessions, session: Session, slot: Agen
     },
     clear: async () => {
       idle(slot, "clear the history");
-      await slot.reset(slot.profile);
+      await slot.reset(slot.choices.profile);
       await session.save();
     },
     cd: (dir: string, by: string = owner) => moveSession(session, dir, by, env),
@@ -76,7 +76,8 @@ export function agentOperations(sessions: Sessions, session: Session, slot: Agen
     skill: async (op: string, name: string) => {
       if (op !== "load" && op !== "unload") fail("skill load NAME or skill unload NAME");
       const skill =
-        env.skills().get(name) ?? fail(`no skill '${name}' (the skills file lists them)`, Errno.ENOENT);
+        env.making.skills().get(name) ??
+        fail(`no skill '${name}' (the skills file lists them)`, Errno.ENOENT);
       await slot.setSkills(
         op === "load" ? [...slot.skills, skill.name] : slot.skills.filter((s) => s !== skill.name),
       );
@@ -113,7 +114,7 @@ export function agentCtl(sessions: Sessions, session: Session, slot: AgentSlot) 
 }
 
 /** `cd DIR` from either ctl. Only the owner moves a session, since its directory is what its tools may write. */
-export async function moveSession(session: Session, dir: string, by: string, env: AgentEnvironment) {
+export async function moveSession(session: Session, dir: string, by: string, env: SessionEnvironment) {
   ownerMoves("cd", by, env);
   await session.changeDirectory(dir || fail("cd needs a directory"));
 }
@@ -124,7 +125,7 @@ export async function moveSessionHost(
   command: "remote" | "local",
   operand: string,
   by: string,
-  env: AgentEnvironment,
+  env: SessionEnvironment,
 ) {
   ownerMoves(command, by, env);
   if (command === "local") return session.changeHost(undefined, operand || fail("local needs a directory"));
@@ -139,16 +140,16 @@ export async function moveSessionHost(
 }
 
 /** Only the owner moves a session: where it is decides what its tools may write. */
-function ownerMoves(command: string, by: string, env: AgentEnvironment): void {
-  if (by === env.owner) return;
-  const why = `only ${env.owner} may move a session: its directory is what its tools may write`;
-  env.audit(`refused ${command} by ${by}: ${why}`, by);
+function ownerMoves(command: string, by: string, env: SessionEnvironment): void {
+  if (by === env.policy.owner) return;
+  const why = `only ${env.policy.owner} may move a session: its directory is what its tools may write`;
+  env.policy.audit(`refused ${command} by ${by}: ${why}`, by);
   fail(why, Errno.EPERM);
 }
 
 /** Refuses an agent a prompt to itself, by any path: no agent may drive itself in a loop. */
-function notItself(by: string, slot: AgentSlot, env: AgentEnvironment): void {
+function notItself(by: string, slot: AgentSlot, env: SessionEnvironment): void {
   if (by !== slot.uname) return;
-  env.audit(`refused a prompt from ${by} to itself`, by);
+  env.policy.audit(`refused a prompt from ${by} to itself`, by);
   fail("an agent may not prompt itself", Errno.EPERM);
 }

@@ -1,7 +1,7 @@
 import { dir, file, log, type NodeSpec, text, wait } from "@ollie/virtfs";
+import { dollars } from "../dollars.js";
 import { oneLine } from "../one-line.js";
 import type { AgentSlot } from "../session/agent-slot.js";
-import { dollars } from "../session/dollars.js";
 import type { Session } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
 import { agentCtl, agentOperations } from "./agent-ctl.js";
@@ -38,12 +38,12 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
           return `${[
             `name=${slot.name}`,
             `uname=${slot.uname}`,
-            `profile=${slot.profile}`,
+            `profile=${slot.choices.profile}`,
             `backend=${backend}`,
             `model=${model}`,
             `cwd=${session.cwd}`,
             `skills=${slot.skills.join(",")}`,
-            `state=${slot.state.get()}`,
+            `state=${slot.shown.state.get()}`,
             ...remoteLines(slot),
           ].join("\n")}\n`;
         },
@@ -68,26 +68,26 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
     forkFile(sessions, session, slot, group),
     file(
       "state",
-      text(() => `${slot.state.get()}\n`),
+      text(() => `${slot.shown.state.get()}\n`),
     ),
-    file("statewait", wait(slot.state)),
+    file("statewait", wait(slot.shown.state)),
     file(
       "activity",
-      text(() => slot.activity.text()),
+      text(() => slot.shown.activity.text()),
     ),
     file(
       "turns",
-      text(() => `${slot.turns.get()}\n`),
+      text(() => `${slot.shown.turns.get()}\n`),
     ),
-    file("turnwait", wait(slot.turns)),
+    file("turnwait", wait(slot.shown.turns)),
     file(
       "outcome",
-      text(() => (slot.lastOutcome ? `${slot.lastOutcome}\n` : "")),
+      text(() => (slot.shown.lastOutcome ? `${slot.shown.lastOutcome}\n` : "")),
     ),
     promptFile("prompt", slot, group),
     promptFile("fifo.in", slot, group),
     promptsDir(slot),
-    file("fifo.out", log(slot.replies, { from: "end" })),
+    file("fifo.out", log(slot.shown.replies, { from: "end" })),
     procDir(slot, group),
     file(
       "prompt.prev",
@@ -96,14 +96,17 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
     file(
       "chat",
       text(() =>
-        slot.chat.stream.read(slot.chat.stream.start, slot.chat.stream.end - slot.chat.stream.start),
+        slot.shown.chat.stream.read(
+          slot.shown.chat.stream.start,
+          slot.shown.chat.stream.end - slot.shown.chat.stream.start,
+        ),
       ),
     ),
     file(
       "offset",
-      text(() => `${slot.chat.stream.end}\n`),
+      text(() => `${slot.shown.chat.stream.end}\n`),
     ),
-    file("tail", log(slot.chat.stream, { from: "end" })),
+    file("tail", log(slot.shown.chat.stream, { from: "end" })),
     // What commands printed — tools' results, prompt commands' output — is the agent's and the owner's alone.
     file(
       "context",
@@ -156,7 +159,7 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
     file(
       "skills",
       text(() =>
-        [...sessions.environment.skills().values()]
+        [...sessions.environment.making.skills().values()]
           .map((s) => `${slot.skills.includes(s.name) ? "*" : " "} ${s.name}\t${s.description}\n`)
           .join(""),
       ),

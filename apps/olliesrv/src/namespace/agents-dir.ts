@@ -57,7 +57,7 @@ export function agentsDir(sessions: Sessions, session: Session, group: string) {
             `'${entry}' is not NAME.json with a profile name (a-z, 0-9, '_', '-'; starting with a letter)`,
           );
         if (known(name)) return fail(`${entry} exists`, Errno.EEXIST);
-        if (await findIn(sessions.environment.profiles.dirs, `${name}.json`))
+        if (await findIn(sessions.environment.making.profiles.dirs, `${name}.json`))
           return fail(
             `'${name}' is a configured profile: a generated one may not take its name`,
             Errno.EEXIST,
@@ -86,8 +86,9 @@ async function checked(
   writer: string,
 ): Promise<GeneratedProfile> {
   const env = sessions.environment;
-  if (profile.backend !== undefined) env.backends.profile(profile.backend);
-  if (profile.model !== undefined) await checkModel(env.backends, profile.backend, profile.model, env.models);
+  if (profile.backend !== undefined) env.making.backends.profile(profile.backend);
+  if (profile.model !== undefined)
+    await checkModel(env.making.backends, profile.backend, profile.model, env.making.models);
   const maker = sessions.agent(writer);
   const allowed = maker && (await maker.profileInUse()).config.tools;
   if (!allowed) return profile;

@@ -2,7 +2,7 @@ import type { ModelInfo } from "@ollie/backends";
 import { Errno } from "@ollie/ninep";
 import { file, text } from "@ollie/virtfs";
 import type { AgentSlot } from "../session/agent-slot.js";
-import type { AgentEnvironment } from "../session/slot-context.js";
+import type { SessionEnvironment } from "../session/slot-context.js";
 import { failWith } from "./fail.js";
 
 /** What a provider says of a model besides its window: `out=N tools vision premium=X` (Copilot says all). */
@@ -33,12 +33,12 @@ export const modelLines = (models: readonly ModelInfo[]) =>
  * undefined). A read asks no backend: it waits only for a fetch already under way, and a list that could
  * not be had is an error saying why and when olliesrv asks again.
  */
-export function modelsFile(env: AgentEnvironment, profile: () => Promise<string | undefined>) {
+export function modelsFile(env: SessionEnvironment, profile: () => Promise<string | undefined>) {
   return file(
     "models",
     text(async () => {
       try {
-        return modelLines(await env.models.models(await profile()));
+        return modelLines(await env.making.models.models(await profile()));
       } catch (error) {
         // What failed reaches a 9P2000.L client too: a backend that refused the connection is ECONNREFUSED.
         return failWith(error, Errno.EIO);
@@ -52,12 +52,12 @@ export function modelsFile(env: AgentEnvironment, profile: () => Promise<string 
  * else its agent profile's, else backends.conf's default — without connecting a paused agent.
  */
 export async function agentBackendProfile(
-  env: AgentEnvironment,
+  env: SessionEnvironment,
   slot: AgentSlot,
 ): Promise<string | undefined> {
   const live = slot.agent?.runtime.backend.name;
-  if (live !== undefined && env.backends.conf.profiles.has(live)) return live;
-  if (slot.backend !== undefined) return slot.backend;
+  if (live !== undefined && env.making.backends.conf.profiles.has(live)) return live;
+  if (slot.choices.backend !== undefined) return slot.choices.backend;
   return (await slot.profileInUse()).config.backend;
 }
 
@@ -68,7 +68,7 @@ export async function agentBackendProfile(
  * leaves backends.conf's defaults, and an unknown one the model empty.
  */
 export async function effectiveBackend(
-  env: AgentEnvironment,
+  env: SessionEnvironment,
   slot: AgentSlot,
 ): Promise<{ backend: string; model: string }> {
   const config = await slot.profileInUse().then(
@@ -76,12 +76,14 @@ export async function effectiveBackend(
     () => undefined,
   );
   const backend =
-    (await agentBackendProfile(env, slot).catch(() => undefined)) ?? env.backends.conf.defaultProfile ?? "";
+    (await agentBackendProfile(env, slot).catch(() => undefined)) ??
+    env.making.backends.conf.defaultProfile ??
+    "";
   const model =
     slot.agent?.runtime.backend.model ??
-    slot.model ??
+    slot.choices.model ??
     config?.model ??
-    env.backends.conf.profiles.get(backend)?.model ??
+    env.making.backends.conf.profiles.get(backend)?.model ??
     "";
   return { backend, model };
 }

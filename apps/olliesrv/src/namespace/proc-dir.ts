@@ -11,7 +11,7 @@ type Item = "idx" | number;
  * lists the processes as last asked for (see ToolProcs): reading `idx` brings it up to date at once.
  */
 export function procDir(slot: AgentSlot, group: string) {
-  const procs = slot.procs;
+  const procs = slot.shown.procs;
   const perm = { owner: slot.uname, group };
   return each(
     "proc",
@@ -72,7 +72,7 @@ function processDir(slot: AgentSlot, id: number, perm: { owner: string; group: s
             const c = conn();
             if (!c || !(await c.process(id))) throw gone();
             await c.kill(id);
-            void slot.procs.refresh();
+            void slot.shown.procs.refresh();
           },
         }),
         { mode: 0o664, ...perm },

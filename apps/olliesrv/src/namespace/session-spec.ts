@@ -7,8 +7,8 @@ import {
   parseConfigText,
 } from "@ollie/config-file";
 import { z } from "zod";
+import { checkProfileName } from "../names.js";
 import { parseRemoteTarget } from "../remote/remote-target.js";
-import { checkProfileName } from "../session/names.js";
 import type { SessionSpec } from "../session/session.js";
 
 /** What a spec written to `session/new` is called in its errors: `session spec:1:9: colour: unknown key …`. */

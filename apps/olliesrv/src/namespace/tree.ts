@@ -1,4 +1,3 @@
-import type { ServerStats } from "@ollie/ninep";
 import {
   buildTree,
   clone,
@@ -15,7 +14,6 @@ import { BackendChecks, checkLine } from "../config/backend-check.js";
 import type { AgentSlot } from "../session/agent-slot.js";
 import type { Session, SessionSpec } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
-import { type ToolsrvStatus, toolsrvStats } from "../toolsrv/toolsrv-status.js";
 import { moveSession, moveSessionHost } from "./agent-ctl.js";
 import { agentTree } from "./agent-tree.js";
 import { agentsDir } from "./agents-dir.js";
@@ -24,6 +22,7 @@ import { fail, failWith } from "./fail.js";
 import { modelsFile } from "./models-file.js";
 import { promptFile } from "./prompt-file.js";
 import { parseSpec } from "./session-spec.js";
+import type { DaemonStats } from "./stats-file.js";
 
 /**
  * The whole namespace olliesrv serves. See NAMESPACE.md. Every session is a group: its agents, the agent
@@ -38,7 +37,7 @@ export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree
       file(
         "backends",
         text(() => {
-          const conf = env.backends.conf;
+          const conf = env.making.backends.conf;
           return [...conf.profiles.values()]
             .map((p) => `${p.name === conf.defaultProfile ? "*" : " "} ${p.name}\t${p.type}\t${p.model}\n`)
             .join("");
@@ -49,7 +48,7 @@ export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree
       file(
         "backends.check",
         text(async () => {
-          const pool = env.backends;
+          const pool = env.making.backends;
           const checked = await checks.check(pool);
           return `# ${pool.conf.file}\n${checked.map(checkLine).join("")}`;
         }),
@@ -75,7 +74,7 @@ export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree
       file(
         "profiles",
         text(async () =>
-          (await env.profiles.list())
+          (await env.making.profiles.list())
             .map(
               (p) => `${p.name}\t${p.problem ? `broken: ${oneLine(p.problem)}` : (p.description ?? "-")}\n`,
             )
@@ -100,7 +99,7 @@ export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree
       ...(options.extra ?? []),
       file(
         "stats",
-        text(() => statsText(sessions, options.serverStats(), options.toolsrv())),
+        text(() => options.stats.text()),
       ),
     ]),
     {
@@ -116,9 +115,8 @@ export interface TreeOptions {
   owner: string;
   /** Told of every permission refusal (the audit trail). */
   onDenied: (denial: PermissionDenial) => void;
-  serverStats: () => ServerStats;
-  /** The state of the toolsrv olliesrv started and watches; undefined for one given with `--toolsrv`. */
-  toolsrv: () => ToolsrvStatus | undefined;
+  /** What `stats` shows. */
+  stats: DaemonStats;
   /** More top-level nodes (the bypass broker's `bypass/`). */
   extra?: readonly NodeSpec[];
   /** Reads backends.conf and the agent profiles again; rejects with what is wrong with a broken file. */
@@ -127,31 +125,6 @@ export interface TreeOptions {
 
 /** A problem's text on one line, as a line-per-entry file needs it. */
 const oneLine = (text: string) => text.replace(/\s+/g, " ");
-
-/**
- * `stats`: what the daemon holds, one `name value` line each, and the state of its toolsrv (see
- * toolsrvStats). The heap is measured after a full collection when node runs with --expose-gc (for chasing a
- * leak), else as it stands.
- */
-function statsText(sessions: Sessions, server: ServerStats, toolsrv: ToolsrvStatus | undefined): string {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  gc?.();
-  const memory = process.memoryUsage();
-  const agents = sessions.list().flatMap((s) => [...s.agents.values()]);
-  return [
-    `sessions ${sessions.list().length}`,
-    `agents ${agents.length}`,
-    `agents-live ${agents.filter((a) => a.agent !== undefined).length}`,
-    `toolsrv-connections ${agents.filter((a) => a.toolsrv !== undefined).length}`,
-    `connections ${server.connections}`,
-    `fids ${server.fids}`,
-    `requests ${server.requests}`,
-    `heap-used ${memory.heapUsed}${gc ? "" : " (not collected first)"}`,
-    `rss ${memory.rss}`,
-    ...toolsrvStats(toolsrv),
-    "",
-  ].join("\n");
-}
 
 /** `session/new`: write a spec, read back the new session's id on the same fid. */
 function newFile(sessions: Sessions) {
@@ -178,7 +151,7 @@ function idxFile(sessions: Sessions) {
     text(() =>
       sessions
         .list()
-        .map((s) => `${s.id}\t${s.name}\t${s.agents.get("main")?.state.get() ?? "idle"}\t${s.cwd}\n`)
+        .map((s) => `${s.id}\t${s.name}\t${s.agents.get("main")?.shown.state.get() ?? "idle"}\t${s.cwd}\n`)
         .join(""),
     ),
   );

@@ -1,35 +1,21 @@
-import { join, resolve } from "node:path";
-import {
-  Agent,
-  type AgentEvent,
-  type AgentOptions,
-  type PersistedSession,
-  type Submission,
-  type UsageTotals,
-} from "@ollie/agent-core";
-import { profileLoader } from "@ollie/agent-core/config";
+import { join } from "node:path";
+import type { Agent, AgentEvent, PersistedSession, Submission, TurnOutcome } from "@ollie/agent-core";
 import type { BackendPool } from "@ollie/backends";
-import { ToolsrvConn } from "@ollie/toolsrv/client";
-import { LogStream, WatchedValue } from "@ollie/virtfs";
-import { checkModel } from "../config/backends.js";
+import type { ToolsrvConn } from "@ollie/toolsrv/client";
 import type { BookedProfile } from "../config/profile-book.js";
 import type { Skill } from "../config/skills.js";
-import { RedialingTools } from "../toolsrv/redialing-tools.js";
-import { Activity } from "./activity.js";
+import { AgentChoices } from "./agent-choices.js";
+import { type MadeAgent, makeAgent } from "./agent-maker.js";
+import { AgentObserver, type ShownUsage } from "./agent-observer.js";
 import { PendingReload, unreachableNote } from "./backend-reload.js";
-import { artifactOf, callbackText, stampSender } from "./callback.js";
-import { ChatLog } from "./chat-log.js";
-import { publishAgentEvent } from "./event-bus.js";
+import { callbackText, stampSender } from "./callback.js";
+import { hopsTo } from "./hop-limit.js";
 import { IdleTimer } from "./idle-timer.js";
-import { privateDir } from "./private-dir.js";
-import { outcomeText, PromptTickets } from "./prompt-tickets.js";
-import { sandboxedPrompts } from "./sandboxed-prompts.js";
+import { LoadedSkills } from "./loaded-skills.js";
+import { PromptTickets } from "./prompt-tickets.js";
 import type { SavedAgent } from "./session-file.js";
-import { showingCommands } from "./showing-commands.js";
-import { skillChanges } from "./skill-changes.js";
-import { SKILL_TOOLS, WithSkillTools } from "./skill-tools.js";
-import type { AgentEnvironment, SlotSession } from "./slot-context.js";
-import { ToolProcs } from "./tool-procs.js";
+import { SKILL_TOOLS } from "./skill-tools.js";
+import type { SessionEnvironment, SlotSession } from "./slot-context.js";
 
 /**
  * One agent of a session: its profile and choices, its chat, its state — and, once it is needed, the live
@@ -38,136 +24,111 @@ import { ToolProcs } from "./tool-procs.js";
  * parked: paused again, holding no connection, until its next use.
  */
 export class AgentSlot {
-  readonly chat = new ChatLog();
-  /** What the agent is doing now: its `activity` file. */
-  readonly activity = new Activity();
-  /** Its tool processes at toolsrv, as last asked for: the `proc/` directory. */
-  readonly procs = new ToolProcs(() => this.toolsrv);
-  /** The model's text alone, a newline after each turn: what fifo.out streams to programs. */
-  readonly replies = new LogStream({ retain: 1024 * 1024 });
-  readonly state = new WatchedValue<string>("idle");
-  /** Turns finished so far, restarts included; a read of `turnwait` returns when it moves. */
-  readonly turns: WatchedValue<number>;
-  /** How the last turn ended: `done`, `interrupted`, `maxsteps`, `blocked`, `handled` or `error: …`. */
-  lastOutcome: string;
-  /** Agent-to-agent hops behind the turn running now (or last): 0 when a person prompted it. */
-  turnHops = 0;
-  /** The hops of prompts submitted and not yet begun, in order. */
-  private readonly queuedHops: number[] = [];
-  agent: Agent | undefined;
-  /** The live agent's toolsrv connection as it is now (dialled again after a loss). */
-  #toolsrv: (() => ToolsrvConn | undefined) | undefined;
-  lastPrompt: string;
-  #skills: string[];
+  /**
+   * What its files show of it — chat, activity, processes, replies, state, turns, last outcome — kept up to
+   * date from its events; it outlives the live agent.
+   */
+  readonly shown: AgentObserver;
+  /** The live agent, made (or resumed) on first use, and what its making left: see makeAgent. */
+  #live: MadeAgent | undefined;
+  #lastPrompt: string;
+  readonly #skills: LoadedSkills;
   /** Prompts being submitted that wait for the agent to be made (see `submit`). */
   #waiting = 0;
-  /** The skills directory changed while something ran: the system prompt is rendered again once idle. */
-  #skillsStale = false;
-  #profile: string;
-  #backend: string | undefined;
-  #model: string | undefined;
+  /** Its agent profile, and the backend and model it was switched to. */
+  readonly choices: AgentChoices;
   /** The numbers given to the prompts this agent takes, and how their turns ended (`prompts/N`). */
   readonly tickets: PromptTickets;
   private activating: Promise<Agent> | undefined;
-  /** The profile's prompt, before skills. */
-  private basePrompt = "";
   /** A changed backends.conf the live agent has yet to take. */
-  private readonly reload = new PendingReload(
-    this,
-    () => this.env.backends,
-    (step) => {
-      if (!this.activating) return false;
-      this.activating = this.activating.then(step);
-      return true;
-    },
-  );
+  private readonly reload: PendingReload;
   private saved: PersistedSession | undefined;
   /** Parks the live agent once it has been idle for the environment's `idleCloseMs`. */
   readonly #idle: IdleTimer;
   /** The tools the agent had loaded at toolsrv when it was last parked: the next agent loads them again. */
   #loaded: string[] | undefined;
-  /** The last turn's usage and cost as the parked agent had them, shown until the next turn starts. */
-  #lastTurn: { usage: UsageTotals; costUsd: number } | undefined;
   /** The parked agent's close, which the next agent waits for. */
   #parking: Promise<void> | undefined;
-  /** Files the running turn's tools wrote, and those of the last finished turn. */
-  private artifacts = new Set<string>();
-  private lastArtifacts: string[] = [];
 
   constructor(
     private readonly session: SlotSession,
-    private readonly env: AgentEnvironment,
+    private readonly env: SessionEnvironment,
     readonly name: string,
     profile: string,
     backend?: string,
     model?: string,
     saved?: SavedAgent,
   ) {
-    this.#profile = profile;
-    this.#backend = backend;
-    this.#model = model;
+    this.choices = new AgentChoices(env.making, profile, backend, model);
+    this.reload = new PendingReload(
+      this.choices,
+      (line) => this.shown.chat.note(line),
+      () => env.making.backends,
+      (step) => {
+        if (!this.activating) return false;
+        this.activating = this.activating.then(step);
+        return true;
+      },
+    );
     this.saved = saved?.session;
-    this.lastPrompt = saved?.lastPrompt ?? "";
-    this.#skills = saved?.skills ?? [];
+    this.#lastPrompt = saved?.lastPrompt ?? "";
+    this.#skills = new LoadedSkills(saved?.skills ?? [], env.making.skills, () => this.#live);
     this.tickets = new PromptTickets(saved?.prompts ?? 0);
-    this.turns = new WatchedValue(saved?.turns?.count ?? 0);
-    this.lastOutcome = saved?.turns?.last ?? "";
-    if (this.saved) this.chat.replay(this.saved.messages);
-    this.chat.onNote = (text) => this.session.events.publish(`agent.${name}.note`, { text });
-    this.#idle = new IdleTimer(env.idleCloseMs, () => void this.park());
+    this.shown = new AgentObserver(
+      session,
+      name,
+      () => this.toolsrv,
+      {
+        idle: () => {
+          this.#idle.start();
+          // Nothing runs now (a turn ended, or a compaction from ctl): what changed meanwhile is taken.
+          this.reload.turnEnded();
+          this.#skills.idle();
+        },
+        busy: () => this.#idle.stop(),
+        unreachable: (error) =>
+          unreachableNote(error, this.env.making.backends, this.env.making.backendsConf),
+      },
+      saved,
+    );
+    this.#idle = new IdleTimer(env.making.idleCloseMs, () => void this.park());
   }
 
-  /** The agent profile it runs. */
-  get profile(): string {
-    return this.#profile;
+  /** The live agent, if it is live (made, and not parked or closed since). */
+  get agent(): Agent | undefined {
+    return this.#live?.agent;
+  }
+
+  /** The last prompt it was given. */
+  get lastPrompt(): string {
+    return this.#lastPrompt;
   }
 
   /** Its agent profile as it is made from now (a profile its session generated, else the configured one). */
   profileInUse(): Promise<BookedProfile> {
-    return this.session.profile(this.profile);
-  }
-
-  /** The backends.conf profile it was switched to, if it was (else its agent profile's). */
-  get backend(): string | undefined {
-    return this.#backend;
-  }
-
-  /** The model it was switched to, if it was (else its backend's). */
-  get model(): string | undefined {
-    return this.#model;
+    return this.session.profile(this.choices.profile);
   }
 
   /** The skills loaded into its system prompt. */
   get skills(): readonly string[] {
-    return this.#skills;
+    return this.#skills.names;
   }
 
   /** Switches the model, checked against its backend's list first; a live agent takes it at once. Saved. */
   async useModel(model: string): Promise<void> {
-    await checkModel(this.env.backends, this.#backend, model, this.env.models);
-    this.#model = model;
-    this.agent?.runtime.backend.setModel(model);
+    await this.choices.useModel(model, this.agent);
     await this.session.save();
   }
 
   /** Switches to another backends.conf profile (and its model); a live agent takes it at once. Saved. */
   async useBackend(name: string): Promise<void> {
-    const backend = await this.env.backends.fresh(name);
-    this.#backend = name;
-    this.#model = undefined;
-    await this.agent?.updateRuntime({ backend });
+    await this.choices.useBackend(name, this.agent);
     await this.session.save();
-  }
-
-  /** The model it was switched to no longer applies (its backend changed under it). */
-  forgetModel(): void {
-    this.#model = undefined;
   }
 
   /** Loads skills into, or unloads them from, the system prompt (a live agent takes it at once). Saved. */
   async setSkills(skills: readonly string[]): Promise<void> {
-    this.#skills = [...new Set(skills)];
-    await this.refreshPrompt();
+    await this.#skills.set(skills);
     await this.session.save();
   }
 
@@ -178,7 +139,7 @@ export class AgentSlot {
 
   /** The agent's own TMPDIR, the only temporary directory its tools may write. */
   get tmpDir(): string {
-    return join(this.env.tmpRoot, this.uname);
+    return join(this.env.making.tmpRoot, this.uname);
   }
 
   /** The live agent, made (or restored) on first use. */
@@ -194,64 +155,55 @@ export class AgentSlot {
    * Submits a prompt, connecting the agent first if it is paused; resolves with its ticket (see
    * PromptTickets) as soon as it is queued and saved, not when the turn ends.
    */
-  async submit(prompt: string, from: string = this.env.owner): Promise<number> {
+  async submit(prompt: string, from: string = this.env.policy.owner): Promise<number> {
     const hops = this.hopsFrom(from);
     // The prompt waits for the agent to be made: the slot is busy from now, not idle in between.
     this.#waiting++;
     let submission: Submission;
     try {
       const agent = await this.activate();
-      this.lastPrompt = prompt;
-      submission = agent.submit(stampSender(prompt, from, this.env.owner));
+      this.#lastPrompt = prompt;
+      submission = agent.submit(stampSender(prompt, from, this.env.policy.owner));
     } finally {
       this.#waiting--;
       // The agent could not be made, or took no prompt: idle again.
-      if (this.#waiting === 0 && this.state.get() !== "idle" && !this.agent?.busy)
+      if (this.#waiting === 0 && this.shown.state.get() !== "idle" && !this.agent?.busy)
         this.onEvent({ type: "state", state: "idle" });
     }
     const ticket = this.tickets.issue(submission);
-    this.queuedHops.push(hops);
+    this.shown.queued(hops);
     // The writer learns the prompt was taken only once it is on disk: a crash now cannot lose it.
     await this.session.save();
+    // A turn its session's parent asked for is reported to it when it ends, unless it waits for it itself.
     const parent = this.session.parent;
-    if (parent !== undefined && from === parent && this.session.callback) {
-      void submission.then((outcome) =>
-        this.session.peers
-          .deliver(parent, callbackText(this.uname, outcome, this.lastArtifacts), this.uname)
-          .catch((error: unknown) => {
-            this.chat.note(`! could not report to ${parent}: ${(error as Error).message}`);
-          }),
-      );
-    }
+    if (parent !== undefined && from === parent && this.session.callback)
+      void submission.then((outcome) => this.report(parent, outcome));
     return ticket;
   }
 
-  /**
-   * The hops a prompt or injection from `from` is at, refused (with an audit line) past the limit: a
-   * person's prompt starts again from 0.
-   */
+  /** Tells `parent` how the turn it asked for ended (see callbackText); a failure is said in the chat. */
+  private async report(parent: string, outcome: TurnOutcome): Promise<void> {
+    const text = callbackText(this.uname, outcome, this.shown.lastArtifacts);
+    await this.session.peers.deliver(parent, text, this.uname).catch((error: unknown) => {
+      this.shown.chat.note(`! could not report to ${parent}: ${(error as Error).message}`);
+    });
+  }
+
+  /** The hops a prompt or injection from `from` is at, refused past the limit (see hopsTo). */
   hopsFrom(from: string): number {
-    if (from === this.env.owner) return 0;
-    const hops = this.session.peers.hopsOf(from) + 1;
-    const max = this.env.limits.maxHops;
-    if (hops > max) {
-      const why = `agent-to-agent hop limit ${max} reached: ${from} may not prompt ${this.uname} until a person prompts again`;
-      this.env.audit(`refused a prompt from ${from} to ${this.uname}: ${why}`, from);
-      throw new Error(why);
-    }
-    return hops;
+    return hopsTo(this.uname, from, this.session.peers, this.env.policy);
   }
 
   /** For a remote session: its host and whether olliesrv is connected to it (`connected`, `connecting`, …). */
   get remote(): { destination: string; state: string; lost?: string } | undefined {
     const remote = this.session.remote;
     if (!remote) return undefined;
-    return { destination: remote.destination, ...this.env.remotes.state(remote.destination) };
+    return { destination: remote.destination, ...this.env.making.remotes.state(remote.destination) };
   }
 
   /** The toolsrv connection of the live agent, if it has one. */
   get toolsrv(): ToolsrvConn | undefined {
-    return this.#toolsrv?.();
+    return this.#live?.toolsrv();
   }
 
   /**
@@ -271,12 +223,11 @@ export class AgentSlot {
     this.#idle.stop();
     await this.#parking;
     const agent = this.agent;
-    this.procs.stop();
+    this.shown.procs.stop();
     if (!agent) return;
     await agent.close();
     this.saved = agent.snapshot();
-    this.agent = undefined;
-    this.#toolsrv = undefined;
+    this.#live = undefined;
     this.activating = undefined;
   }
 
@@ -285,21 +236,18 @@ export class AgentSlot {
    * now and later, get `reason` (e.g. "session killed") instead of waiting for what will never come.
    */
   end(reason: Error): void {
-    this.state.close(reason);
-    this.turns.close(reason);
-    this.replies.close(reason);
-    this.chat.stream.close(reason);
+    this.shown.end(reason);
     this.tickets.end(reason);
   }
 
   /** Starts over with `profile`: the live agent is closed, the history dropped; the next use makes a new one. */
   async reset(profile: string): Promise<void> {
     await this.close();
-    this.#profile = profile;
+    this.choices.useProfile(profile);
     this.saved = undefined;
     this.#loaded = undefined;
-    this.#lastTurn = undefined;
-    this.chat.note(`· now running profile ${profile}, with a fresh history`);
+    this.shown.keepLastTurn(undefined);
+    this.shown.chat.note(`· now running profile ${profile}, with a fresh history`);
   }
 
   /**
@@ -308,10 +256,11 @@ export class AgentSlot {
    */
   adopt(from: { session?: PersistedSession | undefined; skills: readonly string[] }): void {
     if (this.agent || this.saved) throw new Error(`${this.uname} has a history already`);
-    this.#skills = [...from.skills];
+    // There is no live agent to render a prompt for: the names are all that change.
+    void this.#skills.set(from.skills);
     if (!from.session) return;
     this.saved = from.session;
-    this.chat.replay(from.session.messages);
+    this.shown.chat.replay(from.session.messages);
   }
 
   /** Moves a paused or live agent to another directory: its tool connection is remade there. */
@@ -327,29 +276,9 @@ export class AgentSlot {
    * throws: a save that fails is the next save's to make.
    */
   async skillsChanged(before: ReadonlyMap<string, Skill>): Promise<void> {
-    const { kept, notes } = skillChanges(this.#skills, before, this.env.skills());
-    if (notes.length === 0) return;
-    for (const note of notes) this.chat.note(note);
-    const unloaded = kept.length < this.#skills.length;
-    this.#skills = kept;
-    this.#skillsStale = true;
-    if (!this.agent?.busy) await this.takeSkills();
+    const { notes, unloaded } = await this.#skills.changed(before);
+    for (const note of notes) this.shown.chat.note(note);
     if (unloaded) await this.session.save().catch(() => undefined);
-  }
-
-  /** Renders the system prompt with the skills as they are now (a failure leaves it for the next idle). */
-  private async takeSkills(): Promise<void> {
-    this.#skillsStale = false;
-    await this.refreshPrompt().catch(() => {
-      this.#skillsStale = true;
-    });
-  }
-
-  /** Renders the system prompt again after the loaded skills changed (a live agent takes it at once). */
-  async refreshPrompt(): Promise<void> {
-    const agent = this.agent;
-    if (!agent) return;
-    await agent.updateRuntime({ prompt: this.withSkills(this.basePrompt) });
   }
 
   /** The slot as it is saved (with no history if it was never prompted). */
@@ -357,22 +286,20 @@ export class AgentSlot {
     const session = this.agent?.snapshot() ?? this.saved;
     return {
       name: this.name,
-      profile: this.profile,
-      ...(this.backend !== undefined && { backend: this.backend }),
-      ...(this.model !== undefined && { model: this.model }),
-      ...(this.#skills.length > 0 && { skills: [...this.#skills] }),
+      profile: this.choices.profile,
+      ...(this.choices.backend !== undefined && { backend: this.choices.backend }),
+      ...(this.choices.model !== undefined && { model: this.choices.model }),
+      ...(this.skills.length > 0 && { skills: [...this.skills] }),
       ...(this.lastPrompt && { lastPrompt: this.lastPrompt }),
       ...(this.tickets.issued > 0 && { prompts: this.tickets.issued }),
-      ...(this.turns.get() > 0 && {
-        turns: { count: this.turns.get(), ...(this.lastOutcome && { last: this.lastOutcome }) },
-      }),
+      ...this.shown.toSaved(),
       ...(session && { session }),
     };
   }
 
   /** The longest prompt the daemon takes. */
   get maxPromptBytes(): number {
-    return this.env.limits.maxPromptBytes;
+    return this.env.policy.limits.maxPromptBytes;
   }
 
   /** Prompts that were waiting when the session was last saved: restoring the agent runs them. */
@@ -380,32 +307,9 @@ export class AgentSlot {
     return this.saved?.queued ?? [];
   }
 
-  /**
-   * Tokens and cost, as the `usage` and `cost` files show them: the live agent's; for a paused one the
-   * session's as last saved. The last turn's of a parked agent are shown until the next turn starts.
-   */
-  usage(): {
-    turn: UsageTotals | undefined;
-    session: UsageTotals | undefined;
-    compaction: UsageTotals | undefined;
-    lastTurnCostUsd: number;
-  } {
-    const live = this.agent?.usage;
-    const last = this.#lastTurn;
-    if (live) return last ? { ...live, turn: last.usage, lastTurnCostUsd: last.costUsd } : live;
-    return {
-      turn: last?.usage,
-      session: this.saved?.usage,
-      compaction: this.saved?.compactionUsage,
-      lastTurnCostUsd: last?.costUsd ?? 0,
-    };
-  }
-
-  /** The system prompt with the loaded skills' text after it. */
-  withSkills(prompt: string): string {
-    const skills = this.skills.flatMap((n) => this.env.skills().get(n) ?? []);
-    if (skills.length === 0) return prompt;
-    return `${prompt}\n\n${skills.map((s) => `## Skill: ${s.name}\n\n${s.text}`).join("\n\n")}`;
+  /** Tokens and cost, as the `usage` and `cost` files show them (see AgentObserver.usage). */
+  usage(): ShownUsage {
+    return this.shown.usage(this.agent?.usage, this.saved);
   }
 
   /**
@@ -432,13 +336,11 @@ export class AgentSlot {
     if (agent.busy) return this.#idle.start();
     this.saved = agent.snapshot();
     this.#loaded = [...agent.runtime.toolInfo.keys()].filter((n) => !SKILL_TOOLS.some((t) => t.name === n));
-    const usage = agent.usage;
-    this.#lastTurn = { usage: usage.turn, costUsd: usage.lastTurnCostUsd };
+    this.shown.keepLastTurn(agent.usage);
     // From here a use makes a new agent, which waits for this one to be closed.
-    this.agent = undefined;
-    this.#toolsrv = undefined;
+    this.#live = undefined;
     this.activating = undefined;
-    this.procs.stop();
+    this.shown.procs.stop();
     this.#parking = agent.close().finally(() => {
       this.#parking = undefined;
     });
@@ -447,113 +349,29 @@ export class AgentSlot {
 
   private async make(): Promise<Agent> {
     await this.#parking;
-    const { dir, config } = await this.profileInUse();
-    // Its tools are granted this directory: nobody else may own it, or a link in it, on a shared /tmp.
-    await privateDir(this.env.tmpRoot);
-    await privateDir(this.tmpDir);
-    this.reload.madeFrom(config);
-    let toolsrv: (() => ToolsrvConn | undefined) | undefined;
-    const load = profileLoader({
-      agentsDir: dir,
-      config: async () => config,
-      backend: (name) => this.env.backends.fresh(this.backend ?? name),
-      // Summaries go to the backend profile's compaction_model unless the agent profile names its own.
-      compactionModel: (name) => this.env.backends.profile(this.backend ?? name).compactionModel,
-      tools: async (config) => {
-        const autoLoad = this.#loaded ?? config.autoLoad ?? ["client_9p"];
-        const remote = this.session.remote;
-        // The skill tools are answered here, in front of toolsrv's: skills are the daemon's.
-        const shelf = {
-          skills: () => this.env.skills(),
-          loaded: () => this.skills,
-          setLoaded: (names: readonly string[]) => this.setSkills(names),
-        };
-        // Here or on the session's host, toolsrv is dialled again at the first use after it was lost (it died
-        // and was restarted, or the way to it broke), with the tools the agent had loaded.
-        const dial = (address: string, loaded?: readonly string[]) =>
-          this.dialToolsrv(address, loaded ?? autoLoad);
-        const tools = await RedialingTools.open(
-          remote ? this.env.remotes.route(remote.destination, dial) : this.env.toolsrv(dial),
-        );
-        toolsrv = () => tools.current;
-        return new WithSkillTools(tools, shelf);
-      },
-      // Prompt commands read what the agent may have written: they run in its own sandbox.
-      prompt: {
-        ...this.env.prompt,
-        runner: showingCommands(
-          sandboxedPrompts(this.env.promptSandbox, {
-            uname: this.uname,
-            tmpDir: this.tmpDir,
-            env: this.session.env,
-          }),
-          () => this.makingWith("prompt commands"),
-        ),
-      },
-      // A remote session's directory is on its host; its prompt commands and hooks run here, in its private
-      // TMPDIR, where nothing of anyone else's lies.
-      ...(this.session.remote && { commandsCwd: this.tmpDir }),
-    });
-    // Its prompt commands have run once the profile is loaded.
-    const spec = await load(this.profile, { cwd: this.session.cwd }).finally(() => this.makingWith("idle"));
-    if (this.model) spec.backend.setModel(this.model);
-    const base = typeof spec.prompt === "string" ? spec.prompt : "";
-    this.basePrompt = base;
-    const reload = spec.reloadPrompt;
-    const options: AgentOptions = {
-      ...spec,
-      prompt: this.withSkills(base),
-      // A prompt read again after a compaction keeps the loaded skills after it, as the first one did.
-      ...(reload && {
-        reloadPrompt: async () => {
-          this.basePrompt = await reload();
-          return this.withSkills(this.basePrompt);
-        },
-      }),
+    const booked = await this.profileInUse();
+    this.reload.madeFrom(booked.config);
+    const live = await makeAgent(this.session, this.env.making, {
       name: this.name,
-      profile: this.profile,
-      cwd: this.session.cwd,
-      sessionId: this.session.id,
-      persist: () => this.session.save(),
-      journal: (entry) => this.session.journal(this.name, entry),
-      readPlanStep: async () => this.session.planStep(),
-      onEvent: (e) => this.onEvent(e),
-      compaction: { snapshotDir: this.env.snapshotDir },
-    };
-    const saved = this.saved;
-    const agent = !saved
-      ? await Agent.create({ ...options, id: this.uname })
-      : this.#loaded
-        ? await Agent.create(resumed(saved, options))
-        : await Agent.restore(saved, options);
-    this.agent = agent;
-    this.#toolsrv = toolsrv;
-    this.#idle.start();
-    return agent;
-  }
-
-  /**
-   * Dials toolsrv at `address` as this agent with `autoLoad` loaded. Its tools get their own TMPDIR, here or
-   * on the session's host (made there for them), so the policy's `{TMPDIR}` grants that and never the
-   * shared /tmp. A remote host's tools do not get the key that reaches olliesrv, which they cannot reach
-   * from there.
-   */
-  private async dialToolsrv(address: string, autoLoad: readonly string[]): Promise<ToolsrvConn> {
-    const remote = this.session.remote;
-    const authenticator = remote ? this.env.remotes.authenticator : this.env.toolsrvAuthenticator;
-    return ToolsrvConn.dial({
-      address,
       uname: this.uname,
-      autoLoad,
-      cwd: this.session.cwd,
-      env: remote
-        ? {
-            TMPDIR: await this.env.remotes.agentTmpDir(remote.destination, this.uname),
-            ...this.session.env,
-          }
-        : { TMPDIR: this.tmpDir, ...this.session.env, OLLIE_KEY: this.env.agentKey(this.uname) },
-      ...(authenticator && { authenticator }),
+      tmpDir: this.tmpDir,
+      profile: { name: this.choices.profile, booked },
+      backend: this.choices.backend,
+      model: this.choices.model,
+      loaded: this.#loaded,
+      saved: this.saved,
+      skills: {
+        skills: () => this.env.making.skills(),
+        loaded: () => this.skills,
+        setLoaded: (names) => this.setSkills(names),
+      },
+      withSkills: (prompt) => this.#skills.withSkills(prompt),
+      showing: (state) => this.makingWith(state),
+      onEvent: (e) => this.onEvent(e),
     });
+    this.#live = live;
+    this.#idle.start();
+    return live.agent;
   }
 
   /**
@@ -561,64 +379,15 @@ export class AgentSlot {
    * agent says itself when it runs them again (after a compaction).
    */
   private makingWith(state: "prompt commands" | "idle"): void {
-    if (this.agent || this.state.get() === state || (state === "idle" && this.#waiting > 0)) return;
-    const e: AgentEvent = { type: "state", state };
-    this.activity.event(e);
-    publishAgentEvent(this.session.events, this.name, e);
-    this.state.set(state);
+    if (this.#live || this.shown.state.get() === state || (state === "idle" && this.#waiting > 0)) return;
+    this.shown.show(state);
   }
 
   private onEvent(e: AgentEvent): void {
     // A prompt waits for the agent being made for it: not idle, whatever the agent says meanwhile (its
     // agentSpawn hook ended); the turn's own state comes next.
     if (e.type === "state" && e.state === "idle" && this.#waiting > 0) return;
-    // Said when the turn gives up, not at a failed attempt that a retry may yet make good.
-    if (e.type === "turn" && e.outcome.status === "error") {
-      const note = unreachableNote(e.outcome.error, this.env.backends, this.env.backendsConf);
-      if (note) this.chat.note(note);
-    }
-    this.chat.event(e);
-    this.activity.event(e);
-    this.procs.event(e);
-    publishAgentEvent(this.session.events, this.name, e);
-    if (this.replies.closed) return;
-    switch (e.type) {
-      case "user":
-        if (e.from === "user") this.turnHops = this.queuedHops.shift() ?? 0;
-        break;
-      case "assistant":
-        this.replies.append(e.delta);
-        break;
-      case "state":
-        this.state.set(e.state);
-        if (e.state === "idle") {
-          this.#idle.start();
-          // Nothing runs now (a turn ended, or a compaction from ctl): what changed meanwhile is taken.
-          this.reload.turnEnded();
-          if (this.#skillsStale) void this.takeSkills();
-        } else {
-          this.#idle.stop();
-          this.#lastTurn = undefined;
-        }
-        break;
-      case "call": {
-        const path = artifactOf(e.call.name, e.call.arguments);
-        if (path !== undefined) this.artifacts.add(resolve(this.session.cwd, path));
-        break;
-      }
-      case "turn": {
-        this.replies.append("\n");
-        this.lastArtifacts = [...this.artifacts];
-        this.artifacts.clear();
-        const o = e.outcome;
-        this.lastOutcome = outcomeText(o);
-        this.turns.set(this.turns.get() + 1);
-        // The agent saved the turn before it said it ended: the count and outcome go to disk now. A failed
-        // save is the agent's own saves' to report, and the next one carries them.
-        void this.session.save().catch(() => undefined);
-        break;
-      }
-    }
+    this.shown.event(e);
   }
 
   /**
@@ -628,24 +397,4 @@ export class AgentSlot {
   reconfigure(old: BackendPool): void {
     this.reload.changed(old, this.agent);
   }
-}
-
-/**
- * The options of an agent that carries on from the snapshot a parked one left: the same ids, history, task
- * state and usage. Unlike `Agent.restore` it repairs nothing — the snapshot was taken with the agent idle, so
- * there is no call or prompt left unanswered to make up for (a turn that failed leaves its prompt as it was).
- */
-function resumed(saved: PersistedSession, options: AgentOptions): AgentOptions {
-  return {
-    ...options,
-    id: saved.agentId,
-    name: saved.name,
-    sessionId: saved.id,
-    history: saved.messages,
-    taskState: saved.taskState,
-    usage: saved.usage,
-    ...(saved.compactionUsage !== undefined && { compactionUsage: saved.compactionUsage }),
-    ...(saved.agent !== undefined && { profile: saved.agent }),
-    ...(saved.cwd !== undefined && { cwd: saved.cwd }),
-  };
 }

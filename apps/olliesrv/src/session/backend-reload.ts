@@ -60,15 +60,14 @@ export async function backendChange(
   }
 }
 
-/** What PendingReload reads and changes of an agent's slot. */
+/** What PendingReload reads and changes of an agent's choices (see AgentChoices). */
 export interface ReloadSlot {
   /** The profile the slot asked for (`backend`), if any. */
-  readonly backend?: string | undefined;
+  readonly backend: string | undefined;
   /** A model the slot was switched to, if any. */
-  readonly model?: string | undefined;
+  readonly model: string | undefined;
   /** The model it was switched to no longer applies. */
   forgetModel(): void;
-  readonly chat: { note(line: string): void };
 }
 
 /**
@@ -88,6 +87,8 @@ export class PendingReload {
    */
   constructor(
     private readonly slot: ReloadSlot,
+    /** Says a line in the agent's chat. */
+    private readonly note: (line: string) => void,
     private readonly backends: () => BackendPool,
     private readonly chain: (step: (agent: Agent) => Promise<Agent>) => boolean,
   ) {}
@@ -125,9 +126,9 @@ export class PendingReload {
       try {
         if (change.changes) await agent.updateRuntime(change.changes);
         if (change.dropModel) this.slot.forgetModel();
-        this.slot.chat.note(change.note);
+        this.note(change.note);
       } catch (error) {
-        this.slot.chat.note(`! could not take the new backends.conf: ${(error as Error).message}`);
+        this.note(`! could not take the new backends.conf: ${(error as Error).message}`);
       }
       return agent;
     });

@@ -38,13 +38,13 @@ export async function forkAgent(
   const checkpoint = slot.toSaved();
   const fork = await sessions.create(
     {
-      agent: slot.profile,
+      agent: slot.choices.profile,
       cwd: session.cwd,
       name: spec.name ?? `${session.name}-fork`,
-      ...(slot.backend !== undefined && { backend: slot.backend }),
-      ...(slot.model !== undefined && { model: slot.model }),
-      ...(session.profiles.has(slot.profile) && {
-        profiles: { [slot.profile]: session.profiles.get(slot.profile)! },
+      ...(slot.choices.backend !== undefined && { backend: slot.choices.backend }),
+      ...(slot.choices.model !== undefined && { model: slot.choices.model }),
+      ...(session.profiles.has(slot.choices.profile) && {
+        profiles: { [slot.choices.profile]: session.profiles.get(slot.choices.profile)! },
       }),
     },
     creator,
@@ -68,7 +68,7 @@ export async function forkAgent(
     name: fork.name,
     clean: spec.clean,
   });
-  slot.chat.note(
+  slot.shown.chat.note(
     `· forked${spec.clean ? " (the task state alone)" : ""} to session ${fork.id} (${fork.name})`,
   );
   return fork;

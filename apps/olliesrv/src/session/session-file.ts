@@ -8,8 +8,8 @@ import {
   type GeneratedProfile,
   generatedProfileSchema,
 } from "../config/generated-profile.js";
+import { AGENT_NAME, PROFILE_NAME, SESSION_ID } from "../names.js";
 import { parseRemoteTarget } from "../remote/remote-target.js";
-import { AGENT_NAME, PROFILE_NAME, SESSION_ID } from "./names.js";
 
 /** One agent of a session as it is saved. */
 export interface SavedAgent {

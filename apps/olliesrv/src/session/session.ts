@@ -10,7 +10,7 @@ import { realDirectory } from "./real-directory.js";
 import { SaveRetry } from "./save-retry.js";
 import type { SessionFile } from "./session-file.js";
 import { type SessionHome, SessionStore } from "./session-store.js";
-import { type AgentEnvironment, type Peers, splitUname } from "./slot-context.js";
+import { type Peers, type SessionEnvironment, splitUname } from "./slot-context.js";
 
 /** What a session is created with (what is written to session/new). */
 export interface SessionSpec {
@@ -61,14 +61,14 @@ export class Session {
   #remote: RemoteTarget | undefined;
   private saving: Promise<void> = Promise.resolve();
   private killed = false;
-  private readonly environment: AgentEnvironment;
+  private readonly environment: SessionEnvironment;
   private readonly store: SessionStore;
   private readonly retry: SaveRetry;
 
   constructor(
     readonly id: string,
     home: SessionHome,
-    environment: AgentEnvironment,
+    environment: SessionEnvironment,
     readonly peers: Peers,
     file?: SessionFile,
     spec: SessionSpec = {},
@@ -139,8 +139,8 @@ export class Session {
    */
   async profile(name: string): Promise<BookedProfile> {
     const generated = this.profiles.get(name);
-    if (!generated) return this.environment.profiles.get(name);
-    const base = await this.environment.profiles.get("default");
+    if (!generated) return this.environment.making.profiles.get(name);
+    const base = await this.environment.making.profiles.get("default");
     return {
       config: generatedAgentConfig(generated, base.config.systemPrompt ?? base.config.prompt),
       dir: base.dir,
@@ -148,7 +148,12 @@ export class Session {
     };
   }
 
-  static create(home: SessionHome, environment: AgentEnvironment, peers: Peers, spec: SessionSpec): Session {
+  static create(
+    home: SessionHome,
+    environment: SessionEnvironment,
+    peers: Peers,
+    spec: SessionSpec,
+  ): Session {
     return new Session(newSessionId(), home, environment, peers, undefined, spec);
   }
 

@@ -9,7 +9,7 @@ import { ModelCache } from "../config/model-cache.js";
 import { ProfileBook } from "../config/profile-book.js";
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "./limits.js";
 import { Sessions } from "./sessions.js";
-import type { AgentEnvironment } from "./slot-context.js";
+import type { AgentMaking, SessionEnvironment, SessionPolicy } from "./slot-context.js";
 
 const DEFAULTS = fileURLToPath(new URL("../../defaults", import.meta.url));
 
@@ -31,15 +31,18 @@ function sessions(limits: Partial<SessionLimits> = {}): Sessions {
     parseBackendsConf("[local]\ntype = ollama\nurl = http://127.0.0.1:1\nmodel = m\n", "backends.conf"),
   );
   const audits: string[] = [];
-  const environment = {
+  const making = {
     backends,
     models: new ModelCache(() => backends, log),
     profiles: new ProfileBook([join(DEFAULTS, "agents")], root, log.warn),
-    owner: "glenda",
     tmpRoot: join(root, "tmp"),
+  } as Partial<AgentMaking> as AgentMaking;
+  const policy: SessionPolicy = {
+    owner: "glenda",
     limits: { ...DEFAULT_SESSION_LIMITS, ...limits },
     audit: (line: string) => audits.push(line),
-  } as Partial<AgentEnvironment> as AgentEnvironment;
+  };
+  const environment: SessionEnvironment = { making, policy };
   return new Sessions(join(root, "sessions"), join(root, "corrupt"), environment, log);
 }
 
@@ -61,7 +64,7 @@ describe("the sessions of the daemon", () => {
     const again = sessions();
     expect(await again.restore()).toBe(1);
     const back = again.get(made.id)!;
-    expect([back.name, back.cwd, back.agents.get("main")?.profile]).toEqual(["work", root, "coding"]);
+    expect([back.name, back.cwd, back.agents.get("main")?.choices.profile]).toEqual(["work", root, "coding"]);
     // Paused: nothing is made until the agent is used.
     expect(back.agents.get("main")?.agent).toBeUndefined();
   });

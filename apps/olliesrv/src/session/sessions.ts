@@ -9,7 +9,7 @@ import { applyJournals, repairSessionFile } from "./repair-history.js";
 import { Session, type SessionSpec } from "./session.js";
 import { quarantineSessionFile, readSessionFiles } from "./session-file.js";
 import type { SessionHome } from "./session-store.js";
-import { type AgentEnvironment, type Peers, splitUname } from "./slot-context.js";
+import { type Peers, type SessionEnvironment, splitUname } from "./slot-context.js";
 
 /** Every session of the daemon. */
 export class Sessions implements Peers {
@@ -21,14 +21,14 @@ export class Sessions implements Peers {
   constructor(
     private readonly dir: string,
     private readonly corruptDir: string,
-    readonly environment: AgentEnvironment,
+    readonly environment: SessionEnvironment,
     private readonly log: Logger,
   ) {
     this.home = { dir, log };
   }
 
   private get limits(): SessionLimits {
-    return this.environment.limits;
+    return this.environment.policy.limits;
   }
 
   /** The agent whose uname is `SESSION.NAME`. */
@@ -55,7 +55,7 @@ export class Sessions implements Peers {
    * session, refused past `maxDepth` or when the agent already has `maxChildren`. Past `maxSessions` nobody
    * makes one.
    */
-  async create(spec: SessionSpec, creator: string = this.environment.owner): Promise<Session> {
+  async create(spec: SessionSpec, creator: string = this.environment.policy.owner): Promise<Session> {
     const named = splitUname(creator);
     const home = named && this.byId.get(named.session);
     let lineage: Pick<SessionSpec, "parent" | "depth" | "cwd"> = {};
@@ -65,7 +65,7 @@ export class Sessions implements Peers {
       try {
         lineage = await this.lineage(creator, home, spec.cwd);
       } catch (error) {
-        this.environment.audit(`refused spawn by ${creator}: ${(error as Error).message}`, creator);
+        this.environment.policy.audit(`refused spawn by ${creator}: ${(error as Error).message}`, creator);
         throw error;
       }
     } else if (spec.remote === undefined) {
@@ -75,10 +75,15 @@ export class Sessions implements Peers {
     // A profile generated in the maker's session goes with the session it makes, which runs it.
     const generated = spec.profiles?.[agent] ?? home?.profiles.get(agent);
     if (generated) spec = { ...spec, profiles: { [agent]: generated } };
-    else await this.environment.profiles.get(agent);
-    if (spec.backend !== undefined) this.environment.backends.profile(spec.backend);
+    else await this.environment.making.profiles.get(agent);
+    if (spec.backend !== undefined) this.environment.making.backends.profile(spec.backend);
     if (spec.model !== undefined)
-      await checkModel(this.environment.backends, spec.backend, spec.model, this.environment.models);
+      await checkModel(
+        this.environment.making.backends,
+        spec.backend,
+        spec.model,
+        this.environment.making.models,
+      );
     const session = Session.create(this.home, this.environment, this, { ...spec, ...lineage });
     // Saved before it is listed: a session that cannot be saved (a full disk) is not made at all.
     await session.save();
@@ -177,7 +182,7 @@ export class Sessions implements Peers {
 
   /** The agent-to-agent hops behind the turn `uname` runs (or last ran); 0 for anyone but an agent. */
   hopsOf(uname: string): number {
-    return this.agent(uname)?.turnHops ?? 0;
+    return this.agent(uname)?.shown.turnHops ?? 0;
   }
 
   /** Submits `text` to the agent `to`, as `from`. */

@@ -11,8 +11,8 @@ import type { EventBus } from "./event-bus.js";
 import type { SessionLimits } from "./limits.js";
 import type { PromptSandbox } from "./sandboxed-prompts.js";
 
-/** What the daemon gives every agent it makes. */
-export interface AgentEnvironment {
+/** What it takes to make an agent, and to keep it: what the daemon gives every agent it makes. */
+export interface AgentMaking {
   backends: BackendPool;
   /** Every backend profile's model list, fetched at start and when backends.conf changes. */
   models: ModelCache;
@@ -37,8 +37,6 @@ export interface AgentEnvironment {
   snapshotDir: string;
   /** backends.conf, for telling people where to configure a backend. */
   backendsConf: string;
-  /** The human's uname: prompts from anyone else are stamped with their sender. */
-  owner: string;
   /** The secret an agent's tool processes prove its uname with (OLLIE_KEY in their environment). */
   agentKey(uname: string): string;
   /** Where each agent's private TMPDIR is made (so no agent's tools share /tmp with another's). */
@@ -47,9 +45,21 @@ export interface AgentEnvironment {
   idleCloseMs: number;
   /** How olliesrv proves itself to toolsrv. */
   toolsrvAuthenticator?: Authenticator;
+}
+
+/** What the namespace enforces on what people and agents ask of sessions. */
+export interface SessionPolicy {
+  /** The human's uname: prompts from anyone else are stamped with their sender. */
+  owner: string;
   /** Records a refusal in the audit trail, by the principal (or peer) it came from. */
   audit(line: string, source?: string): void;
   limits: SessionLimits;
+}
+
+/** What the daemon gives its sessions: how agents are made, and what is enforced on them. */
+export interface SessionEnvironment {
+  readonly making: AgentMaking;
+  readonly policy: SessionPolicy;
 }
 
 /** The other agents of the daemon, as an agent reaches them: the Sessions that hold them all. */

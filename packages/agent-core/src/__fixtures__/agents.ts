@@ -16,7 +16,7 @@ export async function scriptedAgent(
   const backend = new ScriptedBackend({ replies });
   const { restore, ...rest } = options;
   const agentOptions = { backend, prompt: "You are a test agent.", ...rest };
-  const agent = restore ? await Agent.restore(restore, agentOptions) : await Agent.create(agentOptions);
+  const agent = restore ? await Agent.resume(restore, agentOptions) : await Agent.create(agentOptions);
   const events: AgentEvent[] = [];
   agent.subscribe((e) => events.push(e));
   return { agent, backend, events, of: <T extends AgentEvent["type"]>(type: T) => only(events, type) };

@@ -55,7 +55,7 @@ export interface AgentOptions extends RuntimeSpec {
    * - entries and saves come one at a time, in order; a save that succeeded holds every entry before it, so
    *   the journal may be emptied then (`saveSession(file, session, { journal })` does);
    * - to restore, apply the entries written since the last save to it with `replayJournal`, then
-   *   `Agent.restore` (or `loadSession(file, { journal })`, which does both for files);
+   *   `Agent.resume` (or `loadSession(file, { journal })`, which does both for files);
    * - a rejection is not reported: the agent falls back to whole saves, which report their own failures,
    *   until one succeeds.
    */

@@ -59,12 +59,15 @@ export class Agent {
   }
 
   /**
-   * Makes an agent that carries on a saved session (with its journal applied, see `replayJournal`): same
-   * ids, history, task state and usage. What the process left unfinished is repaired (see repairSession): a
-   * call without its result is answered as interrupted by a restart, a turn cut off ends with
-   * INTERRUPTED_TURN; the repaired session is saved. Prompts that were waiting are submitted again, in order.
+   * Makes an agent that carries on a saved session or a snapshot (with its journal applied, see
+   * `replayJournal`): same ids, history, task state and usage, and no agentSpawn hook. What the process left
+   * unfinished is repaired (see repairSession): a call without its result is answered as interrupted by a
+   * restart, a turn cut off ends with INTERRUPTED_TURN; the repaired session is saved. Prompts that were
+   * waiting are submitted again, in order. A snapshot of an idle agent (`snapshot()` after its turns ended,
+   * as a program that closes idle agents keeps) has nothing to repair and nothing waiting: the agent comes
+   * back as it was.
    */
-  static async restore(saved: PersistedSession, options: AgentOptions): Promise<Agent> {
+  static async resume(saved: PersistedSession, options: AgentOptions): Promise<Agent> {
     const { session, added: repaired } = repairSession(saved);
     const { messages } = session;
     const agent = await Agent.create({

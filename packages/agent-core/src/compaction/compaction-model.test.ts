@@ -135,7 +135,7 @@ describe("the compaction model", () => {
     await saveSession(file, agent.snapshot());
     const { session } = await loadSession(file);
     expect(session.compactionUsage).toEqual(agent.usage.compaction);
-    const again = await Agent.restore(session, { backend: agent.runtime.backend });
+    const again = await Agent.resume(session, { backend: agent.runtime.backend });
     expect(again.usage.compaction).toEqual(agent.usage.compaction);
     expect(again.usage.session).toEqual(agent.usage.session);
   });

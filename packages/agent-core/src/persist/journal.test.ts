@@ -103,7 +103,7 @@ describe("an agent with a journal", () => {
 
     // The agent carries on from it as it is: nothing more to repair, and the next request is valid.
     const backend = new ScriptedBackend({ replies: [{ text: "Checked." }] });
-    const again = await Agent.restore(restarted, { backend, tools: tools(echoTool("read")) });
+    const again = await Agent.resume(restarted, { backend, tools: tools(echoTool("read")) });
     expect(again.history).toEqual(restarted.messages);
     expect((await again.submit("did the slow one run?")).status).toBe("done");
     slow.release();

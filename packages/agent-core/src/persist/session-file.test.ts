@@ -190,7 +190,7 @@ describe("persistence of an agent", () => {
 
     const restoredBackend = new ScriptedBackend({ replies: [{ text: "Yes." }] });
     const { session: saved } = await loadSession(file);
-    const restored = await Agent.restore(saved, {
+    const restored = await Agent.resume(saved, {
       backend: restoredBackend,
       prompt: "You are a test agent.",
       tools: tools(echoTool("read", { readSafe: true })),
@@ -216,7 +216,7 @@ describe("persistence of an agent", () => {
         toolCalls: [{ id: "c1", name: "shell", arguments: { cmd: "make" } }],
       },
     ]);
-    const agent = await Agent.restore(crashed, {
+    const agent = await Agent.resume(crashed, {
       backend: new ScriptedBackend({ replies: [] }),
       persist: async (s) => {
         saves.push(s);
