@@ -328,27 +328,14 @@ describe("ollie init copilot and kiro", () => {
 });
 
 describe("ollie login's arguments", () => {
+  // Each mistake is a unit test of the arguments (src/cli/login-args.test.ts); here, how one reaches a person.
   it("refuses a mistake as a usage mistake, and prints its usage for --help", async () => {
     const h = home();
-    for (const [args, problem] of [
-      [[], "login needs a provider: copilot or kiro"],
-      [["gitlab"], "login knows copilot and kiro, not 'gitlab'"],
-      [["copilot", "--github-url", "ftp://x"], '--github-url takes an http(s) URL, not "ftp://x"'],
-      [["copilot", "--region", "us-east-1"], "Unknown option '--region'"],
-      [["kiro", "--import"], "Unknown option '--import'"],
-      [["kiro", "--region", "moon-1"], '--region takes an AWS region (e.g. us-east-1), not "moon-1"'],
-      [["copilot", "extra"], "Unexpected argument 'extra'"],
-    ] as const) {
-      const r = await h.ollie("login", ...args);
-      expect(r.exitCode, args.join(" ")).toBe(2);
-      expect(r.stderr).toMatch(
-        new RegExp(`^ollie: ${problem.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}.*\nusage: ollie `),
-      );
-    }
-    for (const args of [["--help"], ["-h"], ["copilot", "--help"], ["kiro", "-h"]]) {
-      const help = await h.ollie("login", ...args);
-      expect([help.exitCode, help.stderr]).toEqual([0, ""]);
-      expect(help.stdout).toMatch(/^usage: ollie login copilot \[--github-url URL\] \[--import\]\n/);
-    }
+    const r = await h.ollie("login", "gitlab");
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/^ollie: login knows copilot and kiro, not 'gitlab'\nusage: ollie /);
+    const help = await h.ollie("login", "kiro", "-h");
+    expect([help.exitCode, help.stderr]).toEqual([0, ""]);
+    expect(help.stdout).toMatch(/^usage: ollie login copilot \[--github-url URL\] \[--import\]\n/);
   });
 });
