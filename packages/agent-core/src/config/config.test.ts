@@ -121,6 +121,8 @@ describe("switching profile", () => {
       /^## Environment\n\n[\s\S]*\n\nYou review code\.\n\n\n## Tools\n\n- diff: diff things$/,
     );
     expect(agent.runtime.maxSteps).toBe(5);
+    // An agent made from a profile is Ollie's agent: the loop's guidance is on (a bare Agent's is off).
+    expect(agent.runtime.guidance).toBe(true);
     expect(agent.runtime.spec.compactionBackend?.model).toBe("small-model");
     expect(await agent.runtime.spec.reloadPrompt?.()).toBe("You review code.\n");
     expect((await agent.submit("review this")).reply?.content).toBe("Looks good.");

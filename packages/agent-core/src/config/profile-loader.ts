@@ -66,6 +66,8 @@ export function profileLoader(sources: ProfileSources): ProfileLoader {
       params: generationParams(config),
       ...(config.userPrompts && { userPrompts: config.userPrompts }),
       ...(config.maxSteps !== undefined && { maxSteps: config.maxSteps }),
+      // An agent made from a profile is Ollie's agent: it gets the loop's guidance in a long turn.
+      guidance: true,
       ...(compactionModel && { compactionModel }),
       ...(compactionBackend && { compactionBackend }),
       // Commands and files can bring rules and context that must survive a compaction: they are read again.

@@ -7,8 +7,9 @@ import { addUserMessage } from "./turn-start.js";
 
 /**
  * After a round of calls: the task state learns what was done, the safety monitor judges the round (a
- * stop comes back as an error; nudges and the task state go to the model), the tool list is refreshed if
- * it changed, and the session is saved (unless the journal holds the round already).
+ * stop comes back as an error; with the runtime's `guidance`, nudges and the task state go to the model),
+ * the tool list is refreshed if it changed, and the session is saved (unless the journal holds the round
+ * already).
  */
 export async function afterRound(
   t: TurnContext,
@@ -32,11 +33,13 @@ export async function afterRound(
     lastAction: t.taskState.lastAction,
   });
   if (verdict.abort !== undefined) return new SafetyStopError(verdict.abort);
-  for (const nudge of verdict.nudges) {
-    addUserMessage(t, nudge, "ollie");
-    t.emit({ type: "info", message: nudge });
+  if (t.runtime.guidance) {
+    for (const nudge of verdict.nudges) {
+      addUserMessage(t, nudge, "ollie");
+      t.emit({ type: "info", message: nudge });
+    }
+    if (verdict.reinjectTaskState) addUserMessage(t, renderTaskState(t.taskState), "ollie");
   }
-  if (verdict.reinjectTaskState) addUserMessage(t, renderTaskState(t.taskState), "ollie");
   await t.refreshRuntime(signal).catch((error: unknown) => {
     t.emit({
       type: "error",

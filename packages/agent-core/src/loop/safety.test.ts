@@ -22,11 +22,31 @@ async function looping(
       nudgesIn(c).some((n) => n.startsWith("This turn has used all"))
         ? { text: "Giving up: here is what I have." }
         : next(round++),
-    { tools: set, safety, maxSteps },
+    { tools: set, safety, maxSteps, guidance: true },
   );
 }
 
 describe("safety checks", () => {
+  it("send the model nothing of their own without guidance (a bare Agent): 20 rounds, no nudge, no task state", async () => {
+    const run = async (guidance: boolean) => {
+      let round = 0;
+      const { agent, backend } = await scriptedAgent(
+        () =>
+          round < 20 ? { toolCalls: [{ name: "ls", arguments: { dir: `d${round++}` } }] } : { text: "Done." },
+        { tools: tools(echoTool("ls")), ...(guidance && { guidance }) },
+      );
+      expect((await agent.submit("go")).status).toBe("done");
+      expect(backend.calls).toHaveLength(21);
+      // Each request carries the whole history: the last one holds whatever the loop said.
+      return nudgesIn(backend.calls.at(-1)!);
+    };
+    expect(await run(false)).toEqual([]);
+    // Asked for, the same run gets a plan nudge every 8 rounds and the task state every 10.
+    const guided = await run(true);
+    expect(guided.filter((n) => n.startsWith("8 rounds without a plan"))).toHaveLength(2);
+    expect(guided.filter((n) => n.startsWith("[task state]\nObjective: go"))).toHaveLength(2);
+  });
+
   it("nudge after 5 rounds whose calls all failed, and end the turn at 10", async () => {
     const fail = echoTool("fail", {
       run: () => {

@@ -31,6 +31,14 @@ export interface RuntimeSpec {
   params?: GenerationParams;
   /** Rounds of tool calls in one turn before the model is asked to finish (default 50). */
   maxSteps?: number;
+  /**
+   * Ollie's guidance to the model in a long turn (default off): a nudge after 5 rounds whose calls all
+   * failed, after the same call 3 times in a row, after 8 rounds without a `PLAN:` block and after 5 rounds
+   * that did the same thing, and the task state put back before the model every 10 rounds (see
+   * `safety`). Off, the model gets nothing the program did not give it; the stops (10 failing rounds, 6
+   * identical calls) apply either way. The agent profiles (`profileLoader`) turn it on.
+   */
+  guidance?: boolean;
   /** The model compaction uses, when it differs from the backend's (the backend is switched for it). */
   compactionModel?: string;
   /** A backend of its own for compaction summaries; takes precedence over `compactionModel`. */
@@ -54,6 +62,7 @@ export interface Runtime {
   readonly preamble: string;
   readonly params: GenerationParams;
   readonly maxSteps: number;
+  readonly guidance: boolean;
   readonly userPrompts: readonly string[];
 }
 
@@ -93,6 +102,7 @@ export async function buildRuntime(spec: RuntimeSpec, signal?: AbortSignal): Pro
     preamble: renderPreamble(spec, infos, environment),
     params: spec.params ?? NO_PARAMS,
     maxSteps: spec.maxSteps ?? DEFAULT_MAX_STEPS,
+    guidance: spec.guidance ?? false,
     userPrompts: spec.userPrompts ?? NO_PROMPTS,
   };
 }
