@@ -103,8 +103,9 @@ async function serve(
   const limits = limitEnforcement(policy, await resourceGroups());
   for (const l of limits) {
     const said = `limit on ${describeEnforcement(l, "agent")}`;
+    // How each limit holds is for whoever looks closer; one that does not hold is for everyone.
     if (l.value !== null && l.by === null) log.warn(said);
-    else log.info(said);
+    else log.debug(said);
   }
   const bypass = await loadBypassPolicy(options.bypass ?? join(config, "bypass.yaml"));
   // The owner's key file is a credential like any other: no tool may read it.
@@ -163,7 +164,11 @@ async function serve(
         const access = keys
           ? "every attach must prove its key"
           : "unauthenticated: OLLIE_TOOLSRV_KEY is not set, so anyone who can reach the socket can run tools";
-        log.info(`serving ${toolsPath.length} tool directories on ${bound}; ${access}`);
+        // A parent that asked for the address says where toolsrv serves itself (olliesrv does): at debug
+        // then, unless anyone may attach.
+        (options.printAddress && keys ? log.debug : log.info)(
+          `serving ${toolsPath.length} tool directories on ${bound}; ${access}`,
+        );
         if (options.printAddress) process.stdout.write(`${bound}\n`);
         // What cannot be offered is said once at start (and is always listed in the namespace's broken file).
         tools.service.sources.broken().then(

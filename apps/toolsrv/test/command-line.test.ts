@@ -79,8 +79,17 @@ describe("toolsrv's log", () => {
     expect(t.stderr()).toMatch(
       /^\S+Z INFO {2}toolsrv: serving 1 tool directories on unix!\S+; unauthenticated/m,
     );
-    // How each resource limit is enforced here comes first (a WARN for one that is not).
-    expect(t.stderr()).toMatch(/^\S+Z (INFO|WARN) {2}toolsrv: limit on processes: 512 tasks per agent/);
+    // How each resource limit is enforced is for debug (a WARN for one that is not).
+    expect(t.stderr()).not.toMatch(/INFO {2}toolsrv: limit on/);
+    expect((await t.stop()).exitCode).toBe(0);
+  });
+
+  it("says at debug how each limit is enforced, and where it serves with a key when it printed the address", async () => {
+    const t = await serving("debug", ["--log-level", "debug"], { OLLIE_TOOLSRV_KEY: "a key" });
+    expect(t.stderr()).toMatch(/^\S+Z (DEBUG|WARN {2}) toolsrv: limit on processes: 512 tasks per agent/m);
+    expect(t.stderr()).toMatch(
+      /^\S+Z DEBUG toolsrv: serving 1 tool directories on unix!\S+; every attach must prove its key$/m,
+    );
     expect((await t.stop()).exitCode).toBe(0);
   });
 
