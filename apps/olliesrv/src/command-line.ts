@@ -1,11 +1,12 @@
 import { parseArgs } from "node:util";
 import { daemonLogSettings, type LogSettings, levelsOnly } from "@ollie/log";
 import { DEFAULT_LIMITS, type ServerLimits } from "@ollie/ninep";
+import { parseDuration } from "./duration.js";
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "./session/limits.js";
 
 export const USAGE = `usage: olliesrv [-a ADDR] [--tcp [HOST:]PORT] [--mount-socket PATH|none] [--key-file FILE]
-                [--max-* N] [--idle-close SECONDS] [--toolsrv ADDR] [--log-level LEVEL] [-D]
-                [--version]
+                [--max-* N] [--idle-close SECONDS] [--idle-exit DURATION] [--toolsrv ADDR]
+                [--log-level LEVEL] [-D] [--print-address] [--ready-fd N] [--version]
   -a ADDR           where to serve the namespace (default: $NAMESPACE/ollie)
   --tcp [HOST:]PORT also serve on TCP (HOST defaults to 127.0.0.1; port 0 picks a free one)
   --mount-socket PATH
@@ -33,6 +34,10 @@ export const USAGE = `usage: olliesrv [-a ADDR] [--tcp [HOST:]PORT] [--mount-soc
                     how long an agent stays live once idle (nothing running: no turn, hook, prompt
                     command, compaction or waiting prompt); then it is parked, holding no toolsrv
                     connection, and made again at its next use (default 30; 0: for ever)
+  --idle-exit DURATION
+                    stop (as SIGTERM does) once no client has been connected and no agent live (every
+                    one parked: see --idle-close) for DURATION: 90s, 15m, 1h (default 0: never; the
+                    olliesrv that ollie starts gets $OLLIE_IDLE_EXIT, else 15m)
   --toolsrv ADDR    use a toolsrv already running at ADDR instead of starting one at $NAMESPACE/toolsrv
                     (it is authenticated with $OLLIE_TOOLSRV_KEY when that is set)
   --log-level LEVEL what to log: error, warn, info, debug, trace or silent, then CATEGORY=LEVEL
@@ -42,6 +47,7 @@ export const USAGE = `usage: olliesrv [-a ADDR] [--tcp [HOST:]PORT] [--mount-soc
   -D                trace 9P messages (short for the setting 9p=trace)
   --print-address   print the address on stdout once ready (sessions restored), then the TCP address once
                     that listens (for a parent that waits for that)
+  --ready-fd N      write the address, one line, to the open descriptor N once ready, then close it
   --version         print the version
   -h, --help        print this
 Every attach, on every listener but the mount socket, must prove its uname (see NAMESPACE.md, "Principals").
@@ -82,6 +88,10 @@ export interface DaemonOptions {
   logLevel: string | undefined;
   /** `--print-address`: say on stdout when ready, and where. */
   printAddress: boolean;
+  /** `--ready-fd`: a descriptor to write the address to once ready, then close. */
+  readyFd: number | undefined;
+  /** `--idle-exit`, in ms: stop once idle this long (0: never). */
+  idleExitMs: number;
 }
 
 export type CommandLine = { kind: "help" } | { kind: "version" } | { kind: "serve"; options: DaemonOptions };
@@ -113,6 +123,8 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
       "log-level": { type: "string" },
       D: { type: "boolean" },
       "print-address": { type: "boolean" },
+      "ready-fd": { type: "string" },
+      "idle-exit": { type: "string" },
       version: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
@@ -146,6 +158,11 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
   serverLimits.attachDeadlineMs =
     whole("attach-deadline", (serverLimits.attachDeadlineMs ?? DEFAULT_LIMITS.attachDeadlineMs) / 1000) *
     1000;
+  const readyFd = values["ready-fd"] === undefined ? undefined : whole("ready-fd", 0);
+  if (readyFd !== undefined && readyFd < 3)
+    throw new Error(
+      `--ready-fd takes a descriptor above 2 (not standard input, output or error), not ${readyFd}`,
+    );
   const log = daemonLogSettings({ logLevel: values["log-level"], trace9p: values.D }, env);
   return {
     kind: "serve",
@@ -162,6 +179,8 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv): Comman
       log,
       logLevel: levelsOnly(values["log-level"]),
       printAddress: values["print-address"] ?? false,
+      readyFd,
+      idleExitMs: values["idle-exit"] === undefined ? 0 : parseDuration(values["idle-exit"], "--idle-exit"),
     },
   };
 }

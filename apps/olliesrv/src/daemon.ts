@@ -3,11 +3,22 @@ import { userInfo } from "node:os";
 import { join } from "node:path";
 import { writeFileAtomic } from "@ollie/agent-core";
 import { type Logger, openDaemonLog } from "@ollie/log";
-import { assertAddressFree, formatAddress, namespaceDir, parseAddress, serveUntilSignal } from "@ollie/ninep";
+import {
+  type Address,
+  assertAddressFree,
+  formatAddress,
+  namespaceDir,
+  parseAddress,
+  serveUntilSignal,
+} from "@ollie/ninep";
 import { PeerCredentialsReader, unixPeers } from "@ollie/sandbox";
 import { listenMountSocket } from "./auth/mount-socket.js";
 import { type CommandLine, type DaemonOptions, parseCommandLine, USAGE } from "./command-line.js";
+import type { DaemonLock } from "./daemon-lock.js";
+import { sayDuration } from "./duration.js";
+import { IdleExit } from "./idle-exit.js";
 import { createOllie } from "./ollie.js";
+import { isOpen, sayReady, takeAddress } from "./take-address.js";
 
 /**
  * `olliesrv`: the session daemon. Boot, in order: paths, configuration, toolsrv, the namespace (the model
@@ -48,6 +59,34 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
   // A second daemon fails here, before it starts a toolsrv or touches any session, saying who serves.
   const parsedAddress = parseAddress(address);
   const pidFile = parsedAddress.kind === "unix" ? `${parsedAddress.path}.pid` : undefined;
+  if (options.readyFd !== undefined && !isOpen(options.readyFd)) {
+    log.error(`--ready-fd ${options.readyFd}: no such open descriptor`);
+    return 1;
+  }
+  const lock =
+    parsedAddress.kind === "unix" ? await takeAddress(parsedAddress.path, options.readyFd, log) : undefined;
+  if (typeof lock === "number") return lock;
+  try {
+    return await serveLocked(options, { address, parsedAddress, pidFile, lock }, env, log);
+  } finally {
+    // Held until everything has stopped and the socket is gone: only then may the next daemon start.
+    lock?.release();
+  }
+}
+
+interface Where {
+  address: string;
+  parsedAddress: Address;
+  pidFile: string | undefined;
+  lock: DaemonLock | undefined;
+}
+
+async function serveLocked(
+  options: DaemonOptions,
+  { address, parsedAddress, pidFile, lock }: Where,
+  env: NodeJS.ProcessEnv,
+  log: Logger,
+): Promise<number> {
   try {
     await assertAddressFree(parsedAddress);
   } catch (error) {
@@ -66,6 +105,26 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
   let stopping = false;
   let listenFailed = false;
   const giveUp = new AbortController();
+  const idleStop = new AbortController();
+  const idle =
+    options.idleExitMs > 0
+      ? new IdleExit({
+          afterMs: options.idleExitMs,
+          busy: () => {
+            const served = server.stats();
+            if (served.connections + served.identifying > 0) return true;
+            return ollie.sessions
+              .list()
+              .some((s) => [...s.agents.values()].some((a) => a.agent !== undefined));
+          },
+          stop: () => {
+            log.info(
+              `no client and no live agent for ${sayDuration(options.idleExitMs)}: stopping (--idle-exit)`,
+            );
+            idleStop.abort();
+          },
+        })
+      : undefined;
   const mountSocket =
     options.mountSocket ?? (parsedAddress.kind === "unix" ? `${parsedAddress.path}.mount` : false);
   // Up before the sessions are restored, like the main socket; a failure to listen stops the daemon.
@@ -77,7 +136,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
         audit: (line) => trail.record(line, "mount"),
         credentials,
       });
-      log.info(
+      log.debug(
         `serving the owner's mount socket on ${path}: mount -t 9p -o trans=unix,version=9p2000.L,access=${uid} ${path} DIR`,
       );
     } catch (error) {
@@ -107,14 +166,22 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
       (listener) => {
         const bound = formatAddress(listener.boundAddress);
         const { config } = ollie;
+        // The one line of a normal start; the hints are for a first run (no backends.conf yet) or debug.
         log.info(
           `serving on ${bound} (toolsrv at ${ollie.toolsrvAddress}); default backend: ${config.backends.conf.defaultProfile ?? "none"}`,
         );
         const own = config.backends.conf.file === config.userFile;
-        log.info(
+        (own ? log.debug : log.info)(
           `try: ollie -a '${bound}' ask "hello"   (backends are configured in ${ollie.making.backendsConf}${own ? "" : ", which does not exist yet: 'ollie init PROVIDER' writes it"})`,
         );
-        log.info(`you attach as ${principals.owner}, proven with ${keyFile} (ninep: -k ${keyFile})`);
+        log.debug(`you attach as ${principals.owner}, proven with ${keyFile} (ninep: -k ${keyFile})`);
+        if (idle) {
+          // A client's coming and going is seen at once; the idle time counts from its last.
+          listener.server.on("connection", (socket) => {
+            idle.activity();
+            socket.once("close", () => idle.activity());
+          });
+        }
         if (pidFile) void writeFileAtomic(pidFile, `${process.pid}\n`).catch(() => {});
         const started = performance.now();
         const mounting = mountSocket ? listenMount(mountSocket) : Promise.resolve();
@@ -123,7 +190,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
           .then(
             (n) => {
               const ms = (performance.now() - started).toFixed(0);
-              sessionsLog.info(
+              sessionsLog.debug(
                 `restored ${n} session${n === 1 ? "" : "s"} from ${ollie.paths.sessions} in ${ms} ms`,
               );
             },
@@ -132,11 +199,17 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
             },
           );
         // Ready is said once the sessions are back: a client that comes now finds them.
-        if (options.printAddress) restoring = restoring.then(() => void process.stdout.write(`${bound}\n`));
+        restoring = restoring.then(() => {
+          if (stopping) return;
+          if (options.printAddress) process.stdout.write(`${bound}\n`);
+          if (options.readyFd !== undefined) sayReady(options.readyFd, bound);
+          lock?.set("ready");
+          idle?.start();
+        });
         if (options.tcp !== undefined) restoring = restoring.then(() => listenTcp(options.tcp!));
       },
       {
-        stop: giveUp.signal,
+        stop: AbortSignal.any([giveUp.signal, idleStop.signal]),
         // On a Unix socket the kernel names each peer's user: the owner always gets in. On TCP a peer is its
         // address, and the listener has a limit of its own.
         ...(parsedAddress.kind === "unix"
@@ -150,6 +223,8 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     );
   } finally {
     stopping = true;
+    idle?.close();
+    lock?.set("stopping");
     // Never in the way of the shutdown that follows (toolsrv must be stopped whatever happened).
     if (pidFile) await rm(pidFile, { force: true }).catch(() => {});
     await restoring;

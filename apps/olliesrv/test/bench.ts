@@ -16,7 +16,8 @@ const rssKiB = (pid: number) =>
 
 console.log(`olliesrv benchmarks (node ${process.version})\n`);
 
-const o = await startOllie("olliesrv-bench-");
+// The count and time of restored sessions is a debug line of the sessions category.
+const o = await startOllie("olliesrv-bench-", { args: ["--log-level", "info,sessions=debug"] });
 try {
   const id = await o.create(`cwd=${o.work}`);
   const agent = `session/${id}/agent/main`;

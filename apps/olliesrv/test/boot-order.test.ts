@@ -6,7 +6,8 @@ import { OLLIESRV, type Ollie, startOllie } from "./harness.js";
 
 let o: Ollie;
 beforeAll(async () => {
-  o = await startOllie("olliesrv-boot-", { args: ["--tcp", "0"] });
+  // How many sessions came back, and when, is a debug line of the sessions category.
+  o = await startOllie("olliesrv-boot-", { args: ["--tcp", "0", "--log-level", "info,sessions=debug"] });
 });
 afterAll(async () => {
   await o.stop();
@@ -42,7 +43,8 @@ describe("olliesrv's start", () => {
     try {
       // Another daemon, beside the test's, with its own namespace and data.
       const env = { ...o.env, NAMESPACE: join(o.root, "ns2"), XDG_DATA_HOME: join(o.root, "data2") };
-      const result = await execa(process.execPath, [OLLIESRV, "--tcp", String(port)], {
+      const args = ["--tcp", String(port), "--log-level", "info,sessions=debug"];
+      const result = await execa(process.execPath, [OLLIESRV, ...args], {
         env,
         extendEnv: false,
         reject: false,

@@ -1,4 +1,5 @@
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { hmacAuthenticator, NinepClient } from "@ollie/ninep";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -70,18 +71,6 @@ describe("olliesrv's log", () => {
     await o.remove();
   });
 
-  it("gives the start-up hints at info, with its toolsrv's lines among them", () => {
-    const log = o.log();
-    expect(log).toMatch(/^\S+Z INFO {2}olliesrv: started toolsrv pid \d+\n/);
-    expect(log).toMatch(
-      /\n\S+Z INFO {2}toolsrv: serving \d+ tool directories on unix!\S+; every attach must/,
-    );
-    expect(log).toMatch(/\n\S+Z INFO {2}olliesrv: serving on unix!\S+ \(toolsrv at unix!/);
-    expect(log).toMatch(/\n\S+Z INFO {2}olliesrv: try: ollie -a /);
-    expect(log).toMatch(/\n\S+Z INFO {2}olliesrv: you attach as \S+, proven with /);
-    expect(log).toMatch(/\n\S+Z INFO {2}olliesrv\[sessions\]: restored 0 sessions from /);
-  });
-
   it("traces its own 9P messages with -D, and not its toolsrv's", async () => {
     // A session loads its agent's tools from toolsrv: traffic toolsrv would trace if -D were passed on.
     await o.create(`cwd=${o.work}`);
@@ -100,12 +89,21 @@ describe("olliesrv held to a threshold", () => {
   });
   afterAll(() => o.remove());
 
-  /** Starts olliesrv on `o`'s home, waits until it serves and the owner attaches, and stops it again. */
-  async function serveOnce(args: string[], env: Record<string, string> = {}) {
+  /**
+   * Starts olliesrv on `o`'s home, waits until it serves and the owner attaches, and stops it again: with
+   * SIGTERM, or with `ctrl-c` as a terminal's Ctrl-C does, a SIGINT to its whole process group.
+   */
+  async function serveOnce(
+    args: string[],
+    env: Record<string, string> = {},
+    stop: "sigterm" | "ctrl-c" = "sigterm",
+  ) {
     const child = execa(process.execPath, [OLLIESRV, "-a", o.address, "--print-address", ...args], {
       env: { ...o.env, ...env },
       extendEnv: false,
       reject: false,
+      // A process group of its own, as a shell's job has.
+      detached: stop === "ctrl-c",
     });
     // Ready when it prints its address.
     await new Promise<void>((resolve, reject) => {
@@ -115,9 +113,35 @@ describe("olliesrv held to a threshold", () => {
     const client = await NinepClient.dial(o.address);
     await client.attach({ uname: o.owner, authenticator: hmacAuthenticator(o.ownerKey()) });
     client.close();
-    child.kill("SIGTERM");
+    if (stop === "ctrl-c") process.kill(-child.pid!, "SIGINT");
+    else child.kill("SIGTERM");
     return await child;
   }
+
+  it("says one line at info, where it serves, and nothing when a Ctrl-C stops it", async () => {
+    // A normal start: one backend, which answers.
+    const config = join(o.root, "quiet-config");
+    mkdirSync(join(config, "ollie"), { recursive: true });
+    writeFileSync(
+      join(config, "ollie", "backends.conf"),
+      `[mock]\ntype = openai\nurl = ${o.mock.baseUrl("openai")}\nmodel = mock-model\n`,
+    );
+    const r = await serveOnce([], { XDG_CONFIG_HOME: config }, "ctrl-c");
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toMatch(
+      /^\S+Z INFO {2}olliesrv: serving on unix!\S+ \(toolsrv at unix!\S+\); default backend: mock$/,
+    );
+  });
+
+  it("gives the start-up hints at debug, its toolsrv's lines among them", async () => {
+    const { stderr: log } = await serveOnce(["--log-level", "debug"]);
+    expect(log).toMatch(/^\S+Z DEBUG olliesrv: started toolsrv pid \d+\n/);
+    expect(log).toMatch(/\n\S+Z DEBUG toolsrv: serving \d+ tool directories on unix!\S+; every attach must/);
+    expect(log).toMatch(/\n\S+Z INFO {2}olliesrv: serving on unix!\S+ \(toolsrv at unix!/);
+    expect(log).toMatch(/\n\S+Z DEBUG olliesrv: try: ollie -a /);
+    expect(log).toMatch(/\n\S+Z DEBUG olliesrv: you attach as \S+, proven with /);
+    expect(log).toMatch(/\n\S+Z DEBUG olliesrv\[sessions\]: restored 0 sessions from /);
+  });
 
   it("serves with nothing on stderr at --log-level error, which it passes on to toolsrv", async () => {
     expect(await serveOnce(["--log-level", "error"], { OLLIE_LOG: "trace" })).toMatchObject({

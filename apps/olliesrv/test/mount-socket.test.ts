@@ -28,6 +28,8 @@ let o: Ollie;
 let mount: string;
 beforeAll(async () => {
   o = await startOllie("olliesrv-mount-", {
+    // The mount command line is a start-up hint: at debug.
+    args: ["--log-level", "debug"],
     mock: { models: [{ id: "mock-model", contextLength: 32_768 }] },
   });
   mount = join(o.root, "ns", "ollie.mount");
@@ -43,7 +45,7 @@ const ninepL = (args: string[], input?: string) =>
   execa(process.execPath, [NINEP, "-L", "-a", `unix!${mount}`, ...args], { reject: false, input });
 
 describe("the owner's mount socket", () => {
-  it("is beside the daemon's socket, owner-only, and said in the log with the mount command line", async () => {
+  it("is beside the daemon's socket, owner-only, and said in the log (debug) with the mount command line", async () => {
     expect(statSync(mount).mode & 0o777).toBe(0o600);
     await o.logged(
       `serving the owner's mount socket on ${mount}: mount -t 9p -o trans=unix,version=9p2000.L,access=${process.getuid!()} ${mount} DIR`,

@@ -37,7 +37,9 @@ export class ToolsrvStartError extends Error {
  * Its log lines are relayed into `log`'s stream. It gets the daemon's environment (so it finds the same
  * configuration, $OLLIE_LOG's levels included, but not its file: toolsrv's lines reach the file through the
  * relay) plus `extraEnv`, and `extraArgs`. Its stdin is a pipe from this process: if the daemon dies, even
- * by SIGKILL, toolsrv sees the end and stops.
+ * by SIGKILL, toolsrv sees the end and stops. It runs in a session (and process group) of its own, so that
+ * a Ctrl-C at olliesrv's terminal reaches olliesrv alone, which stops toolsrv last, once nothing uses it
+ * (see Ollie.close): toolsrv ending on its own meanwhile would look like a crash to what follows it.
  */
 export function startToolsrv(
   address: string,
@@ -55,9 +57,10 @@ export function startToolsrv(
       stdin: "pipe",
       buffer: false,
       reject: false,
+      detached: true,
     },
   );
-  log.info(`started toolsrv pid ${child.pid}`);
+  log.debug(`started toolsrv pid ${child.pid}`);
   eachLine(child.stderr, log.relay);
   const exited = child.then((result): ToolsrvExit => ({ exitCode: result.exitCode, signal: result.signal }));
   return new Promise((resolve, reject) => {

@@ -122,8 +122,8 @@ export class ToolsrvSupervisor {
   }
 
   /**
-   * Starts nothing again from now on: the daemon is stopping, and a toolsrv that ends now (a Ctrl-C reaches
-   * the whole process group) has ended for good. It keeps serving until stop().
+   * Starts nothing again from now on: the daemon is stopping, and a toolsrv that ends now has ended for
+   * good. It keeps serving until stop().
    */
   hold(): void {
     this.#stopping = true;
