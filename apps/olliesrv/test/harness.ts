@@ -86,6 +86,8 @@ export async function startOllie(prefix = "olliesrv-", options: StartOptions = {
     // The agents' private temporary directories go here too, so removing the test's directory removes them.
     TMPDIR: join(root, "tmp"),
     PATH: process.env.PATH ?? "/usr/bin:/bin",
+    // The test starts and stops this daemon itself: an ollie run while it is stopped must not start another.
+    OLLIE_AUTOSTART: "0",
   };
   let said = "";
   let child!: ResultPromise;

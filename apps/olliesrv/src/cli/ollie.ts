@@ -7,11 +7,12 @@ import { chatCommand } from "./chat-command.js";
 import { feedCommand } from "./feed-command.js";
 import { type Invocation, type LocalInvocation, parseInvocation } from "./invocation.js";
 import { observeCommand } from "./observe-command.js";
+import { reachDaemon } from "./reach-daemon.js";
 import { shell } from "./shell.js";
 import { statusCommand } from "./status-command.js";
 import { top } from "./top.js";
 
-export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] [-k KEYFILE] COMMAND ...
+export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] [-k KEYFILE] [--keep-daemon] COMMAND ...
        ollie --help | --version
   new [--agent P] [--cwd D] [--remote [USER@]HOST[:DIR]] [--backend B] [--model M] [--name N]
                             create a session (its tools on HOST over ssh with --remote); prints its id
@@ -59,7 +60,11 @@ export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] [-k KEYFILE] COMMAND ...
   deny ID [REASON]          refuse it, telling the agent why
   mcp                       serve Ollie's sessions as an MCP server on standard input and output (for Claude
                             Code, Cursor…)
-The address defaults to $NAMESPACE/ollie. You attach as yourself, proven with the owner key olliesrv made
+The address defaults to $NAMESPACE/ollie. When nothing answers there, a command that needs olliesrv (all
+but init, backends and login) starts it in the background, logging to $XDG_STATE_HOME/ollie/olliesrv.log,
+and goes on once it serves; it stops after $OLLIE_IDLE_EXIT (default 15m) with no client connected and no
+agent running, or never with --keep-daemon (or OLLIE_IDLE_EXIT=0). None is started at an -a address
+elsewhere, inside an agent's tool, or with OLLIE_AUTOSTART=0. You attach as yourself, proven with the owner key olliesrv made
 ($XDG_DATA_HOME/ollie/keys/owner.key; -k names another, e.g. a copy for a TCP listener); inside an agent's
 tool, as that agent ($OLLIE_UNAME, proven with $OLLIE_KEY).
 Exit status: 0 done, 1 failed, 2 a usage mistake; ask says how the turn ended: 0 done (or handled by a
@@ -93,14 +98,25 @@ export async function main(argv: string[]): Promise<number> {
   }
   // The address is ollie's own default, not $OLLIE_ADDRESS: inside an agent's tool, -a says where else to go.
   const reach = () => connect({ address: values.a ?? defaultAddress(), uname: values.u, keyFile: values.k });
-  if (
-    invocation.command === "init" ||
-    invocation.command === "backends" ||
-    invocation.command === "login" ||
-    invocation.command === "mcp"
-  )
+  // What needs olliesrv starts it when none answers (see reachDaemon); init and backends only ask it.
+  const reachOrStart = () =>
+    reachDaemon({
+      address: values.a,
+      uname: values.u,
+      keyFile: values.k,
+      keepDaemon: values["keep-daemon"] ?? false,
+      env: process.env,
+    });
+  if (invocation.command === "mcp") return await runLocal(invocation, reachOrStart);
+  if (invocation.command === "init" || invocation.command === "backends" || invocation.command === "login")
     return await runLocal(invocation, reach);
-  const client = await reach();
+  let client: OllieClient;
+  try {
+    client = await reachOrStart();
+  } catch (error) {
+    process.stderr.write(`ollie: ${(error as Error).message}\n`);
+    return 1;
+  }
   try {
     return await run(client, invocation);
   } catch (error) {
@@ -167,6 +183,7 @@ const GLOBAL_OPTIONS = {
   a: { type: "string" },
   u: { type: "string" },
   k: { type: "string" },
+  "keep-daemon": { type: "boolean" },
   help: { type: "boolean", short: "h" },
   version: { type: "boolean" },
 } as const;
