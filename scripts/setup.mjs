@@ -1,6 +1,9 @@
 // Makes the checkout ready to run, and says what it is doing: installs the dependencies only when the
 // lockfile, the workspace or a package.json changed since the last install, then builds through turbo, whose
-// cache skips every package whose sources did not change. Run by `npm start`, `npm test` and `npm run demo`.
+// cache skips every package whose sources did not change. Run by `npm test` and `npm run setup`, which build
+// everything (the type declarations too, which type checks need); with `--run`, by `npm start`,
+// `npm run setup:run` and `npm run demo`, which build what running needs: the JavaScript alone (turbo's
+// `build:js`), most of the time a full build takes.
 // It runs before anything is installed, so it uses node's own child_process rather than execa.
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -13,6 +16,8 @@ const root = join(import.meta.dirname, "..");
 const PNPM = `pnpm@${JSON.parse(readFileSync(join(root, "package.json"), "utf8")).packageManager.split("@")[1]}`;
 const stampFile = join(root, "node_modules", ".ollie-install-stamp");
 const say = (line) => process.stderr.write(`setup: ${line}\n`);
+/** The turbo task: everything, or (`--run`) what running needs. */
+const task = process.argv.includes("--run") ? "build:js" : "build";
 
 /** What an install depends on: the lockfile, the workspace's layout and every package.json in it. */
 function installInputs() {
@@ -61,7 +66,7 @@ async function install() {
 async function build() {
   const started = Date.now();
   const bin = join(root, "node_modules", ".bin");
-  const turbo = spawn(join(bin, "turbo"), ["run", "build", "--output-logs=new-only"], {
+  const turbo = spawn(join(bin, "turbo"), ["run", task, "--output-logs=new-only"], {
     cwd: root,
     // turbo finds pnpm on the PATH; it is installed in node_modules/.bin.
     env: { ...process.env, TURBO_TELEMETRY_DISABLED: "1", PATH: `${bin}:${process.env.PATH}` },
@@ -78,11 +83,11 @@ async function build() {
   let cached = 0;
   for await (const line of createInterface({ input: turbo.stdout })) {
     log += `${line}\n`;
-    const task = /^(\S+):build: cache (hit|miss)/.exec(line);
-    if (task?.[2] === "miss") {
+    const done = /^(\S+):(build|build:js): cache (hit|miss)/.exec(line);
+    if (done?.[3] === "miss") {
       built++;
-      say(`building ${task[1]}`);
-    } else if (task) cached++;
+      say(`building ${done[1]}${task === "build" ? "" : " (JavaScript)"}`);
+    } else if (done) cached++;
   }
   const [code] = await exited;
   if (code !== 0) {
