@@ -29,6 +29,8 @@ beforeAll(async () => {
     [
       ...["--owner-key", ownerKeyFile, "--protect", token, "--protect-writes", s.tools],
       ...["--default-tools", "print_env"],
+      // Where it serves is a debug line when it prints its address and has a key.
+      ...["--log-level", "debug,tools=info"],
     ],
     { OLLIE_TOOLSRV_KEY: serviceKey },
   );
@@ -67,7 +69,7 @@ const callIn = async (cwd: string) => {
 
 describe("toolsrv with OLLIE_TOOLSRV_KEY", () => {
   it("says it serves authenticated", () => {
-    expect(daemon.stderr()).toMatch(/serving .*; every attach must prove its key/);
+    expect(daemon.stderr()).toMatch(/DEBUG toolsrv: serving .*; every attach must prove its key/);
   });
 
   it("refuses an attach without a proof, and audits it once", async () => {
