@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { resolve } from "node:path";
+import { confinedBeyond, peerCredentials } from "@ollie/sandbox";
 import { LineSplitter } from "./each-line.js";
 
 /** Where a daemon holding the lock is: starting (making its parts), ready (serving), or stopping. */
@@ -104,8 +105,9 @@ export type LockTaken =
   | { foreign: { pid: number; uid: number } };
 
 /**
- * Follows the daemon holding the lock for `socketPath`: undefined when none holds it, `foreign` when the
- * holder is not a process of this user outside any sandbox (the kernel says who, SO_PEERCRED).
+ * Follows the daemon holding the lock for `socketPath`, once it has said its state: undefined when none
+ * holds it, `foreign` when the holder is not a process of this user outside any sandbox (the kernel says
+ * who, SO_PEERCRED, asked through the sandbox's launcher).
  */
 export async function watchLock(
   socketPath: string,
@@ -114,6 +116,7 @@ export async function watchLock(
   let first!: (state: DaemonState | undefined) => void;
   let ready!: (state: "ready" | undefined) => void;
   let gone!: () => void;
+  let saidPid: number | undefined;
   const said = {
     gone: new Promise<void>((r) => {
       gone = r;
@@ -126,7 +129,9 @@ export async function watchLock(
     }),
   };
   const lines = new LineSplitter((line) => {
-    const state = /^\d+ (starting|ready|stopping)$/.exec(line)?.[1] as DaemonState | undefined;
+    const found = /^(\d+) (starting|ready|stopping)$/.exec(line);
+    const state = found?.[2] as DaemonState | undefined;
+    saidPid ??= found ? Number(found[1]) : undefined;
     first(state);
     if (state === "ready") ready("ready");
     if (state === "stopping") ready(undefined);
@@ -143,18 +148,15 @@ export async function watchLock(
   });
   if (!connected) return undefined;
   socket.on("error", () => {});
-  // Asked of the kernel through the sandbox's launcher, loaded only here: few starts ever come this way.
-  const { peerCredentials, confinedBeyond } = await import("@ollie/sandbox");
+  // Where the kernel cannot be asked (no launcher here), the holder is taken at its word: refusing to start
+  // for a lock nobody could check would be worse than the stranger it guards against.
   const peer = await peerCredentials(socket).catch(() => undefined);
   // Handing a socket to a child process stops its reading (node's child_process): read on.
   socket.resume();
-  if (!peer) {
-    socket.destroy();
-    return undefined;
-  }
-  if (peer.uid !== (process.getuid?.() ?? 0) || confinedBeyond(peer.confinement)) {
+  if (peer && (peer.uid !== (process.getuid?.() ?? 0) || confinedBeyond(peer.confinement))) {
     socket.destroy();
     return { foreign: { pid: peer.pid, uid: peer.uid } };
   }
-  return { pid: peer.pid, ...said, close: () => socket.destroy() };
+  await said.first;
+  return { pid: peer?.pid ?? saidPid ?? 0, ...said, close: () => socket.destroy() };
 }

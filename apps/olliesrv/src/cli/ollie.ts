@@ -64,9 +64,10 @@ The address defaults to $NAMESPACE/ollie. When nothing answers there, a command 
 but init, backends and login) starts it in the background, logging to $XDG_STATE_HOME/ollie/olliesrv.log,
 and goes on once it serves; it stops after $OLLIE_IDLE_EXIT (default 15m) with no client connected and no
 agent running, or never with --keep-daemon (or OLLIE_IDLE_EXIT=0). None is started at an -a address
-elsewhere, inside an agent's tool, or with OLLIE_AUTOSTART=0. You attach as yourself, proven with the owner key olliesrv made
-($XDG_DATA_HOME/ollie/keys/owner.key; -k names another, e.g. a copy for a TCP listener); inside an agent's
-tool, as that agent ($OLLIE_UNAME, proven with $OLLIE_KEY).
+elsewhere, inside an agent's tool, or with OLLIE_AUTOSTART=0.
+You attach as yourself, proven with the owner key olliesrv made ($XDG_DATA_HOME/ollie/keys/owner.key; -k
+names another, e.g. a copy for a TCP listener); inside an agent's tool, as that agent ($OLLIE_UNAME, proven
+with $OLLIE_KEY).
 Exit status: 0 done, 1 failed, 2 a usage mistake; ask says how the turn ended: 0 done (or handled by a
 hook), 1 error, 3 maxsteps, 4 blocked by a hook, 130 interrupted (or left running by a second Ctrl-C).
 sh and top colour their output on a terminal, unless NO_COLOR is set (not empty) or TERM is dumb.
