@@ -19,14 +19,19 @@ export {
 } from "./compaction/compaction-options.js";
 export { CompactionSummaryError } from "./compaction/summary.js";
 export type { ContextFigures } from "./context/context-meter.js";
+export type { AgentEvent, AgentListener, AgentState } from "./events/agent-events.js";
+export type { StopNotice } from "./events/stop-notice.js";
 export type {
-  AgentEvent,
-  AgentListener,
-  AgentState,
+  BlockedOutcome,
+  DoneOutcome,
+  ErrorOutcome,
+  HandledOutcome,
+  InterruptedOutcome,
+  MaxStepsOutcome,
+  TurnError,
   TurnOutcome,
   TurnStatus,
-} from "./events/agent-events.js";
-export type { StopNotice } from "./events/stop-notice.js";
+} from "./events/turn-outcome.js";
 export {
   type AnswerOptions,
   answerUnanswered,
@@ -42,6 +47,7 @@ export { DEFAULT_DISPATCH, type DispatchOptions, ToolTimeoutError } from "./loop
 export { DEFAULT_SAFETY_LIMITS, type SafetyLimits, SafetyStopError } from "./loop/safety.js";
 export { StreamIdleError } from "./model/model-request.js";
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./model/retry-policy.js";
+export { UnknownBackendError } from "./model/unknown-backend-error.js";
 export { type JournalEntry, journalEntrySchema, replayJournal } from "./persist/journal.js";
 export { appendJournal, type JournalContents, readJournal } from "./persist/journal-file.js";
 export { type PersistedSession, persistedSessionSchema } from "./persist/persisted-session.js";
