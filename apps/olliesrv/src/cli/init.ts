@@ -1,8 +1,8 @@
 import { access, copyFile, readlink } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { writeFileAtomic } from "@ollie/agent-core";
 import { BackendPool, type Profile, parseBackendsConf } from "@ollie/backends";
 import { type OllieClient, RefusedError } from "@ollie/client";
+import { writeFileAtomic } from "@ollie/config-file";
 import { answered, type CheckStatus, checkBackend, verdict } from "../config/backend-check.js";
 import { type TemplateProfile, turnOn } from "../config/backends-template.js";
 import { olliePaths } from "../paths.js";

@@ -1,4 +1,5 @@
-import { type AgentEvent, NUDGE_PREFIX } from "@ollie/agent-core";
+import type { AgentEvent } from "@ollie/agent-core";
+import { NUDGE_PREFIX } from "@ollie/agent-core/sessions";
 import type { Message } from "@ollie/backends";
 import { LogStream } from "@ollie/virtfs";
 import { shorten } from "../one-line.js";

@@ -1,4 +1,5 @@
-import { emptyTotals, type TurnOutcome } from "@ollie/agent-core";
+import type { TurnOutcome } from "@ollie/agent-core";
+import { emptyTotals } from "@ollie/agent-core/sessions";
 import { TransientError } from "@ollie/backends";
 import { describe, expect, it } from "vitest";
 import { PromptTickets } from "./prompt-tickets.js";

@@ -1,7 +1,8 @@
 import { mkdir, readdir, readFile, rename } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { type PersistedSession, persistedSessionSchema, writeFileAtomic } from "@ollie/agent-core";
-import { ConfigError, checkDocument, parseConfigText } from "@ollie/config-file";
+import type { PersistedSession } from "@ollie/agent-core";
+import { persistedSessionSchema } from "@ollie/agent-core/sessions";
+import { ConfigError, checkDocument, parseConfigText, writeFileAtomic } from "@ollie/config-file";
 import { z } from "zod";
 import {
   GENERATED_NAME,

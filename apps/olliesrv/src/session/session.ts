@@ -1,6 +1,7 @@
 import { rm } from "node:fs/promises";
 import { resolve } from "node:path";
-import { type JournalEntry, newSessionId } from "@ollie/agent-core";
+import type { JournalEntry } from "@ollie/agent-core";
+import { newSessionId } from "@ollie/agent-core/sessions";
 import { type GeneratedProfile, generatedAgentConfig } from "../config/generated-profile.js";
 import type { BookedProfile } from "../config/profile-book.js";
 import { parseRemoteTarget, type RemoteTarget } from "../remote/remote-target.js";
