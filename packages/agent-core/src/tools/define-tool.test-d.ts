@@ -150,6 +150,17 @@ describe("a handler the schema does not fit is a type error", () => {
     });
   });
 
+  it("checksArguments, which is the tool's to say, not its definer's", () => {
+    defineTool({
+      name: "wrong",
+      description: "wrong",
+      input: { type: "object" },
+      // @ts-expect-error: nothing would check the calls
+      checksArguments: true,
+      run: () => "",
+    });
+  });
+
   it("parameters beside a plain JSON Schema, which is already the one the model sees", () => {
     defineTool({
       name: "wrong",

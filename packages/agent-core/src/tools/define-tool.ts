@@ -16,7 +16,10 @@ export type ToolArguments<Input extends StandardSchemaV1 | JsonSchema> = Input e
   : unknown;
 
 /** A tool as `defineTool` takes it: a FunctionTool whose arguments are described by `input`. */
-export type ToolDefinition<Input extends StandardSchemaV1 | JsonSchema> = Omit<ToolInfo, "parameters"> & {
+export type ToolDefinition<Input extends StandardSchemaV1 | JsonSchema> = Omit<
+  ToolInfo,
+  "parameters" | "checksArguments"
+> & {
   /**
    * The arguments: a Standard Schema (zod 4, valibot, arktype…), which checks every call and types `run`'s
    * arguments, or a plain JSON Schema, which the loop checks calls against and which types them `unknown`.
@@ -35,7 +38,7 @@ export type ToolDefinition<Input extends StandardSchemaV1 | JsonSchema> = Omit<T
     ? {
         /**
          * The JSON Schema the model is shown, for a schema that cannot describe itself (one without
-         * Standard JSON Schema, such as valibot's without `toStandardJsonSchema`); by default the schema's own.
+         * Standard JSON Schema, such as a bare valibot schema); by default the schema's own.
          */
         parameters?: JsonSchema;
       }
