@@ -63,7 +63,6 @@ export function defineTool<Input extends StandardSchemaV1 | JsonSchema>(
   if (!isStandardSchema(input)) {
     return { ...info, parameters: input, run: run as FunctionTool["run"] };
   }
-  const validate = input["~standard"].validate;
   const typedRun = run as (
     args: unknown,
     context: { signal: AbortSignal },
@@ -73,7 +72,8 @@ export function defineTool<Input extends StandardSchemaV1 | JsonSchema>(
     parameters: parameters ?? describeInput(info.name, input),
     checksArguments: true,
     async run(args, context) {
-      const checked = await validate(args);
+      // Called on its object, as a method: a library's validate may use `this`.
+      const checked = await input["~standard"].validate(args);
       if (checked.issues)
         return { output: argumentsRefused(info.name, issueProblems(checked.issues)), isError: true };
       return typedRun(checked.value, context);
