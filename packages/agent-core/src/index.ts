@@ -44,5 +44,13 @@ export { UnknownBackendError } from "./model/unknown-backend-error.js";
 export type { JournalEntry } from "./persist/journal.js";
 export type { PersistedSession } from "./persist/persisted-session.js";
 export { DEFAULT_MAX_STEPS, type Runtime, type RuntimeSpec } from "./runtime/runtime.js";
+export {
+  defineTool,
+  type JsonSchema,
+  type ToolArguments,
+  type ToolDefinition,
+} from "./tools/define-tool.js";
+export type { StandardSchemaV1 } from "./tools/standard-schema.js";
 export type { ToolExecutor, ToolInfo, ToolResult } from "./tools/tool-executor.js";
+export { ToolSchemaError } from "./tools/tool-json-schema.js";
 export { type FunctionTool, ToolSet, UnknownToolError } from "./tools/tool-set.js";
