@@ -1,9 +1,9 @@
 // The README's example: a notes service in one screen. Run: node --import tsx examples/notes.ts [ADDRESS]
 import { NinepServer } from "@ollie/ninep";
-import { buildTree, ctl, dir, each, file, LogStream, log, text, WatchedValue, wait } from "@ollie/virtfs";
+import { AppendBuffer, buildTree, ctl, dir, each, file, log, text, WatchedValue, wait } from "@ollie/virtfs";
 
 const notes = new Map<string, string>();
-const events = new LogStream(); // every change, for `tail -f`
+const events = new AppendBuffer(); // every change, for `tail -f`
 const count = new WatchedValue(0); // a read of `countwait` blocks until it changes
 
 function save(name: string, body: string) {
