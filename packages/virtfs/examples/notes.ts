@@ -12,6 +12,12 @@ function save(name: string, body: string) {
   count.set(notes.size);
 }
 
+function remove(name: string) {
+  notes.delete(name);
+  events.append(`removed ${name}\n`);
+  count.set(notes.size);
+}
+
 const noteFile = (name: string) =>
   file(
     name,
@@ -21,7 +27,14 @@ const noteFile = (name: string) =>
 const tree = buildTree(
   dir("/", [
     file("ctl", ctl({ save: ([name = ""], c) => save(name, c.rest.slice(name.length).trim()) })),
-    each("notes", () => notes.keys(), noteFile),
+    // create and remove let clients make and delete notes; without them the directory refuses both.
+    each("notes", () => notes.keys(), noteFile, {
+      create: (name) => {
+        save(name, "");
+        return name;
+      },
+      remove,
+    }),
     file("countwait", wait(count)),
     file("events", log(events)),
   ]),
