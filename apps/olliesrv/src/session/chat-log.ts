@@ -1,6 +1,6 @@
 import { type AgentEvent, NUDGE_PREFIX } from "@ollie/agent-core";
 import type { Message } from "@ollie/backends";
-import { LogStream } from "@ollie/virtfs";
+import { AppendBuffer } from "@ollie/virtfs";
 import { shorten } from "../one-line.js";
 
 /**
@@ -11,7 +11,7 @@ import { shorten } from "../one-line.js";
  * a restored history as from the live events.
  */
 export class ChatLog {
-  readonly stream = new LogStream({ retain: 8 * 1024 * 1024 });
+  readonly stream = new AppendBuffer({ retain: 8 * 1024 * 1024 });
   private atLineStart = true;
   private blankBefore = true;
 
