@@ -143,7 +143,7 @@ console.log(JSON.stringify(loaded));
     expect(`${stdout}\n`).toBe(printed);
   });
 
-  it("serves the virtfs README's notes service and reads it with the installed ninep", async () => {
+  it("serves the virtfs README's notes service and uses it with the installed ninep", async () => {
     const address = `unix!${join(project.dir, "notes.sock")}`;
     const service = execa(process.execPath, ["out/virtfs-readme.js", address], {
       cwd: project.dir,
@@ -167,6 +167,13 @@ console.log(JSON.stringify(loaded));
       await ninep(["write", "ctl"], "save todo buy milk\n");
       expect((await ninep(["ls", "notes"])).stdout).toBe("todo");
       expect((await ninep(["read", "notes/todo"])).stdout).toBe("buy milk");
+      // The README's create and remove options, through the installed ninep as the service's own user.
+      await ninep(["create", "notes/bread"]);
+      await ninep(["write", "notes/bread"], "rye\n");
+      expect((await ninep(["ls", "notes"])).stdout).toBe("bread\ntodo");
+      expect((await ninep(["read", "notes/bread"])).stdout).toBe("rye");
+      await ninep(["rm", "notes/bread"]);
+      expect((await ninep(["ls", "notes"])).stdout).toBe("todo");
     } finally {
       service.kill();
       await service.catch(() => {});

@@ -13,6 +13,12 @@ import { promptFile, promptsDir } from "./prompt-file.js";
 
 const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
 
+/**
+ * For the files whose content is made by waking the agent, asking toolsrv or reading profiles (or is the
+ * whole chat): made at each open, as ever, but not for a stat or a listing, which report 0 for them.
+ */
+const atOpenOnly = { size: false } as const;
+
 /** A remote agent's host, its connection's state, and why it was lost when it was. */
 function remoteLines(slot: AgentSlot): string[] {
   const remote = slot.remote;
@@ -60,6 +66,7 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
                   : op.backend(m[2]!));
             }
           },
+          ...atOpenOnly,
         },
       ),
       writable,
@@ -95,11 +102,13 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
     ),
     file(
       "chat",
-      text(() =>
-        slot.shown.chat.stream.read(
-          slot.shown.chat.stream.start,
-          slot.shown.chat.stream.end - slot.shown.chat.stream.start,
-        ),
+      text(
+        () =>
+          slot.shown.chat.stream.read(
+            slot.shown.chat.stream.start,
+            slot.shown.chat.stream.end - slot.shown.chat.stream.start,
+          ),
+        atOpenOnly,
       ),
     ),
     file(
@@ -110,12 +119,12 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
     // What commands printed — tools' results, prompt commands' output — is the agent's and the owner's alone.
     file(
       "context",
-      text(async () => json((await slot.activate()).history)),
+      text(async () => json((await slot.activate()).history), atOpenOnly),
       onlyAgentAndOwner,
     ),
     file(
       "systemprompt",
-      text(async () => (await slot.activate()).runtime.preamble),
+      text(async () => (await slot.activate()).runtime.preamble, atOpenOnly),
       onlyAgentAndOwner,
     ),
     file(
@@ -138,7 +147,7 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
       text(async () => {
         const c = await (await slot.activate()).context();
         return `${c.tokens}/${c.contextLength} ${(c.fraction * 100).toFixed(1)}%\n`;
-      }),
+      }, atOpenOnly),
     ),
     modelsFile(sessions.environment, () => agentBackendProfile(sessions.environment, slot)),
     file(
@@ -146,15 +155,15 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
       text(async () => {
         const tools = (await slot.activate()).runtime.toolSchemas;
         return tools.map((t) => `${t.name}\t${t.description.split("\n", 1)[0]}\n`).join("");
-      }),
+      }, atOpenOnly),
     ),
     file(
       "toolsrv.loaded",
-      text(async () => json((await slot.activate()).runtime.toolSchemas.map((t) => t.name))),
+      text(async () => json((await slot.activate()).runtime.toolSchemas.map((t) => t.name)), atOpenOnly),
     ),
     file(
       "toolsrv.rev",
-      text(async () => `${(await slot.activate()).runtime.toolRevision}\n`),
+      text(async () => `${(await slot.activate()).runtime.toolRevision}\n`, atOpenOnly),
     ),
     file(
       "skills",

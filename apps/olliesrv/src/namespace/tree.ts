@@ -44,14 +44,17 @@ export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree
         }),
       ),
       // The owner's alone: a read runs every key_cmd and sends every key to its backend (one check at a
-      // time, shared, and kept a few seconds).
+      // time, shared, and kept a few seconds). A stat does not (size: false): it reports 0.
       file(
         "backends.check",
-        text(async () => {
-          const pool = env.making.backends;
-          const checked = await checks.check(pool);
-          return `# ${pool.conf.file}\n${checked.map(checkLine).join("")}`;
-        }),
+        text(
+          async () => {
+            const pool = env.making.backends;
+            const checked = await checks.check(pool);
+            return `# ${pool.conf.file}\n${checked.map(checkLine).join("")}`;
+          },
+          { size: false },
+        ),
         0o400,
       ),
       // The daemon's own commands: the owner's alone.
@@ -70,15 +73,18 @@ export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree
       ),
       // The default backend's models, as fetched at start (or when backends.conf changed).
       modelsFile(env, async () => undefined),
-      // The agent profiles sessions may be made with, and what each is for (what `route` chooses among).
+      // The agent profiles sessions may be made with, and what each is for (what `route` chooses among);
+      // read from their files at each open, not at each stat.
       file(
         "profiles",
-        text(async () =>
-          (await env.making.profiles.list())
-            .map(
-              (p) => `${p.name}\t${p.problem ? `broken: ${oneLine(p.problem)}` : (p.description ?? "-")}\n`,
-            )
-            .join(""),
+        text(
+          async () =>
+            (await env.making.profiles.list())
+              .map(
+                (p) => `${p.name}\t${p.problem ? `broken: ${oneLine(p.problem)}` : (p.description ?? "-")}\n`,
+              )
+              .join(""),
+          { size: false },
         ),
       ),
       each(
@@ -97,9 +103,10 @@ export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree
       ),
       peerDir(sessions),
       ...(options.extra ?? []),
+      // Made after a full garbage collection: at each open, not at each stat.
       file(
         "stats",
-        text(() => options.stats.text()),
+        text(() => options.stats.text(), { size: false }),
       ),
     ]),
     {
