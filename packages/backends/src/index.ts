@@ -30,6 +30,7 @@ export {
   UnreachableError,
 } from "./errors.js";
 export { isOverflowMessage } from "./http/overflow.js";
+export { loadSandbox, SandboxNotInstalledError } from "./load-sandbox.js";
 export { AnthropicBackend, type AnthropicOptions } from "./providers/anthropic/anthropic-backend.js";
 export { CopilotBackend, type CopilotOptions } from "./providers/copilot/copilot-backend.js";
 export {

@@ -43,23 +43,53 @@ export function consumerEnv(dir: string): Record<string, string> {
 const pinned = (name: string): string =>
   JSON.parse(readFileSync(join(MONOREPO, "package.json"), "utf8")).devDependencies[name];
 
+/** What an install into a consumer project did. */
+export interface Installed extends ConsumerProject {
+  /** The requests npm made to the registry for @ollie packages (`GET 404 @ollie/x`); none is expected. */
+  ollieRequests: string[];
+}
+
 /**
- * Installs the tarballs with plain npm into a fresh project, with TypeScript (at the workspace's version) to
- * type-check a consumer. Dependencies outside the workspace come from the registry.
+ * Installs `names` with plain npm into a fresh project, as a user would from the registry, taking every package
+ * of the workspace from its tarball wherever the tree names it (`overrides`; `tarballs` has every platform's,
+ * so npm reads the other CPU's launcher package from its tarball and skips it by its `cpu`, rather than asking
+ * the registry for it). With TypeScript and @types/node (at the workspace's versions), which a consumer who
+ * type-checks installs. Dependencies outside the workspace come from the registry.
  */
-export async function installTarballs(dir: string, tarballs: string[]): Promise<ConsumerProject> {
+export async function installTarballs(
+  dir: string,
+  tarballs: Record<string, string>,
+  names: readonly string[],
+): Promise<Installed> {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(
-    join(dir, "package.json"),
-    `${JSON.stringify({ name: "consumer", private: true, type: "module" }, null, 2)}\n`,
-  );
+  const file = (name: string) => `file:${tarballs[name]}`;
+  const manifest = {
+    name: "consumer",
+    private: true,
+    type: "module",
+    dependencies: {
+      ...Object.fromEntries(names.map((name) => [name, file(name)])),
+      "@types/node": pinned("@types/node"),
+      typescript: pinned("typescript"),
+    },
+    overrides: Object.fromEntries(Object.keys(tarballs).map((name) => [name, file(name)])),
+  };
+  writeFileSync(join(dir, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
   const env = consumerEnv(dir);
-  await execa(
+  const install = await execa(
     process.execPath,
-    [NPM_CLI, "install", "--no-audit", "--no-fund", ...tarballs, `typescript@${pinned("typescript")}`],
+    [NPM_CLI, "install", "--no-audit", "--no-fund", "--loglevel", "http"],
     { cwd: dir, env, extendEnv: false },
   );
-  return projectAt(dir);
+  return { ...projectAt(dir), ollieRequests: ollieRequests(`${install.stdout}\n${install.stderr}`) };
+}
+
+/** `npm http fetch GET 404 https://registry…/@ollie%2fsandbox-linux-arm64 52ms` → `GET 404 @ollie/sandbox-linux-arm64`. */
+function ollieRequests(log: string): string[] {
+  return [...log.matchAll(/npm http fetch (\w+) (\d+) (\S+)/g)].flatMap(([, method, status, url]) => {
+    const name = decodeURIComponent(new URL(url!).pathname.slice(1));
+    return name.startsWith("@ollie/") ? [`${method} ${status} ${name}`] : [];
+  });
 }
 
 /** The project installed at `dir`, as a test file finds it. */

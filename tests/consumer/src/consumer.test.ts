@@ -42,6 +42,20 @@ describe("the installed packages", () => {
     },
   );
 
+  it("came from their tarballs: npm asked the registry for no @ollie package, the other CPU's launcher included", () => {
+    expect(inject("ollieRequests")).toEqual([]);
+  });
+
+  it.each(packages.map((p) => p.name))(
+    "%s does not install @types/node: a consumer who type-checks has it (an optional peer at most)",
+    (name) => {
+      const manifest = JSON.parse(readFileSync(join(installed(name), "package.json"), "utf8"));
+      expect(Object.keys(manifest.dependencies ?? {})).not.toContain("@types/node");
+      if (manifest.peerDependencies?.["@types/node"])
+        expect(manifest.peerDependenciesMeta?.["@types/node"]).toEqual({ optional: true });
+    },
+  );
+
   it("toolsrv's tools are executable, as the tool server needs them", () => {
     const tools = join(installed("toolsrv"), "tools");
     const names = readdirSync(tools);
