@@ -15,14 +15,20 @@ export interface ConsumerProject {
 
 const NPM_CLI = realpathSync(join(dirname(process.execPath), "npm"));
 
+/**
+ * The environment of a consumer at `dir`: HOME, with the XDG directories where they are when unset (so that a
+ * README's `~/.config/ollie` is where Ollie looks), NAMESPACE, TMPDIR, and a PATH with node and the system's
+ * tools only (no workspace binaries).
+ */
 export function consumerEnv(dir: string): Record<string, string> {
+  const home = join(dir, "home");
   const env: Record<string, string> = {
     PATH: `${dirname(process.execPath)}:/usr/local/bin:/usr/bin:/bin`,
-    HOME: join(dir, "home"),
-    XDG_CONFIG_HOME: join(dir, "config"),
-    XDG_DATA_HOME: join(dir, "data"),
-    XDG_CACHE_HOME: join(dir, "cache"),
-    XDG_STATE_HOME: join(dir, "state"),
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, ".config"),
+    XDG_DATA_HOME: join(home, ".local", "share"),
+    XDG_CACHE_HOME: join(home, ".cache"),
+    XDG_STATE_HOME: join(home, ".local", "state"),
     NAMESPACE: join(dir, "ns"),
     TMPDIR: join(dir, "tmp"),
     npm_config_cache: join(tmpdir(), "ollie-test-npm-cache"),
@@ -44,8 +50,30 @@ const pinned = (name: string): string =>
   JSON.parse(readFileSync(join(MONOREPO, "package.json"), "utf8")).devDependencies[name];
 
 /**
- * Installs the tarballs with plain npm into a fresh project, with TypeScript (at the workspace's version) to
- * type-check a consumer. Dependencies outside the workspace come from the registry.
+ * The consumer's tsconfig: strict, as a careful consumer's is, with every library's declarations checked. Each
+ * file is a module, even one with no import or export (a README block is a module on its own), and
+ * JavaScript is checked too (a README's `js` example).
+ */
+const TSCONFIG = {
+  compilerOptions: {
+    strict: true,
+    skipLibCheck: false,
+    module: "nodenext",
+    moduleResolution: "nodenext",
+    moduleDetection: "force",
+    target: "es2022",
+    types: ["node"],
+    allowJs: true,
+    checkJs: true,
+    outDir: "out",
+  },
+  include: ["src"],
+};
+
+/**
+ * Installs the tarballs with plain npm into a fresh project, with TypeScript to type-check a consumer and
+ * vitest for the READMEs' test examples (both at the workspace's versions). Dependencies outside the
+ * workspace come from the registry.
  */
 export async function installTarballs(dir: string, tarballs: string[]): Promise<ConsumerProject> {
   mkdirSync(dir, { recursive: true });
@@ -53,12 +81,14 @@ export async function installTarballs(dir: string, tarballs: string[]): Promise<
     join(dir, "package.json"),
     `${JSON.stringify({ name: "consumer", private: true, type: "module" }, null, 2)}\n`,
   );
+  writeFileSync(join(dir, "tsconfig.json"), `${JSON.stringify(TSCONFIG, null, 2)}\n`);
   const env = consumerEnv(dir);
-  await execa(
-    process.execPath,
-    [NPM_CLI, "install", "--no-audit", "--no-fund", ...tarballs, `typescript@${pinned("typescript")}`],
-    { cwd: dir, env, extendEnv: false },
-  );
+  const tools = ["typescript", "vitest"].map((name) => `${name}@${pinned(name)}`);
+  await execa(process.execPath, [NPM_CLI, "install", "--no-audit", "--no-fund", ...tarballs, ...tools], {
+    cwd: dir,
+    env,
+    extendEnv: false,
+  });
   return projectAt(dir);
 }
 
