@@ -44,7 +44,7 @@ describe.skipIf(ollamaRuns)("a first run with no backend configured", () => {
       /~ retrying in 0\.3 s, attempt 2 of 2: local: request to http:\/\/localhost:11434\/api\/chat failed: connect ECONNREFUSED/,
     );
     expect(chat).toContain(
-      `! the backend 'local' did not answer: no backend is configured yet, and the shipped default is Ollama on this machine. Run 'ollie init PROVIDER' to write ${conf} ('ollie init' lists the providers), or start Ollama; then prompt again.`,
+      `! the backend 'local' did not answer: no backend is configured yet, and the shipped default is Ollama on this machine. Run 'ollie init PROVIDER' to write ${conf} ('ollie init' lists the providers; 'ollie init demo' tries Ollie offline, with no key), or start Ollama; then prompt again.`,
     );
     // Said once, when the turn gave up: after the retry, never before it.
     expect(chat.split("did not answer").length).toBe(2);

@@ -37,7 +37,7 @@ describe("ollie at a terminal", () => {
       "/stop",
       "/compact",
       "/clear",
-      "/agent PROFILE",
+      "/agent [PROFILE]",
     ])
       at = Math.max(at, await t.until(command, at - 10));
     t.type("have a rest\r");

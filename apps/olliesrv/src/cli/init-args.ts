@@ -116,11 +116,14 @@ export function providerList(): string {
   const lines = profiles.map((p) => {
     const v = p.values;
     const url = v.get("url");
-    const key = v.get("key_env")
-      ? `key in $${v.get("key_env")}`
-      : SIGN_IN[p.type]
-        ? `signed in with 'ollie login ${p.type}'`
-        : "no key";
+    const key =
+      p.type === "demo"
+        ? "offline: no key, no network"
+        : v.get("key_env")
+          ? `key in $${v.get("key_env")}`
+          : SIGN_IN[p.type]
+            ? `signed in with 'ollie login ${p.type}'`
+            : "no key";
     return `  ${p.provider.padEnd(width)}  [${p.section}] ${p.type}${url ? ` at ${url}` : ""}, model ${v.get("model")}, ${key}`;
   });
   return `providers (ollie init PROVIDER):\n${lines.join("\n")}\n`;

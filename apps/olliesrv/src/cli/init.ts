@@ -53,6 +53,7 @@ export async function initCommand(
     );
     const key = keyLine(profile);
     if (key) say(key);
+    if (profile.type === "demo") say(DEMO_NEXT);
 
     let daemon: DaemonView | undefined;
     if (!client) say("olliesrv is not running: it reads the file when it starts");
@@ -111,6 +112,10 @@ async function linkTarget(file: string): Promise<string> {
   }
   throw new Error(`${file}: too many levels of symbolic links`);
 }
+
+/** What `ollie init demo` leads to: trying it, then a real backend. */
+const DEMO_NEXT =
+  "the demo is a script, not a model: it runs one real tool call and answers from it. Try 'ollie ask what is here' or 'ollie sh'; then 'ollie init anthropic' (or another provider: 'ollie init' lists them) for a real model";
 
 /** A profile in a few words: type, where, model. */
 function describe(profile: Profile): string {
