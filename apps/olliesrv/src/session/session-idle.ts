@@ -15,26 +15,31 @@ export async function busyReason(
   forMs = 0,
 ): Promise<string | undefined> {
   const family = [session, ...spawnedBy(sessions, session)];
-  // Asked of toolsrv first: the states, read after it answered, are the ones the kill follows at once.
+  const doing = () => {
+    for (const s of family) {
+      for (const slot of s.agents.values()) {
+        const what = running(slot);
+        if (what) return `${where(s, session)}${slot.name} is ${what}`;
+      }
+    }
+    const parent = session.parent === undefined ? undefined : sessions.agent(session.parent);
+    const what = parent && running(parent);
+    return what ? `the agent that spawned it, ${parent.uname}, is ${what}` : undefined;
+  };
+  // A running call is a process at toolsrv too: the state says it better.
+  const before = doing();
+  if (before) return before;
   for (const s of family) {
     for (const slot of s.agents.values()) {
       const conn = slot.toolsrv;
-      const running = conn
-        ? (await conn.processes().catch(() => [])).filter((p) => p.status === "running")
-        : [];
-      if (running.length > 0)
-        return `${where(s, session)}${slot.name} has a tool process running in the background (${running.map((p) => `${p.tool} ${p.id}`).join(", ")})`;
+      const left = conn ? (await conn.processes().catch(() => [])).filter((p) => p.status === "running") : [];
+      if (left.length > 0)
+        return `${where(s, session)}${slot.name} has a tool process running in the background (${left.map((p) => `${p.tool} ${p.id}`).join(", ")})`;
     }
   }
-  for (const s of family) {
-    for (const slot of s.agents.values()) {
-      const doing = running(slot);
-      if (doing) return `${where(s, session)}${slot.name} is ${doing}`;
-    }
-  }
-  const parent = session.parent === undefined ? undefined : sessions.agent(session.parent);
-  const parentDoing = parent && running(parent);
-  if (parentDoing) return `the agent that spawned it, ${parent.uname}, is ${parentDoing}`;
+  // Looked at again after toolsrv answered: the kill follows this at once.
+  const after = doing();
+  if (after) return after;
   const last = Math.max(...family.map((s) => s.active.getTime()));
   const ago = Date.now() - last;
   if (ago < forMs)

@@ -78,7 +78,11 @@ export function fileNamed(prompt: string): string | undefined {
 function describeResult(result: ToolResultMessage): string {
   const lines = result.content.split("\n").filter((l) => l.trim() !== "");
   const first = lines[0] === undefined ? "" : clip(lines[0].trim(), 200);
-  if (result.isError) return `${result.name} failed: ${first || "it said nothing"}.`;
+  if (result.isError) {
+    // Its own words before the runner's notes (`[file_read exited with status 1]`), which say less.
+    const said = lines.find((l) => !/^\[.*\]$/.test(l.trim())) ?? lines[0];
+    return `${result.name} failed: ${said === undefined ? "it said nothing" : clip(said.trim(), 200)}.`;
+  }
   if (lines.length === 0) return `${result.name} returned nothing.`;
   switch (result.name) {
     case "file_glob": {

@@ -72,8 +72,15 @@ describe("the demo backend", () => {
   });
 
   it("says so when the call failed, with the tool's own words", async () => {
-    const { second } = await afterCall("read nope.txt", coding, "nope.txt: no such file\nmore", true);
+    const { second } = await afterCall(
+      "read nope.txt",
+      coding,
+      "[file_read exited with status 1]\nnope.txt: no such file\nmore",
+      true,
+    );
     expect(second.text).toMatch(/^file_read failed: nope\.txt: no such file\./);
+    const bare = await afterCall("read nope.txt", coding, "[file_read was cancelled]", true);
+    expect(bare.second.text).toMatch(/^file_read failed: \[file_read was cancelled\]\./);
   });
 
   it("falls back to the shell, and to words alone when it was offered none of its tools", async () => {
