@@ -75,7 +75,10 @@ describe.skipIf(ollamaRuns)("a first run with no backend configured", () => {
     // A new session takes the new file, and so does the session whose turn failed, at its next turn.
     o.mock.enqueue({ text: "Hello from the mock." }, { text: "Now I answer here too." });
     const asked = await ollie("ask", "hello again");
-    expect(asked.stderr).toBe("");
+    // The line that says which session and profile; the session is removed once its turn ended well.
+    expect(asked.stderr).toMatch(
+      /^ollie: new session \S+, profile coding \(ollie ask --agent PROFILE for another\)$/,
+    );
     expect(asked.exitCode).toBe(0);
     expect(asked.stdout).toContain("Hello from the mock.");
     expect(o.mock.lastRequest).toMatchObject({ provider: "ollama", model: "mock-model" });

@@ -1,4 +1,4 @@
-import { rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Ollie, startOllie } from "./harness.js";
@@ -117,28 +117,45 @@ describe("trying Ollie offline, with the demo backend", () => {
     expect(again.plain).not.toContain("is kept");
   });
 
-  it("takes a key added to backends.conf while it runs: the next turn goes to the new backend, no restart", async () => {
+  it("goes on to a real backend while it runs: init replaces the demo with no --force, and a key edited in is taken", async () => {
     const pid = o.pid;
     const kept = (await ollie("ask", "--keep", "hello")).stderr;
     const id = NEW_SESSION.exec(kept)![1]!;
-    // Edited by hand, not by ollie init: olliesrv sees the file change.
-    writeFileSync(
-      conf,
-      `default = claude\n[claude]\ntype = anthropic\nurl = ${o.mock.baseUrl("anthropic")}\nmodel = mock-model\nkey = sk-live-key\n`,
+    const url = o.mock.baseUrl("anthropic");
+    const init = await ollie(
+      "init",
+      "anthropic",
+      "--url",
+      url,
+      "--model",
+      "mock-model",
+      "--key-cmd",
+      "echo sk-from-cmd",
     );
-    await o.logged(`read ${conf}: claude; default backend: claude`);
+    expect(init.exitCode, init.stderr).toBe(0);
+    expect(init.stdout).toContain(`(the old one is ${conf}.bak): [claude], the default`);
+    expect(init.stdout).toContain("[claude] answers (asked by olliesrv): 3 models");
     o.mock.enqueue({ text: "A real backend now." }, { text: "Here too." });
     const asked = await ollie("ask", "--agent", "default", "hello again");
     expect(asked.exitCode, asked.stderr).toBe(0);
     expect(asked.stdout).toContain("A real backend now.");
     expect(o.mock.lastRequest).toMatchObject({ provider: "anthropic", model: "mock-model" });
-    expect(o.mock.lastRequest!.headers["x-api-key"]).toBe("sk-live-key");
+    expect(o.mock.lastRequest!.headers["x-api-key"]).toBe("sk-from-cmd");
     // The session made on the demo takes it at its next turn.
     const again = await ollie("ask", id, "and you?");
     expect(again.stdout).toContain("Here too.");
     expect(await o.read(`session/${id}/agent/main/chat`)).toContain(
       "· backends.conf changed: this agent now uses 'claude' (anthropic, mock-model)",
     );
+
+    // Edited by hand, not by ollie init: olliesrv sees the file change.
+    const text = readFileSync(conf, "utf8");
+    writeFileSync(conf, text.replace("key_cmd = echo sk-from-cmd", "key = sk-live-key"));
+    await o.logged("[claude] takes its key from a key in the file (was the key_cmd `echo sk-from-cmd`)");
+    o.mock.enqueue({ text: "With the new key." });
+    const edited = await ollie("ask", "--agent", "default", "and now?");
+    expect(edited.stdout).toContain("With the new key.");
+    expect(o.mock.lastRequest!.headers["x-api-key"]).toBe("sk-live-key");
     expect(o.pid).toBe(pid);
   });
 });

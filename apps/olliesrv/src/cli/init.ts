@@ -1,4 +1,4 @@
-import { access, copyFile, readlink } from "node:fs/promises";
+import { access, copyFile, readFile, readlink } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { writeFileAtomic } from "@ollie/agent-core";
 import { BackendPool, type Profile, parseBackendsConf } from "@ollie/backends";
@@ -14,6 +14,7 @@ import { INIT_USAGE, type InitInvocation, providerList, SIGN_IN, template } from
  * and checks the backend — through olliesrv when it runs and reads this file, since its environment holds
  * the keys it uses, else here. Works without olliesrv, but not with one that refuses to attach it (nothing
  * is written then). A backends.conf that is a symbolic link is written through: its target gets the text.
+ * An existing file is kept unless --force, or unless it holds only the offline demo.
  * 0 when the backend answers (or --no-check), 1 otherwise.
  */
 export async function initCommand(
@@ -37,7 +38,8 @@ export async function initCommand(
     () => true,
     () => false,
   );
-  if (exists && !invocation.force)
+  // What `ollie init demo` wrote is there to be replaced by a real backend: no --force needed (still kept).
+  if (exists && !invocation.force && !(await demoOnly(file)))
     return fail(
       `${file} exists; 'ollie init --force ${chosen.provider} …' replaces it (keeping it as backends.conf.bak)`,
     );
@@ -90,6 +92,16 @@ export async function initCommand(
     );
   } finally {
     client?.close();
+  }
+}
+
+/** Whether `file` holds only demo profiles (what `ollie init demo` writes); false when it cannot be read. */
+async function demoOnly(file: string): Promise<boolean> {
+  try {
+    const profiles = [...parseBackendsConf(await readFile(file, "utf8"), file).profiles.values()];
+    return profiles.length > 0 && profiles.every((p) => p.type === "demo");
+  } catch {
+    return false;
   }
 }
 
