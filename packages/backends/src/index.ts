@@ -40,6 +40,7 @@ export {
   type StoredLogin,
 } from "./providers/copilot/copilot-login.js";
 export { pluginTokenFiles } from "./providers/copilot/github-token.js";
+export { DEMO_MODEL, DemoBackend, type DemoOptions } from "./providers/demo/demo-backend.js";
 export { type DeviceCode, LoginError } from "./providers/device-login.js";
 export { GeminiBackend, type GeminiOptions } from "./providers/gemini/gemini-backend.js";
 export { KiroBackend, type KiroOptions } from "./providers/kiro/kiro-backend.js";

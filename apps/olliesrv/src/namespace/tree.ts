@@ -21,6 +21,7 @@ import { eventsFile } from "./events-file.js";
 import { fail, failWith } from "./fail.js";
 import { modelsFile } from "./models-file.js";
 import { promptFile } from "./prompt-file.js";
+import { killSession } from "./session-kill.js";
 import { parseSpec } from "./session-spec.js";
 import type { DaemonStats } from "./stats-file.js";
 
@@ -211,7 +212,7 @@ function sessionTree(sessions: Sessions, session: Session) {
         cd: (_a, c) => moveSession(session, c.rest.trim(), c.uname, sessions.environment),
         remote: (_a, c) => moveSessionHost(session, "remote", c.rest.trim(), c.uname, sessions.environment),
         local: (_a, c) => moveSessionHost(session, "local", c.rest.trim(), c.uname, sessions.environment),
-        kill: () => sessions.kill(session.id),
+        kill: (_a, c) => killSession(sessions, session, c.rest),
         grant: async (_a, c) => {
           session.grants.add(c.rest.trim() || fail("grant needs a uname"));
           await session.save();

@@ -102,6 +102,7 @@ export class AgentObserver {
     this.activity.event(e);
     publishAgentEvent(this.session.events, this.name, e);
     this.state.set(state);
+    this.session.stirred();
   }
 
   /**
@@ -162,6 +163,7 @@ export class AgentObserver {
         break;
       case "state":
         this.state.set(e.state);
+        this.session.stirred();
         if (e.state === "idle") this.reactions.idle();
         else {
           this.#lastTurn = undefined;

@@ -40,6 +40,8 @@ export interface SessionFile {
   env: Record<string, string>;
   plan: string;
   created: string;
+  /** When something last ran in it (absent in files saved before it was kept: `created` stands for it). */
+  active?: string;
   paused: boolean;
   /** The agent that spawned this session (absent when a person made it). */
   parent?: string;
@@ -68,6 +70,7 @@ const schema = z.object({
   env: z.record(z.string(), z.string()),
   plan: z.string(),
   created: z.string(),
+  active: z.iso.datetime().optional(),
   paused: z.boolean(),
   parent: z.string().optional(),
   depth: z.number().int().nonnegative().optional(),
