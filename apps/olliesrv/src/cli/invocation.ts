@@ -6,11 +6,13 @@ import type { BypassInvocation } from "./bypass-commands.js";
 import { type FeedInvocation, type ObserveInvocation, parseFeed, parseObserve } from "./feed-args.js";
 import { type InitInvocation, parseInit } from "./init-args.js";
 import { type LoginInvocation, parseLogin } from "./login-args.js";
+import { parseRun, type RunInvocation } from "./run-args.js";
 
 /** What an `ollie` command line asks for, checked whole before any connection is made. */
 export type Invocation =
   | { command: "new"; spec: SessionSpec }
   | { command: "ask"; session: string | undefined; text: string }
+  | RunInvocation
   | { command: "sh"; session: string | undefined }
   | { command: "ls" | "top" }
   | { command: "chat"; session: string; follow: boolean }
@@ -66,6 +68,8 @@ export function parseInvocation(command: string | undefined, args: string[]): In
       if (!text) throw new UsageError("ask needs a prompt");
       return { command, session, text };
     }
+    case "run":
+      return parseRun(args);
     case "sh":
     case "status":
       return { command, session: operands(1)[0] };
