@@ -16,11 +16,13 @@ import {
   type RmInvocation,
   type ShInvocation,
 } from "./session-args.js";
+import { parseRun, type RunInvocation } from "./run-args.js";
 
 /** What an `ollie` command line asks for, checked whole before any connection is made. */
 export type Invocation =
   | { command: "new"; spec: SessionSpec }
   | AskInvocation
+  | RunInvocation
   | ShInvocation
   | RmInvocation
   | PruneInvocation
@@ -73,6 +75,8 @@ export function parseInvocation(command: string | undefined, args: string[]): In
     }
     case "ask":
       return parseAsk(args);
+    case "run":
+      return parseRun(args);
     case "sh":
       return parseSh(args);
     case "rm":

@@ -8,6 +8,7 @@ import { feedCommand } from "./feed-command.js";
 import { type Invocation, type LocalInvocation, parseInvocation } from "./invocation.js";
 import { observeCommand } from "./observe-command.js";
 import { pruneCommand, rmCommand } from "./remove-commands.js";
+import { runCommand } from "./run-command.js";
 import { shell } from "./shell.js";
 import { statusCommand } from "./status-command.js";
 import { top } from "./top.js";
@@ -21,6 +22,14 @@ export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] [-k KEYFILE] COMMAND ...
                             leaves it running. Without SESSION, a new session in this directory, profile
                             coding unless --agent (said on stderr), removed after a turn that ended well
                             unless --keep (a session kept is said, with its id)
+  run [--json] [--agent P | --session S] [--backend B] [--model M] [--max-turns N] [--max-cost USD]
+      [--approve deny|fail] [--keep] PROMPT... | -
+                            one turn with nobody to ask, for scripts and CI: in a new session in this
+                            directory (profile coding unless --agent), removed at its end unless --keep, or
+                            in session S (kept); - reads the prompt from standard input. The chat on stdout,
+                            or with --json one JSON object a line (a versioned schema: see the README). An
+                            approval is denied at once (--approve fail: and the run ends); --max-turns limits
+                            the rounds of tool calls, --max-cost stops the turn once it has cost more than USD
   sh [--agent P] [SESSION]  talk interactively; /help lists the commands; Ctrl-C stops a turn. Without
                             SESSION, a new session in this directory (profile coding unless --agent), kept
                             when sh ends unless nothing was said in it
@@ -73,11 +82,12 @@ The address defaults to $NAMESPACE/ollie. You attach as yourself, proven with th
 ($XDG_DATA_HOME/ollie/keys/owner.key; -k names another, e.g. a copy for a TCP listener); inside an agent's
 tool, as that agent ($OLLIE_UNAME, proven with $OLLIE_KEY).
 Exit status: 0 done, 1 failed, 2 a usage mistake; ask says how the turn ended: 0 done (or handled by a
-hook), 1 error, 3 maxsteps, 4 blocked by a hook, 130 interrupted (or left running by a second Ctrl-C).
+hook), 1 error, 3 maxsteps, 4 blocked by a hook, 130 interrupted (or left running by a second Ctrl-C); run
+too, and 5 when it cost more than --max-cost, 6 when an agent asked for an approval with --approve fail.
 sh and top colour their output on a terminal, unless NO_COLOR is set (not empty) or TERM is dumb.
 `;
 
-/** The `ollie` command. Returns the exit status: 0 success, 1 a failure, 2 a usage mistake (and ask's, in USAGE). */
+/** The `ollie` command. Returns the exit status: 0 success, 1 a failure, 2 a usage mistake (and ask's and run's, in USAGE). */
 export async function main(argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parseGlobals>;
   try {
@@ -144,6 +154,8 @@ async function run(client: OllieClient, invocation: Exclude<Invocation, LocalInv
       return 0;
     case "ask":
       return await askCommand(client, invocation);
+    case "run":
+      return await runCommand(client, invocation);
     case "sh":
       return await shell(client, invocation.session, invocation.agent);
     case "ls":

@@ -4,6 +4,7 @@ import { oneLine } from "../one-line.js";
 import type { AgentSlot } from "../session/agent-slot.js";
 import type { Session } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
+import { stepLimit } from "../session/step-limit.js";
 import { agentCtl, agentOperations } from "./agent-ctl.js";
 import { fail } from "./fail.js";
 import { forkFile } from "./fork-file.js";
@@ -41,12 +42,14 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
       text(
         async () => {
           const { backend, model } = await effectiveBackend(sessions.environment, slot);
+          const maxSteps = await stepLimit(slot);
           return `${[
             `name=${slot.name}`,
             `uname=${slot.uname}`,
             `profile=${slot.choices.profile}`,
             `backend=${backend}`,
             `model=${model}`,
+            ...(maxSteps !== undefined ? [`maxsteps=${maxSteps}`] : []),
             `cwd=${session.cwd}`,
             `skills=${slot.skills.join(",")}`,
             `state=${slot.shown.state.get()}`,
@@ -54,16 +57,18 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
           ].join("\n")}\n`;
         },
         {
-          write: async (body) => {
+          write: async (body, ctx) => {
             const op = agentOperations(sessions, session, slot);
             for (const line of body.split("\n").filter((l) => l.trim() !== "")) {
-              const m = /^\s*(model|backend|profile)\s*=\s*(.+?)\s*$/.exec(line);
-              if (!m) fail(`cfg takes model=, backend= and profile= lines, not '${line.trim()}'`);
+              const m = /^\s*(model|backend|profile|maxsteps)\s*=\s*(.+?)\s*$/.exec(line);
+              if (!m) fail(`cfg takes model=, backend=, profile= and maxsteps= lines, not '${line.trim()}'`);
               await (m[1] === "profile"
                 ? op.agent(m[2]!)
                 : m[1] === "model"
                   ? op.model(m[2]!)
-                  : op.backend(m[2]!));
+                  : m[1] === "maxsteps"
+                    ? op.maxSteps(m[2]!, ctx.uname)
+                    : op.backend(m[2]!));
             }
           },
           ...atOpenOnly,

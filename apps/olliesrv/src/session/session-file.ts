@@ -18,6 +18,8 @@ export interface SavedAgent {
   profile: string;
   backend?: string;
   model?: string;
+  /** The step limit it was given (`cfg`'s `maxsteps`), when it differs from its profile's. */
+  maxSteps?: number;
   skills?: string[];
   lastPrompt?: string;
   /** The last ticket given to a prompt (see PromptTickets), so numbers are never reused. */
@@ -93,6 +95,7 @@ const schema = z.object({
       profile: profileName,
       backend: z.string().optional(),
       model: z.string().optional(),
+      maxSteps: z.number().int().positive().optional(),
       skills: z.array(z.string()).optional(),
       lastPrompt: z.string().optional(),
       prompts: z.number().int().nonnegative().optional(),
