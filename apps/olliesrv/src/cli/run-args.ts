@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import type { RunApprovals, SessionSpec } from "@ollie/client";
 import { sessionSpec } from "../frontend/session-spec.js";
+import { DIRECTORY_PROFILE } from "./directory-session.js";
 
 /** `ollie run [options] PROMPT...` (or `-`: the prompt on standard input), as parsed. */
 export interface RunInvocation {
@@ -21,9 +22,6 @@ export interface RunInvocation {
   maxCostUsd: number | undefined;
   approve: RunApprovals;
 }
-
-/** The profile a run's new session gets unless `--agent` names another. */
-export const RUN_PROFILE = "coding";
 
 /** The most rounds `--max-turns` may give: what an agent's `cfg` takes. */
 const MOST_TURNS = 10_000;
@@ -62,7 +60,7 @@ export function parseRun(args: string[]): RunInvocation {
     prompt: fromStdin ? undefined : prompt,
     json: values.json ?? false,
     session,
-    spec: sessionSpec({ agent: values.agent ?? RUN_PROFILE, backend: values.backend, model: values.model }),
+    spec: sessionSpec({ agent: values.agent ?? DIRECTORY_PROFILE, backend: values.backend, model: values.model }),
     keep: values.keep ?? false,
     maxTurns: turns(values["max-turns"]),
     maxCostUsd: dollars(values["max-cost"]),
