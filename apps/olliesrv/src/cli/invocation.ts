@@ -6,6 +6,7 @@ import type { BypassInvocation } from "./bypass-commands.js";
 import { type FeedInvocation, type ObserveInvocation, parseFeed, parseObserve } from "./feed-args.js";
 import { type InitInvocation, parseInit } from "./init-args.js";
 import { type LoginInvocation, parseLogin } from "./login-args.js";
+import { parseRun, type RunInvocation } from "./run-args.js";
 import {
   type AskInvocation,
   type PruneInvocation,
@@ -16,7 +17,6 @@ import {
   type RmInvocation,
   type ShInvocation,
 } from "./session-args.js";
-import { parseRun, type RunInvocation } from "./run-args.js";
 
 /** What an `ollie` command line asks for, checked whole before any connection is made. */
 export type Invocation =

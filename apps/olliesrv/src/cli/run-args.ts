@@ -60,7 +60,11 @@ export function parseRun(args: string[]): RunInvocation {
     prompt: fromStdin ? undefined : prompt,
     json: values.json ?? false,
     session,
-    spec: sessionSpec({ agent: values.agent ?? DIRECTORY_PROFILE, backend: values.backend, model: values.model }),
+    spec: sessionSpec({
+      agent: values.agent ?? DIRECTORY_PROFILE,
+      backend: values.backend,
+      model: values.model,
+    }),
     keep: values.keep ?? false,
     maxTurns: turns(values["max-turns"]),
     maxCostUsd: dollars(values["max-cost"]),
