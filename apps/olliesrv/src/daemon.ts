@@ -1,7 +1,7 @@
 import { readFile, rm } from "node:fs/promises";
 import { userInfo } from "node:os";
 import { join } from "node:path";
-import { writeFileAtomic } from "@ollie/agent-core";
+import { writeFileAtomic } from "@ollie/config-file";
 import { type Logger, openDaemonLog } from "@ollie/log";
 import {
   type Address,

@@ -59,7 +59,7 @@ describe("ollie init and ollie backends without olliesrv", () => {
     const unknown = await ollie(["init", "mistral"]);
     expect(unknown.exitCode).toBe(2);
     expect(unknown.stderr).toMatch(
-      /^ollie: unknown provider 'mistral' \(ollama, openai, anthropic, gemini, openrouter, copilot, kiro\)\nusage: ollie /,
+      /^ollie: unknown provider 'mistral' \(ollama, openai, anthropic, gemini, openrouter, copilot, kiro, demo\)\nusage: ollie /,
     );
     expect(existsSync(conf)).toBe(false);
   });

@@ -6,7 +6,7 @@
 // 4. the daemon's memory with 1,000 prompted idle sessions, their toolsrv connections kept and closed.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { newSessionId } from "@ollie/agent-core";
+import { newSessionId } from "@ollie/agent-core/sessions";
 import { idleSessions } from "./bench-idle-sessions.js";
 import { prompt, startOllie } from "./harness.js";
 

@@ -44,7 +44,7 @@ describe.skipIf(ollamaRuns)("a first run with no backend configured", () => {
       /~ retrying in 0\.3 s, attempt 2 of 2: local: request to http:\/\/localhost:11434\/api\/chat failed: connect ECONNREFUSED/,
     );
     expect(chat).toContain(
-      `! the backend 'local' did not answer: no backend is configured yet, and the shipped default is Ollama on this machine. Run 'ollie init PROVIDER' to write ${conf} ('ollie init' lists the providers), or start Ollama; then prompt again.`,
+      `! the backend 'local' did not answer: no backend is configured yet, and the shipped default is Ollama on this machine. Run 'ollie init PROVIDER' to write ${conf} ('ollie init' lists the providers; 'ollie init demo' tries Ollie offline, with no key), or start Ollama; then prompt again.`,
     );
     // Said once, when the turn gave up: after the retry, never before it.
     expect(chat.split("did not answer").length).toBe(2);
@@ -75,7 +75,10 @@ describe.skipIf(ollamaRuns)("a first run with no backend configured", () => {
     // A new session takes the new file, and so does the session whose turn failed, at its next turn.
     o.mock.enqueue({ text: "Hello from the mock." }, { text: "Now I answer here too." });
     const asked = await ollie("ask", "hello again");
-    expect(asked.stderr).toBe("");
+    // The line that says which session and profile; the session is removed once its turn ended well.
+    expect(asked.stderr).toMatch(
+      /^ollie: new session \S+, profile coding \(ollie ask --agent PROFILE for another\)$/,
+    );
     expect(asked.exitCode).toBe(0);
     expect(asked.stdout).toContain("Hello from the mock.");
     expect(o.mock.lastRequest).toMatchObject({ provider: "ollama", model: "mock-model" });

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { INTERRUPTED_RESULT } from "@ollie/agent-core";
+import { INTERRUPTED_RESULT } from "@ollie/agent-core/sessions";
 import { ORDWR } from "@ollie/ninep";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Ollie, prompt, startOllie, watchStates } from "./harness.js";

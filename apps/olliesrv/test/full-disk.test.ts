@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
-import { INTERRUPTED_TURN } from "@ollie/agent-core";
+import { INTERRUPTED_TURN } from "@ollie/agent-core/sessions";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Ollie, startOllie, watchStates } from "./harness.js";

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { join } from "node:path";
-import { INTERRUPTED_RESULT, INTERRUPTED_TURN, RESTART_RESULT } from "@ollie/agent-core";
+import { INTERRUPTED_RESULT, INTERRUPTED_TURN, RESTART_RESULT } from "@ollie/agent-core/sessions";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Ollie, prompt, startOllie } from "./harness.js";

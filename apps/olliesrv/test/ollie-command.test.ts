@@ -48,7 +48,7 @@ describe("the ollie command", () => {
     expect((await ollie("ls")).stdout).toContain(`${id}\tcli\tidle\t${o.work}`);
     const status = (await ollie("status", id)).stdout;
     expect(status).toMatch(
-      new RegExp(`^${id}\\tidle\\tmock-model\\t\\d+ in / \\d+ out\\t\\$0\\.0000 session$`),
+      new RegExp(`^${id}\\tidle\\tdefault\\tmock-model\\t\\d+ in / \\d+ out\\t\\$0\\.0000 session$`),
     );
     expect((await ollie("chat", id)).stdout).toContain("The answer is forty-two.");
   });
@@ -63,13 +63,19 @@ describe("the ollie command", () => {
     expect(asked.stdout).toMatch(/» and this one\?\n\nThe answer to this one\.\n$/);
   });
 
-  it("asks in a new session by default, and fails with the reason when the turn fails", async () => {
+  it("asks in a new coding session by default, and fails with the reason when the turn fails", async () => {
     o.mock.enqueue({ fault: { type: "auth" } });
     const failed = await ollie("ask", "hello");
     expect(failed.exitCode).toBe(1);
-    expect(failed.stderr).toMatch(
-      /^ollie: the turn ended: error: mock 401: .* \(session \d{19}-[0-9a-f]{6}\)$/,
+    const [made, ended, kept] = failed.stderr.split("\n");
+    const id = /^ollie: new session (\d{19}-[0-9a-f]{6}), profile coding /.exec(made!)![1]!;
+    expect(ended).toMatch(new RegExp(`^ollie: the turn ended: error: mock 401: .* \\(session ${id}\\)$`));
+    // A turn that did not end well keeps its session, for a look at what happened.
+    expect(kept).toBe(
+      `ollie: session ${id} is kept: 'ollie ask ${id} …' goes on with it, 'ollie rm ${id}' removes it`,
     );
+    expect((await o.read(`session/${id}/agent/main/cfg`)).split("\n")).toContain("profile=coding");
+    await ollie("rm", id);
     expect((await ollie("bogus")).exitCode).toBe(2);
     const unreachable = await execa(process.execPath, [OLLIE, "-a", `${o.address}.nowhere`, "ls"], {
       reject: false,

@@ -104,12 +104,12 @@ describe("ollie mcp", () => {
     const status = text(await call("ollie_status", { session: id }));
     expect(status).toMatch(
       new RegExp(
-        `^id\\tstate\\tmodel\\ttokens\\tcost\\n${id}\\tidle\\tmock-model\\t\\d+ in / \\d+ out\\t\\$0\\.0000 session\\n$`,
+        `^id\\tstate\\tprofile\\tmodel\\ttokens\\tcost\\n${id}\\tidle\\tcoding\\tmock-model\\t\\d+ in / \\d+ out\\t\\$0\\.0000 session\\n$`,
       ),
     );
     const all = text(await call("ollie_status", {}));
     expect(all).toContain(`${id}\tmcp\tidle\t${o.work}\n`);
-    expect(all).toContain(`${id}\tidle\tmock-model\t`);
+    expect(all).toContain(`${id}\tidle\tcoding\tmock-model\t`);
 
     const chat = text(await call("ollie_read_chat", { session: id }));
     expect(chat).toMatch(/^» Write a note\.\n+→ file_write .*\n← file_write.*\nWrote note\.txt\.\n+$/);

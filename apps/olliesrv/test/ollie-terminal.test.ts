@@ -37,7 +37,7 @@ describe("ollie at a terminal", () => {
       "/stop",
       "/compact",
       "/clear",
-      "/agent PROFILE",
+      "/agent [PROFILE]",
     ])
       at = Math.max(at, await t.until(command, at - 10));
     t.type("have a rest\r");
@@ -150,11 +150,14 @@ describe("ollie at a terminal", () => {
   it("ask: the exit status says how the turn ended; stdout carries the turn, stderr what ollie says", async () => {
     o.mock.enqueue({ text: "Fine." });
     const done = await ollie("ask", "all", "well?");
-    expect([done.exitCode, done.stdout, done.stderr]).toEqual([0, "» all well?\n\nFine.\n", ""]);
+    expect([done.exitCode, done.stdout]).toEqual([0, "» all well?\n\nFine.\n"]);
+    expect(done.stderr).toMatch(
+      /^ollie: new session \S+, profile coding \(ollie ask --agent PROFILE for another\)$/,
+    );
     o.mock.enqueue({ fault: { type: "auth" } });
     const failed = await ollie("ask", "fail");
     expect(failed.exitCode).toBe(1);
-    expect(failed.stderr).toMatch(/^ollie: the turn ended: error: /);
+    expect(failed.stderr).toMatch(/\nollie: the turn ended: error: /);
   });
 
   it("top: a live table of two busy sessions, q quits; printed once when not a terminal", async () => {

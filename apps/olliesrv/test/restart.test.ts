@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { INTERRUPTED_TURN, RESTART_RESULT } from "@ollie/agent-core";
+import { INTERRUPTED_TURN, RESTART_RESULT } from "@ollie/agent-core/sessions";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Ollie, prompt, startOllie, untilTurns, watchStates } from "./harness.js";
 

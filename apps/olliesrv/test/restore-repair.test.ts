@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { INTERRUPTED_TURN, RESTART_RESULT } from "@ollie/agent-core";
+import { INTERRUPTED_TURN, RESTART_RESULT } from "@ollie/agent-core/sessions";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Ollie, startOllie, WAIT, watchStates } from "./harness.js";
 

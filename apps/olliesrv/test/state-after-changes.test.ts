@@ -138,7 +138,7 @@ describe("a turn that failed", () => {
     const reason = outcome.slice("error: ".length).trim().slice(0, 20);
     const shown = async () => {
       const status = (await ollie("status", id)).stdout;
-      expect(status).toMatch(new RegExp(`^${id}\\tfailed: [^\\t]+\\tmock-model\\t`));
+      expect(status).toMatch(new RegExp(`^${id}\\tfailed: [^\\t]+\\tdefault\\tmock-model\\t`));
       expect(status).toContain(reason);
       const top = (await ollie("top")).stdout.split("\n");
       expect(top[0]).toMatch(/ \d+ busy, \d+ failed, /);

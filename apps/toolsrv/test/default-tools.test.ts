@@ -230,6 +230,8 @@ async function fakeOlliesrv(address: string, keys: Record<string, string>) {
       sessions.push({ id, spec: JSON.parse(spec), by: ctx.uname });
       return id;
     }),
+    // Written by the agents, as olliesrv's are: not the tree's owner.
+    0o666,
   );
   const sessionDir = (id: string) =>
     dir(id, [
@@ -240,6 +242,7 @@ async function fakeOlliesrv(address: string, keys: Record<string, string>) {
             text(undefined, {
               write: (task, ctx) => void prompts.push({ session: id, text: task, by: ctx.uname }),
             }),
+            0o222,
           ),
         ]),
       ]),

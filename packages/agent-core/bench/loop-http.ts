@@ -61,7 +61,10 @@ async function measure(server: MockLlmServer): Promise<string> {
     const agent = await Agent.create({ backend, tools: noop, prompt: SYSTEM });
     return timed(async () => {
       const outcome = await agent.submit(PROMPT);
-      if (outcome.status !== "done") throw new Error(String(outcome.error));
+      if (outcome.status !== "done")
+        throw new Error(`the turn ended ${outcome.status}`, {
+          cause: outcome.status === "error" ? outcome.error : outcome,
+        });
     });
   };
 

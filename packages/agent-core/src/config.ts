@@ -2,6 +2,8 @@
 // commands, the loader Agent.switchProfile uses, and hooks that run shell commands. Kept apart from the main
 // entry because it reads files and starts processes.
 
+// Running hooks and prompt commands needs @ollie/sandbox, an optional peer; without it, this error.
+export { SandboxNotInstalledError } from "@ollie/backends";
 export {
   type AgentConfig,
   AgentConfigError,

@@ -1,7 +1,7 @@
-// The public face of @ollie/agent-core: every name exported here is part of the API.
+// The public face of @ollie/agent-core: every name exported here is part of the API. What a program
+// embedding an agent needs is here; sessions on disk are @ollie/agent-core/sessions, profiles on disk
+// @ollie/agent-core/config.
 
-export { estimateTokens } from "@ollie/backends";
-export { writeFileAtomic } from "@ollie/config-file";
 export { Agent } from "./agent/agent.js";
 export type { AgentOptions, ProfileLoader } from "./agent/agent-options.js";
 export {
@@ -19,40 +19,38 @@ export {
 } from "./compaction/compaction-options.js";
 export { CompactionSummaryError } from "./compaction/summary.js";
 export type { ContextFigures } from "./context/context-meter.js";
+export type { AgentEvent, AgentListener, AgentState } from "./events/agent-events.js";
+export type { StopNotice } from "./events/stop-notice.js";
 export type {
-  AgentEvent,
-  AgentListener,
-  AgentState,
+  BlockedOutcome,
+  DoneOutcome,
+  ErrorOutcome,
+  HandledOutcome,
+  InterruptedOutcome,
+  MaxStepsOutcome,
+  TurnError,
   TurnOutcome,
   TurnStatus,
-} from "./events/agent-events.js";
-export type { StopNotice } from "./events/stop-notice.js";
-export {
-  type AnswerOptions,
-  answerUnanswered,
-  INTERRUPTED_RESULT,
-  INTERRUPTED_TURN,
-  RESTART_RESULT,
-} from "./history/history.js";
-export { NUDGE_PREFIX } from "./history/nudge.js";
-export { emptyTaskState, renderTaskState, type TaskState } from "./history/task-state.js";
-export { emptyTotals, type UsageTotals } from "./history/usage-meter.js";
+} from "./events/turn-outcome.js";
+export type { TaskState } from "./history/task-state.js";
+export type { UsageTotals } from "./history/usage-meter.js";
 export { type AgentHooks, CONTINUE, type HookEvent, type HookResult } from "./hooks/agent-hooks.js";
 export { DEFAULT_DISPATCH, type DispatchOptions, ToolTimeoutError } from "./loop/dispatch.js";
 export { DEFAULT_SAFETY_LIMITS, type SafetyLimits, SafetyStopError } from "./loop/safety.js";
 export { StreamIdleError } from "./model/model-request.js";
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./model/retry-policy.js";
-export { type JournalEntry, journalEntrySchema, replayJournal } from "./persist/journal.js";
-export { appendJournal, type JournalContents, readJournal } from "./persist/journal-file.js";
-export { type PersistedSession, persistedSessionSchema } from "./persist/persisted-session.js";
-export {
-  loadSession,
-  SessionFileError,
-  type SessionFileOptions,
-  saveSession,
-} from "./persist/session-file.js";
-export { newSessionId } from "./persist/session-id.js";
-export { repairSession } from "./persist/session-repair.js";
+export { UnknownBackendError } from "./model/unknown-backend-error.js";
+// The shapes Agent's own signatures use; what reads, writes and repairs them is @ollie/agent-core/sessions.
+export type { JournalEntry } from "./persist/journal.js";
+export type { PersistedSession } from "./persist/persisted-session.js";
 export { DEFAULT_MAX_STEPS, type Runtime, type RuntimeSpec } from "./runtime/runtime.js";
+export {
+  defineTool,
+  type JsonSchema,
+  type ToolArguments,
+  type ToolDefinition,
+} from "./tools/define-tool.js";
+export type { StandardSchemaV1 } from "./tools/standard-schema.js";
 export type { ToolExecutor, ToolInfo, ToolResult } from "./tools/tool-executor.js";
+export { ToolSchemaError } from "./tools/tool-json-schema.js";
 export { type FunctionTool, ToolSet, UnknownToolError } from "./tools/tool-set.js";

@@ -8,7 +8,7 @@ import type { GenerationParams, Message, ModelInfo, StreamEvent, Tool } from "./
 export interface Backend {
   /** The profile name (from backends.conf) or a name given in code. */
   readonly name: string;
-  /** openai, anthropic, ollama, gemini or scripted. */
+  /** openai, anthropic, ollama, gemini, copilot, kiro, demo or scripted. */
   readonly provider: string;
   readonly model: string;
   setModel(model: string): void;

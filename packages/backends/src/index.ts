@@ -30,6 +30,7 @@ export {
   UnreachableError,
 } from "./errors.js";
 export { isOverflowMessage } from "./http/overflow.js";
+export { loadSandbox, SandboxNotInstalledError } from "./load-sandbox.js";
 export { AnthropicBackend, type AnthropicOptions } from "./providers/anthropic/anthropic-backend.js";
 export { CopilotBackend, type CopilotOptions } from "./providers/copilot/copilot-backend.js";
 export {
@@ -39,6 +40,7 @@ export {
   type StoredLogin,
 } from "./providers/copilot/copilot-login.js";
 export { pluginTokenFiles } from "./providers/copilot/github-token.js";
+export { DEMO_MODEL, DemoBackend, type DemoOptions } from "./providers/demo/demo-backend.js";
 export { type DeviceCode, LoginError } from "./providers/device-login.js";
 export { GeminiBackend, type GeminiOptions } from "./providers/gemini/gemini-backend.js";
 export { KiroBackend, type KiroOptions } from "./providers/kiro/kiro-backend.js";

@@ -48,6 +48,23 @@ export type { ToolsrvStatus } from "./formats/toolsrv-status.js";
 export type { AgentCost, AgentUsage, ContextSize, UsageTotals } from "./formats/usage.js";
 export { isSessionId } from "./namespace/paths.js";
 export { defaultAddress, type OllieDirs, ollieDirs } from "./ollie-dirs.js";
+export {
+  RUN_EVENTS_VERSION,
+  type RunApproval,
+  type RunApprovals,
+  type RunDiscard,
+  type RunError,
+  type RunEvent,
+  type RunNotice,
+  type RunOutcome,
+  type RunReasoning,
+  type RunStart,
+  type RunStatus,
+  type RunText,
+  type RunToolCall,
+  type RunToolResult,
+  type RunUsage,
+} from "./run/run-event.js";
 export { Session } from "./session/session.js";
 export type { ForkOptions, SessionSpec } from "./session/session-spec.js";
 export { Watch } from "./streams/watch.js";

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type FileServer, NinepClient, NinepServer, Ramfs } from "@ollie/ninep";
 import { interleave, minMedian, msSince } from "../../../bench/interleave.js";
-import { buildTree, dir, each, file, LogStream, log, text } from "../src/index.js";
+import { AppendBuffer, buildTree, dir, each, file, log, text } from "../src/index.js";
 import { RawClient } from "./raw-client.js";
 
 /**
@@ -84,7 +84,7 @@ async function listing(): Promise<Compared> {
 
 /** One append waking the blocked readers (ours) and as many reads of a ready file (base); server heap. */
 async function wakeups(): Promise<Compared & { perBlocked: number; perOpen: number }> {
-  const stream = new LogStream();
+  const stream = new AppendBuffer();
   const tree = buildTree(
     dir("/", [
       file("log", log(stream)),

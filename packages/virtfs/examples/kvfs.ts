@@ -2,13 +2,13 @@
 import { parseArgs } from "node:util";
 import { formatAddress, NinepServer, parseAddress, serviceAddress } from "@ollie/ninep";
 import {
+  AppendBuffer,
   buildTree,
   clone,
   ctl,
   dir,
   each,
   file,
-  LogStream,
   log,
   text,
   WatchedValue,
@@ -18,7 +18,7 @@ import {
 /** The store: keys and values, a log of changes, and a watched count. */
 export class KvStore {
   readonly values = new Map<string, string>();
-  readonly events = new LogStream({ retain: 64 * 1024 });
+  readonly events = new AppendBuffer({ retain: 64 * 1024 });
   readonly count = new WatchedValue(0);
 
   set(key: string, value: string): void {

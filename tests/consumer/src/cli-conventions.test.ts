@@ -3,14 +3,17 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, inject, it } from "vitest";
 import { projectAt } from "./consumer-project.js";
+import { pasteIntoBash } from "./interactive-bash.js";
 import { MONOREPO } from "./pack-workspace.js";
+import { readerShell } from "./reader-shell.js";
 
 interface Row {
   binary: string;
   packageName: string;
   flags: string[];
   noArguments: string;
-  failingCall: string[];
+  /** A command line, as a reader pastes it into a shell. */
+  failingCall: string;
 }
 
 /** The binaries' table in CONTRIBUTING.md, the one place their conventions are written down. */
@@ -26,7 +29,7 @@ function conventionsTable(): Row[] {
       packageName: cells[1]!,
       flags: code(cells[2]!),
       noArguments: cells[3]!,
-      failingCall: code(cells[4]!)[0]!.split(" "),
+      failingCall: code(cells[4]!)[0]!,
     };
   });
 }
@@ -82,10 +85,9 @@ describe.each(table)("$binary, installed, as CONTRIBUTING.md says", (row) => {
     },
   );
 
-  it(`exits 1 with the reason for a failing call (${row.failingCall.join(" ")})`, async () => {
-    const [binary, ...args] = row.failingCall;
-    expect(binary).toBe(row.binary);
-    const r = await run(args);
+  it(`exits 1 with the reason for a failing call, pasted into a shell (${row.failingCall})`, async () => {
+    expect(row.failingCall.split(" ")[0]).toBe(row.binary);
+    const r = await pasteIntoBash(`${row.failingCall}\n`, readerShell(project(), "cli-conventions")).end();
     expect(r.exitCode, r.stderr).toBe(1);
     expect(r.stderr).toMatch(new RegExp(`${row.binary}: \\S`));
   });

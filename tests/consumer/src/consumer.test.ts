@@ -1,18 +1,11 @@
-import {
-  accessSync,
-  constants,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  writeFileSync,
-} from "node:fs";
+import { accessSync, constants, existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { type ConsumerProject, projectAt } from "./consumer-project.js";
+import { ENTRY_POINTS } from "./entry-points.js";
 import { publishablePackages } from "./pack-workspace.js";
-import { readmeCode, relativeLinks } from "./readme-code.js";
+import { relativeLinks } from "./readme-code.js";
 
 let project: ConsumerProject;
 const installed = (name: string) => join(project.dir, "node_modules", name);
@@ -42,6 +35,20 @@ describe("the installed packages", () => {
     },
   );
 
+  it("came from their tarballs: npm asked the registry for no @ollie package, the other CPU's launcher included", () => {
+    expect(inject("ollieRequests")).toEqual([]);
+  });
+
+  it.each(packages.map((p) => p.name))(
+    "%s does not install @types/node: a consumer who type-checks has it (an optional peer at most)",
+    (name) => {
+      const manifest = JSON.parse(readFileSync(join(installed(name), "package.json"), "utf8"));
+      expect(Object.keys(manifest.dependencies ?? {})).not.toContain("@types/node");
+      if (manifest.peerDependencies?.["@types/node"])
+        expect(manifest.peerDependenciesMeta?.["@types/node"]).toEqual({ optional: true });
+    },
+  );
+
   it("toolsrv's tools are executable, as the tool server needs them", () => {
     const tools = join(installed("toolsrv"), "tools");
     const names = readdirSync(tools);
@@ -51,125 +58,39 @@ describe("the installed packages", () => {
 });
 
 describe("a strict TypeScript consumer", () => {
-  const source = () => join(project.dir, "src");
+  const diagnostics = () => inject("diagnostics");
+  const node = (file: string, args: string[] = []) =>
+    execa(process.execPath, [file, ...args], { cwd: project.dir, env: project.env, extendEnv: false });
+  const readmeModule = (document: string, language: string) => {
+    const found = inject("readmeModules").find((m) => m.document === document && m.language === language);
+    if (!found) throw new Error(`no ${language} block in ${document}`);
+    return found;
+  };
 
-  beforeAll(async () => {
-    mkdirSync(source(), { recursive: true });
-    // Every entry point of every package, imported as a consumer writes it.
-    const entries = packages.flatMap(({ name }) => {
-      const manifest = JSON.parse(readFileSync(join(installed(name), "package.json"), "utf8"));
-      return Object.keys(manifest.exports ?? {})
-        .filter((key) => key !== "./package.json")
-        .map((key) => (key === "." ? name : `${name}/${key.slice(2)}`));
-    });
-    writeFileSync(
-      join(source(), "entry-points.ts"),
-      `${entries.map((e, i) => `import * as entry${i} from "${e}";`).join("\n")}
-const loaded: Record<string, number> = {
-${entries.map((e, i) => `  "${e}": Object.keys(entry${i}).length,`).join("\n")}
-};
-console.log(JSON.stringify(loaded));
-`,
-    );
-    writeFileSync(
-      join(source(), "agent-core-readme.ts"),
-      readmeCode(installed("@ollie/agent-core/README.md"), "ts")[0]!,
-    );
-    writeFileSync(
-      join(source(), "virtfs-readme.ts"),
-      readmeCode(installed("@ollie/virtfs/README.md"), "ts")[0]!,
-    );
-    writeFileSync(
-      join(project.dir, "tsconfig.json"),
-      `${JSON.stringify(
-        {
-          compilerOptions: {
-            strict: true,
-            skipLibCheck: false,
-            module: "nodenext",
-            moduleResolution: "nodenext",
-            target: "es2022",
-            types: ["node"],
-            outDir: "out",
-          },
-          include: ["src"],
-        },
-        null,
-        2,
-      )}\n`,
-    );
-    const tsc = await execa(project.bin("tsc"), ["-p", "."], {
-      cwd: project.dir,
-      env: project.env,
-      extendEnv: false,
-      reject: false,
-    });
-    expect(tsc.stdout, "tsc found errors").toBe("");
-    expect(tsc.exitCode).toBe(0);
+  it("type-checks every entry point of every package, strictly, with every declaration file checked", () => {
+    expect(diagnostics()[""] ?? [], "tsc's errors in no file").toEqual([]);
+    expect(diagnostics()[ENTRY_POINTS.source] ?? []).toEqual([]);
   });
 
   it("loads every entry point of every package", async () => {
-    const { stdout } = await execa(process.execPath, ["out/entry-points.js"], {
-      cwd: project.dir,
-      env: project.env,
-      extendEnv: false,
-    });
+    const { stdout } = await node(ENTRY_POINTS.output);
     const loaded: Record<string, number> = JSON.parse(stdout);
     expect(Object.keys(loaded)).toContain("@ollie/agent-core");
     for (const [entry, exports] of Object.entries(loaded)) expect(exports, entry).toBeGreaterThan(0);
   });
 
   it("runs the agent-core README's example as written", async () => {
-    const { stdout } = await execa(process.execPath, ["out/agent-core-readme.js"], {
-      cwd: project.dir,
-      env: project.env,
-      extendEnv: false,
-    });
+    const { stdout } = await node(readmeModule("@ollie/agent-core/README.md", "ts").output);
     expect(stdout).toContain("There are 4 words.");
     expect(stdout).toMatch(/done after 1 round\(s\) of tools, 2 requests/);
   });
 
   it("runs the config-file README's example as written, and prints what the README says", async () => {
     const readme = installed("@ollie/config-file/README.md");
-    writeFileSync(join(project.dir, "config-example.mjs"), readmeCode(readme, "js")[0]!);
-    const { stdout } = await execa(process.execPath, ["config-example.mjs"], {
-      cwd: project.dir,
-      env: project.env,
-      extendEnv: false,
-    });
+    const { stdout } = await node(readmeModule("@ollie/config-file/README.md", "js").source);
     const printed = readFileSync(readme, "utf8")
       .split("`node example.mjs` prints:\n\n```\n")[1]!
       .split("```")[0]!;
     expect(`${stdout}\n`).toBe(printed);
-  });
-
-  it("serves the virtfs README's notes service and reads it with the installed ninep", async () => {
-    const address = `unix!${join(project.dir, "notes.sock")}`;
-    const service = execa(process.execPath, ["out/virtfs-readme.js", address], {
-      cwd: project.dir,
-      env: project.env,
-      extendEnv: false,
-    });
-    try {
-      await new Promise<void>((resolve, reject) => {
-        service.stdout!.on(
-          "data",
-          (chunk: Buffer) => chunk.toString().includes("serving notes") && resolve(),
-        );
-        service.catch(reject);
-      });
-      const ninep = (args: string[], input?: string) =>
-        execa(project.bin("ninep"), ["-a", address, ...args], {
-          env: project.env,
-          extendEnv: false,
-          ...(input !== undefined && { input }),
-        });
-      await ninep(["write", "ctl"], "save todo buy milk\n");
-      expect((await ninep(["ls", "notes"])).stdout).toBe("todo");
-      expect((await ninep(["read", "notes/todo"])).stdout).toBe("buy milk");
-    } finally {
-      service.kill();
-      await service.catch(() => {});
-    }
   });
 });

@@ -10,8 +10,11 @@ interface Manifest {
   cpu?: string[];
 }
 
-/** The publishable packages of the workspace, by directory: every non-private one this machine can install. */
-export function publishablePackages(): { name: string; dir: string }[] {
+/**
+ * The publishable packages of the workspace, by directory: every non-private one this machine can install,
+ * or with `everyPlatform` every non-private one (the other CPU's launcher package too).
+ */
+export function publishablePackages({ everyPlatform = false } = {}): { name: string; dir: string }[] {
   const found: { name: string; dir: string }[] = [];
   for (const group of ["packages", "apps"]) {
     for (const entry of readdirSync(join(MONOREPO, group)).sort()) {
@@ -23,7 +26,8 @@ export function publishablePackages(): { name: string; dir: string }[] {
         continue;
       }
       // npm refuses a package for another CPU when it is named directly; as an optional dependency it is skipped.
-      if (manifest.private || (manifest.cpu && !manifest.cpu.includes(process.arch))) continue;
+      if (manifest.private) continue;
+      if (!everyPlatform && manifest.cpu && !manifest.cpu.includes(process.arch)) continue;
       found.push({ name: manifest.name, dir });
     }
   }
@@ -33,18 +37,18 @@ export function publishablePackages(): { name: string; dir: string }[] {
 export const PNPM = `pnpm@${JSON.parse(readFileSync(join(MONOREPO, "package.json"), "utf8")).packageManager.split("@")[1]}`;
 
 /**
- * Packs each package with pnpm, as a release does (pnpm rewrites `workspace:` ranges and applies
- * publishConfig). Lifecycle scripts are skipped: the workspace is already built, and a release's prepack
- * build is exercised by `release:dry`.
+ * Packs each package, for every platform, with pnpm, as a release does (pnpm rewrites `workspace:` ranges and
+ * applies publishConfig); returns each one's tarball by name. Lifecycle scripts are skipped: the workspace is
+ * already built, and a release's prepack build is exercised by `release:dry`.
  */
-export async function packWorkspace(destination: string): Promise<string[]> {
-  const tarballs: string[] = [];
-  for (const { dir } of publishablePackages()) {
+export async function packWorkspace(destination: string): Promise<Record<string, string>> {
+  const tarballs: Record<string, string> = {};
+  for (const { name, dir } of publishablePackages({ everyPlatform: true })) {
     const { stdout } = await execa("npx", ["-y", PNPM, "pack", "--json", "--pack-destination", destination], {
       cwd: dir,
       env: { npm_config_ignore_scripts: "true" },
     });
-    tarballs.push(JSON.parse(stdout.slice(stdout.indexOf("{"))).filename);
+    tarballs[name] = JSON.parse(stdout.slice(stdout.indexOf("{"))).filename;
   }
   return tarballs;
 }

@@ -22,8 +22,8 @@ export async function loadOwnerKey(file: string): Promise<string> {
     return key;
   }
   const key = randomBytes(32).toString("hex");
-  // Loaded here, by the daemon: the `ollie` command, which only reads the key, starts without agent-core.
-  const { writeFileAtomic } = await import("@ollie/agent-core");
+  // Loaded here, by the daemon: the `ollie` command, which only reads the key, starts without zod and yaml.
+  const { writeFileAtomic } = await import("@ollie/config-file");
   await writeFileAtomic(file, `${key}\n`);
   return key;
 }

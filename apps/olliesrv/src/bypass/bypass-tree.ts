@@ -33,7 +33,8 @@ export function bypassTree(desk: BypassDesk, options: BypassTreeOptions): NodeSp
     operations: () =>
       file(
         "operations",
-        text(() => desk.operations()),
+        // Asks toolsrv: at each open, not at each stat.
+        text(() => desk.operations(), { size: false }),
       ),
     pending: () =>
       file(

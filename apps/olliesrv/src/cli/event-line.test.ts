@@ -43,6 +43,13 @@ describe("an event as an observer's line", () => {
         me,
       ),
     ).toBe("main turn ended: done after 2 step(s); last reply: Done.");
+    const ended = (outcome: object) => eventLine(record("agent.main.turn", { outcome }), me);
+    expect(ended({ status: "error", steps: 1, error: "mock 500" })).toBe(
+      "main turn ended: error after 1 step(s): mock 500",
+    );
+    expect(ended({ status: "blocked", steps: 0, reason: "quiet hours" })).toBe(
+      "main turn ended: blocked after 0 step(s): quiet hours",
+    );
     expect(eventLine(record("agent.w.error", { message: "mock 500" }), me)).toBe("w error: mock 500");
     expect(eventLine(record("session.rename", { name: "x" }), me)).toBe('session.rename {"name":"x"}');
   });

@@ -40,7 +40,8 @@ function agentLine(e: AgentEventRecord, observer: string): string {
       return `${agent} calls ${e.call.name} ${oneLine(JSON.stringify(e.call.arguments ?? {}), 160)}`;
     case "turn": {
       const o = e.outcome;
-      const error = o.error === undefined ? "" : `: ${oneLine(String(o.error), 200)}`;
+      const why = o.error ?? o.reason;
+      const error = why === undefined ? "" : `: ${oneLine(String(why), 200)}`;
       const reply = o.reply?.content ? `; last reply: ${oneLine(String(o.reply.content), 160)}` : "";
       return `${agent} turn ended: ${o.status} after ${o.steps ?? 0} step(s)${error}${reply}`;
     }

@@ -7,7 +7,7 @@ describe("ollie init's and ollie backends' arguments", () => {
       [
         "init",
         ["mistral"],
-        "unknown provider 'mistral' (ollama, openai, anthropic, gemini, openrouter, copilot, kiro)",
+        "unknown provider 'mistral' (ollama, openai, anthropic, gemini, openrouter, copilot, kiro, demo)",
       ],
       [
         "init",

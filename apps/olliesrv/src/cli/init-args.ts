@@ -27,10 +27,11 @@ export const INIT_USAGE = `usage: ollie init PROVIDER [--url URL] [--model MODEL
        ollie init [-h | --help]
 Writes $XDG_CONFIG_HOME/ollie/backends.conf from the shipped one with PROVIDER's profile turned on (and made
 the default), tells a running olliesrv to read it, and checks that the backend answers by listing its models.
-An existing file is kept unless --force (the old one is then kept as backends.conf.bak). --key-env names the
-variable olliesrv reads the key from; --key-cmd a command that prints it, run when olliesrv needs the key.
-A backends.conf that is a symbolic link is written through (its target gets the new text). Without PROVIDER,
-lists the providers.
+An existing file is kept unless --force, or unless it holds only the offline demo (the old one is then kept as
+backends.conf.bak). --key-env names the variable olliesrv reads the key from (set where olliesrv starts);
+--key-cmd a command that prints it, run when olliesrv needs the key (no restart needed). A backends.conf that
+is a symbolic link is written through (its target gets the new text). Without PROVIDER, lists the providers
+('ollie init demo': an offline demo, no key and no network).
 `;
 
 const INIT_OPTIONS = {
@@ -116,11 +117,14 @@ export function providerList(): string {
   const lines = profiles.map((p) => {
     const v = p.values;
     const url = v.get("url");
-    const key = v.get("key_env")
-      ? `key in $${v.get("key_env")}`
-      : SIGN_IN[p.type]
-        ? `signed in with 'ollie login ${p.type}'`
-        : "no key";
+    const key =
+      p.type === "demo"
+        ? "offline: no key, no network"
+        : v.get("key_env")
+          ? `key in $${v.get("key_env")}`
+          : SIGN_IN[p.type]
+            ? `signed in with 'ollie login ${p.type}'`
+            : "no key";
     return `  ${p.provider.padEnd(width)}  [${p.section}] ${p.type}${url ? ` at ${url}` : ""}, model ${v.get("model")}, ${key}`;
   });
   return `providers (ollie init PROVIDER):\n${lines.join("\n")}\n`;

@@ -1,8 +1,8 @@
-import { access, copyFile, readlink } from "node:fs/promises";
+import { access, copyFile, readFile, readlink } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
-import { writeFileAtomic } from "@ollie/agent-core";
 import { BackendPool, type Profile, parseBackendsConf } from "@ollie/backends";
 import { type OllieClient, RefusedError } from "@ollie/client";
+import { writeFileAtomic } from "@ollie/config-file";
 import { answered, type CheckStatus, checkBackend, verdict } from "../config/backend-check.js";
 import { type TemplateProfile, turnOn } from "../config/backends-template.js";
 import { olliePaths } from "../paths.js";
@@ -14,6 +14,7 @@ import { INIT_USAGE, type InitInvocation, providerList, SIGN_IN, template } from
  * and checks the backend — through olliesrv when it runs and reads this file, since its environment holds
  * the keys it uses, else here. Works without olliesrv, but not with one that refuses to attach it (nothing
  * is written then). A backends.conf that is a symbolic link is written through: its target gets the text.
+ * An existing file is kept unless --force, or unless it holds only the offline demo.
  * 0 when the backend answers (or --no-check), 1 otherwise.
  */
 export async function initCommand(
@@ -37,7 +38,8 @@ export async function initCommand(
     () => true,
     () => false,
   );
-  if (exists && !invocation.force)
+  // What `ollie init demo` wrote is there to be replaced by a real backend: no --force needed (still kept).
+  if (exists && !invocation.force && !(await demoOnly(file)))
     return fail(
       `${file} exists; 'ollie init --force ${chosen.provider} …' replaces it (keeping it as backends.conf.bak)`,
     );
@@ -53,6 +55,7 @@ export async function initCommand(
     );
     const key = keyLine(profile);
     if (key) say(key);
+    if (profile.type === "demo") say(DEMO_NEXT);
 
     let daemon: DaemonView | undefined;
     if (!client) say("olliesrv is not running: it reads the file when it starts");
@@ -92,6 +95,16 @@ export async function initCommand(
   }
 }
 
+/** Whether `file` holds only demo profiles (what `ollie init demo` writes); false when it cannot be read. */
+async function demoOnly(file: string): Promise<boolean> {
+  try {
+    const profiles = [...parseBackendsConf(await readFile(file, "utf8"), file).profiles.values()];
+    return profiles.length > 0 && profiles.every((p) => p.type === "demo");
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Where writing `file` should go: `file` itself, or — when it is a symbolic link (to a dotfiles repository,
  * say) — the file the link leads to, which need not exist yet. Writing there keeps the link a link.
@@ -111,6 +124,10 @@ async function linkTarget(file: string): Promise<string> {
   }
   throw new Error(`${file}: too many levels of symbolic links`);
 }
+
+/** What `ollie init demo` leads to: trying it, then a real backend. */
+const DEMO_NEXT =
+  "the demo is a script, not a model: it runs one real tool call and answers from it. Try 'ollie ask what is here' or 'ollie sh'; then 'ollie init anthropic' (or another provider: 'ollie init' lists them) for a real model";
 
 /** A profile in a few words: type, where, model. */
 function describe(profile: Profile): string {

@@ -1,17 +1,31 @@
 import { parseArgs } from "node:util";
-import { isSessionId, type SessionSpec } from "@ollie/client";
+import type { SessionSpec } from "@ollie/client";
 import { sessionSpec } from "../frontend/session-spec.js";
 import { REQUEST_ID } from "../request-id.js";
 import type { BypassInvocation } from "./bypass-commands.js";
 import { type FeedInvocation, type ObserveInvocation, parseFeed, parseObserve } from "./feed-args.js";
 import { type InitInvocation, parseInit } from "./init-args.js";
 import { type LoginInvocation, parseLogin } from "./login-args.js";
+import { parseRun, type RunInvocation } from "./run-args.js";
+import {
+  type AskInvocation,
+  type PruneInvocation,
+  parseAsk,
+  parsePrune,
+  parseRm,
+  parseSh,
+  type RmInvocation,
+  type ShInvocation,
+} from "./session-args.js";
 
 /** What an `ollie` command line asks for, checked whole before any connection is made. */
 export type Invocation =
   | { command: "new"; spec: SessionSpec }
-  | { command: "ask"; session: string | undefined; text: string }
-  | { command: "sh"; session: string | undefined }
+  | AskInvocation
+  | RunInvocation
+  | ShInvocation
+  | RmInvocation
+  | PruneInvocation
   | { command: "ls" | "top" }
   | { command: "chat"; session: string; follow: boolean }
   | { command: "status"; session: string | undefined }
@@ -59,14 +73,16 @@ export function parseInvocation(command: string | undefined, args: string[]): In
       const { values } = parseArgs({ args, options: NEW_OPTIONS });
       return { command, spec: sessionSpec(values) };
     }
-    case "ask": {
-      const words = [...args];
-      const session = words.length > 1 && isSessionId(words[0]!) ? words.shift() : undefined;
-      const text = words.join(" ").trim();
-      if (!text) throw new UsageError("ask needs a prompt");
-      return { command, session, text };
-    }
+    case "ask":
+      return parseAsk(args);
+    case "run":
+      return parseRun(args);
     case "sh":
+      return parseSh(args);
+    case "rm":
+      return parseRm(args);
+    case "prune":
+      return parsePrune(args);
     case "status":
       return { command, session: operands(1)[0] };
     case "ls":

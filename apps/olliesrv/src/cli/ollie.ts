@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
 import { connect, defaultAddress, type OllieClient } from "@ollie/client";
-import { sessionLines } from "../frontend/session-lines.js";
+import { sessionTable } from "../frontend/session-lines.js";
 import { askCommand } from "./ask-command.js";
 import { decideCommand, pendingCommand } from "./bypass-commands.js";
 import { chatCommand } from "./chat-command.js";
@@ -8,6 +8,8 @@ import { feedCommand } from "./feed-command.js";
 import { type Invocation, type LocalInvocation, parseInvocation } from "./invocation.js";
 import { observeCommand } from "./observe-command.js";
 import { reachDaemon } from "./reach-daemon.js";
+import { pruneCommand, rmCommand } from "./remove-commands.js";
+import { runCommand } from "./run-command.js";
 import { shell } from "./shell.js";
 import { statusCommand } from "./status-command.js";
 import { top } from "./top.js";
@@ -16,14 +18,31 @@ export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] [-k KEYFILE] [--keep-dae
        ollie --help | --version
   new [--agent P] [--cwd D] [--remote [USER@]HOST[:DIR]] [--backend B] [--model M] [--name N]
                             create a session (its tools on HOST over ssh with --remote); prints its id
-  ask [SESSION] TEXT...     prompt (a new session in this directory when none is given) and stream the turn;
-                            Ctrl-C stops the turn, a second Ctrl-C leaves it running
-  sh [SESSION]              talk interactively; /help lists the commands; Ctrl-C stops a turn
-  ls                        the sessions: id, name, state, directory
+  ask [--agent P] [--keep] [SESSION] TEXT...
+                            prompt SESSION and stream the turn; Ctrl-C stops the turn, a second Ctrl-C
+                            leaves it running. Without SESSION, a new session in this directory, profile
+                            coding unless --agent (said on stderr), removed after a turn that ended well
+                            unless --keep (a session kept is said, with its id)
+  run [--json] [--agent P | --session S] [--backend B] [--model M] [--max-turns N] [--max-cost USD]
+      [--approve deny|fail] [--keep] PROMPT... | -
+                            one turn with nobody to ask, for scripts and CI: in a new session in this
+                            directory (profile coding unless --agent), removed at its end unless --keep, or
+                            in session S (kept); - reads the prompt from standard input. The chat on stdout,
+                            or with --json one JSON object a line (a versioned schema: see the README). An
+                            approval is denied at once (--approve fail: and the run ends); --max-turns limits
+                            the rounds of tool calls, --max-cost stops the turn once it has cost more than USD
+  sh [--agent P] [SESSION]  talk interactively; /help lists the commands; Ctrl-C stops a turn. Without
+                            SESSION, a new session in this directory (profile coding unless --agent), kept
+                            when sh ends unless nothing was said in it
+  ls                        the sessions, under a header: id, name, state, directory (nothing when none)
+  rm [-f] SESSION...        end sessions and remove what they saved (and the sessions they spawned); one in
+                            which something runs is refused unless -f
+  prune [--older DURATION]  remove every session in which nothing runs (with --older, nor ran for DURATION:
+                            30m, 12h, 7d); never one that runs
   top                       a live table of the agents: state, tool, turns, tokens, cost, age; q quits
                             (printed once when standard output is not a terminal)
   chat [-f] SESSION         the conversation; -f follows it
-  status [SESSION]          state, model, tokens and cost
+  status [SESSION]          state, profile, model, tokens and cost
   stop SESSION              stop the running turn
   kill SESSION              end the session
   feed SESSION [--window S] [--max-lines N] [--max-bytes B] [--file PATH | -- CMD [ARGS...]]
@@ -69,11 +88,12 @@ You attach as yourself, proven with the owner key olliesrv made ($XDG_DATA_HOME/
 names another, e.g. a copy for a TCP listener); inside an agent's tool, as that agent ($OLLIE_UNAME, proven
 with $OLLIE_KEY).
 Exit status: 0 done, 1 failed, 2 a usage mistake; ask says how the turn ended: 0 done (or handled by a
-hook), 1 error, 3 maxsteps, 4 blocked by a hook, 130 interrupted (or left running by a second Ctrl-C).
+hook), 1 error, 3 maxsteps, 4 blocked by a hook, 130 interrupted (or left running by a second Ctrl-C); run
+too, and 5 when it cost more than --max-cost, 6 when an agent asked for an approval with --approve fail.
 sh and top colour their output on a terminal, unless NO_COLOR is set (not empty) or TERM is dumb.
 `;
 
-/** The `ollie` command. Returns the exit status: 0 success, 1 a failure, 2 a usage mistake (and ask's, in USAGE). */
+/** The `ollie` command. Returns the exit status: 0 success, 1 a failure, 2 a usage mistake (and ask's and run's, in USAGE). */
 export async function main(argv: string[]): Promise<number> {
   let parsed: ReturnType<typeof parseGlobals>;
   try {
@@ -150,12 +170,18 @@ async function run(client: OllieClient, invocation: Exclude<Invocation, LocalInv
       process.stdout.write(`${(await client.newSession(invocation.spec)).id}\n`);
       return 0;
     case "ask":
-      return await askCommand(client, invocation.session, invocation.text);
+      return await askCommand(client, invocation);
+    case "run":
+      return await runCommand(client, invocation);
     case "sh":
-      return await shell(client, invocation.session);
+      return await shell(client, invocation.session, invocation.agent);
     case "ls":
-      process.stdout.write(sessionLines(await client.sessions()));
+      process.stdout.write(sessionTable(await client.sessions()));
       return 0;
+    case "rm":
+      return await rmCommand(client, invocation);
+    case "prune":
+      return await pruneCommand(client, invocation);
     case "top":
       return await top(client);
     case "chat":

@@ -10,7 +10,7 @@ export const SHELL_HELP = `/help                  this list
 /stop                  stop the running turn (Ctrl-C does too; a second Ctrl-C leaves it running)
 /compact               compact the history now
 /clear                 drop the history (same profile)
-/agent PROFILE         switch to another agent profile, with a fresh history
+/agent [PROFILE]       the agent profile in use; with PROFILE, switch to it, with a fresh history
 /backend PROFILE       use another backends.conf profile
 /cd DIR                move the session to DIR
 /queue TEXT            queue a prompt behind the running turn
@@ -62,6 +62,12 @@ export async function shellCommand(agent: Agent, line: string): Promise<CommandR
     case "clear":
       await agent.ctl("clear");
       return { text: "the history is cleared\n" };
+    case "agent": {
+      if (!args) return { text: `profile ${(await agent.cfg()).profile}\n` };
+      const was = (await agent.cfg()).profile;
+      await agent.ctl(`agent ${args}`);
+      return { text: `now running profile ${args} (was ${was}), with a fresh history\n` };
+    }
     case "kill":
       await agent.ctl("kill");
       return { text: "the session is ended\n", leave: true };

@@ -5,6 +5,7 @@ import { duration } from "../frontend/agent-text.js";
 import { askTurn } from "../frontend/ask-turn.js";
 import { followActivity } from "../frontend/follow-activity.js";
 import { colourWanted, type Palette, palette } from "./colour.js";
+import { directorySession } from "./directory-session.js";
 import { shellCommand } from "./shell-commands.js";
 import { TurnView } from "./turn-view.js";
 
@@ -23,17 +24,19 @@ interface RunningTurn {
  * `ollie sh`: a conversation at the terminal. A line is a prompt, its turn streamed back with a status line
  * under it while it runs and a summary line at its end; `/help` lists the commands, and a `/word` that is
  * not sh's own is written to the agent's ctl. Ctrl-C stops a running turn (a second one leaves it running)
- * and, at the prompt, clears the line; Ctrl-D ends. The session is created in this directory if none is
- * given. Commands typed while a turn runs run at once; prompts wait for the turn.
+ * and, at the prompt, clears the line; Ctrl-D ends. Without `given`, a session is made in this directory
+ * (profile `agent`, else DIRECTORY_PROFILE) and kept when sh ends, unless nothing was said in it. Commands
+ * typed while a turn runs run at once; prompts wait for the turn.
  */
-export async function shell(client: OllieClient, given?: string): Promise<number> {
-  const session = given ?? (await client.newSession({ cwd: process.cwd() })).id;
+export async function shell(client: OllieClient, given?: string, profile?: string): Promise<number> {
+  const made = given ? undefined : await directorySession(client, profile, "ollie sh");
+  const session = given ?? made!.id;
   const agent = client.session(session).agent();
   const out = process.stdout;
   const p = palette(colourWanted(out));
-  out.write(
-    `${p.dim(`session ${session} — /help lists the commands; Ctrl-C stops a turn, Ctrl-D leaves`)}\n`,
-  );
+  const first = made ? made.said : `session ${session}, profile ${(await agent.cfg()).profile}`;
+  out.write(`${p.dim(`${first}\n/help lists the commands; Ctrl-C stops a turn, Ctrl-D leaves`)}\n`);
+  let killed = false;
   const rl = createInterface({ input: process.stdin, output: out, prompt: "» ", historySize: 1000 });
   let turn: RunningTurn | undefined;
   let closed = false;
@@ -69,7 +72,10 @@ export async function shell(client: OllieClient, given?: string): Promise<number
     try {
       const result = await shellCommand(agent, line);
       say(result.text);
-      if (result.leave) rl.close();
+      if (result.leave) {
+        killed = true;
+        rl.close();
+      }
     } catch (error) {
       say(p.red(`error: ${reason(error)}`));
     }
@@ -136,7 +142,32 @@ export async function shell(client: OllieClient, given?: string): Promise<number
   await queue;
   // The terminal is done with: let go of it, so nothing keeps the process alive.
   process.stdin.destroy();
+  if (made && !killed) await leaving(client, session);
   return 0;
+}
+
+/** sh made `session` and ends: one in which nothing was said goes; any other is kept, and said so. */
+async function leaving(client: OllieClient, session: string): Promise<void> {
+  const said = await client
+    .session(session)
+    .agent()
+    .chatText()
+    .then(
+      (chat) => chat !== "",
+      () => true,
+    );
+  if (said) {
+    process.stdout.write(
+      `session ${session} is kept: 'ollie sh ${session}' goes on with it, 'ollie rm ${session}' removes it\n`,
+    );
+    return;
+  }
+  await client
+    .session(session)
+    .kill()
+    .catch((error: unknown) =>
+      process.stderr.write(`ollie: could not remove session ${session}: ${reason(error)}\n`),
+    );
 }
 
 /** What went wrong: olliesrv's words for a refusal (sh's files are always the same), else the message. */

@@ -21,9 +21,20 @@ describe("the shipped backends.conf as a template", () => {
       ["openrouter", "openrouter", "openai"],
       ["copilot", "copilot", "copilot"],
       ["kiro", "kiro", "kiro"],
+      ["demo", "demo", "demo"],
     ]);
     expect(templateProfile(shipped, "claude")?.provider).toBe("anthropic");
     expect(templateProfile(shipped, "mistral")).toBeUndefined();
+  });
+
+  it("turns the offline demo on: no key, no address", () => {
+    const conf = parseBackendsConf(turnOn(shipped, templateProfile(shipped, "demo")!));
+    expect([...conf.profiles.keys()]).toEqual(["demo"]);
+    expect(conf.defaultProfile).toBe("demo");
+    expect(conf.profiles.get("demo")).toEqual(
+      expect.objectContaining({ type: "demo", model: "ollie-demo", credential: { kind: "none" } }),
+    );
+    expect(conf.profiles.get("demo")?.url).toBeUndefined();
   });
 
   it("turns one profile on, comments the others out and makes it the default", () => {

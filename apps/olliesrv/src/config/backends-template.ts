@@ -11,6 +11,7 @@ export const TEMPLATE_TYPES: readonly ProviderType[] = [
   "gemini",
   "copilot",
   "kiro",
+  "demo",
 ];
 
 /** A profile of the shipped backends.conf, on or commented out: what `ollie init PROVIDER` can turn on. */

@@ -1,8 +1,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { writeFileAtomic } from "@ollie/agent-core";
 import type { BackendPool } from "@ollie/backends";
+import { writeFileAtomic } from "@ollie/config-file";
 import { createLogger } from "@ollie/log";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { DEFAULTS, type OlliePaths } from "../paths.js";

@@ -6,7 +6,7 @@ import { failureOf, REASON_CHARS } from "./agent-text.js";
 /**
  * What `ollie status [SESSION]` prints, and `ollie mcp`'s ollie_status answers: a line for the session (every
  * session when none is given), tab-separated: its id, its main agent's state (`failed: REASON` for an idle
- * agent whose last turn failed) and model, the session's tokens and cost, and for a remote session the host
+ * agent whose last turn failed), agent profile and model, the session's tokens and cost, and for a remote session the host
  * its tools run on and whether olliesrv is connected to it. Above them, toolsrv's line (see toolsrvLine):
  * always for every session, and for one session while toolsrv is not up.
  */
@@ -25,7 +25,7 @@ export async function statusLines(client: OllieClient, session: string | undefin
     const state = failure === undefined ? cfg.state : `failed: ${oneLine(failure, REASON_CHARS)}`;
     const tokens = `${usage?.inputTokens ?? 0} in / ${usage?.outputTokens ?? 0} out`;
     const remote = cfg.remote ? `\ttools on ${cfg.remote.host} (${cfg.remote.state})` : "";
-    lines += `${id}\t${state}\t${cfg.model || "(profile default)"}\t${tokens}\t${dollars(usage?.costUsd ?? 0)} session${remote}\n`;
+    lines += `${id}\t${state}\t${cfg.profile}\t${cfg.model || "(the backend's default)"}\t${tokens}\t${dollars(usage?.costUsd ?? 0)} session${remote}\n`;
   }
   return lines;
 }

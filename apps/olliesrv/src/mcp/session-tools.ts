@@ -1,15 +1,14 @@
 import { isAbsolute } from "node:path";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { RefusedError } from "@ollie/client";
-import { sessionLines } from "../frontend/session-lines.js";
+import { SESSIONS_HEADER, sessionLines } from "../frontend/session-lines.js";
 import { sessionSpec } from "../frontend/session-spec.js";
 import { statusLines } from "../frontend/status-lines.js";
 import type { OlliesrvLink } from "./olliesrv-link.js";
 import { answer, failure, guarded, onSession } from "./tool-results.js";
 
 /** The header rows of ollie_status's tables: their rows are `ollie ls`'s and `ollie status`'s lines. */
-const SESSIONS_HEADER = "id\tname\tstate\tdirectory\n";
-const STATUS_HEADER = "id\tstate\tmodel\ttokens\tcost\n";
+const STATUS_HEADER = "id\tstate\tprofile\tmodel\ttokens\tcost\n";
 
 /** The status of a session (every session without one) as `ollie status` prints it: a line each. */
 

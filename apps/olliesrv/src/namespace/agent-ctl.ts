@@ -8,6 +8,7 @@ import { forkAgent, parseForkSpec } from "../session/fork.js";
 import type { Session } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
 import type { SessionEnvironment } from "../session/slot-context.js";
+import { profileStepLimit } from "../session/step-limit.js";
 import { fail, failWith } from "./fail.js";
 
 const idle = (slot: AgentSlot, what: string) => {
@@ -41,6 +42,10 @@ export function agentOperations(sessions: Sessions, session: Session, slot: Agen
     model: (model: string) => slot.useModel(model || fail("model needs a name: model NAME")),
     backend: (name: string) =>
       slot.useBackend(name || fail("backend needs a backends.conf profile: backend NAME")),
+    maxSteps: async (value: string, by: string = owner) => {
+      await limitSteps(slot, value, by, env);
+      await session.save();
+    },
     agent: async (profile: string) => {
       if (!profile) fail("agent needs a profile: agent NAME");
       checkProfileName(profile);
@@ -145,6 +150,26 @@ function ownerMoves(command: string, by: string, env: SessionEnvironment): void 
   const why = `only ${env.policy.owner} may move a session: its directory is what its tools may write`;
   env.policy.audit(`refused ${command} by ${by}: ${why}`, by);
   fail(why, Errno.EPERM);
+}
+
+/** The most rounds of tool calls a turn may be given through `cfg`. */
+const MOST_STEPS = 10_000;
+
+/**
+ * `maxsteps=N` on `cfg`: the rounds of tool calls each turn may make from now (`ollie run --max-turns`). Only
+ * the owner may give more than the profile does: an agent may tighten its own limit, never lift it.
+ */
+async function limitSteps(slot: AgentSlot, value: string, by: string, env: SessionEnvironment) {
+  const steps = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(steps >= 1 && steps <= MOST_STEPS))
+    fail(`maxsteps takes a number of rounds from 1 to ${MOST_STEPS}, not '${value}'`);
+  const profile = await profileStepLimit(slot);
+  if (by !== env.policy.owner && steps > profile) {
+    const why = `only ${env.policy.owner} may give more steps than the profile's ${profile}`;
+    env.policy.audit(`refused maxsteps by ${by}: ${why}`, by);
+    fail(why, Errno.EPERM);
+  }
+  await slot.choices.useMaxSteps(steps, profile, slot.agent);
 }
 
 /** Refuses an agent a prompt to itself, by any path: no agent may drive itself in a loop. */

@@ -4,6 +4,7 @@ import { oneLine } from "../one-line.js";
 import type { AgentSlot } from "../session/agent-slot.js";
 import type { Session } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
+import { stepLimit } from "../session/step-limit.js";
 import { agentCtl, agentOperations } from "./agent-ctl.js";
 import { fail } from "./fail.js";
 import { forkFile } from "./fork-file.js";
@@ -12,6 +13,12 @@ import { procDir } from "./proc-dir.js";
 import { promptFile, promptsDir } from "./prompt-file.js";
 
 const json = (v: unknown) => `${JSON.stringify(v, null, 2)}\n`;
+
+/**
+ * For the files whose content is made by waking the agent, asking toolsrv or reading profiles (or is the
+ * whole chat): made at each open, as ever, but not for a stat or a listing, which report 0 for them.
+ */
+const atOpenOnly = { size: false } as const;
 
 /** A remote agent's host, its connection's state, and why it was lost when it was. */
 function remoteLines(slot: AgentSlot): string[] {
@@ -35,12 +42,14 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
       text(
         async () => {
           const { backend, model } = await effectiveBackend(sessions.environment, slot);
+          const maxSteps = await stepLimit(slot);
           return `${[
             `name=${slot.name}`,
             `uname=${slot.uname}`,
             `profile=${slot.choices.profile}`,
             `backend=${backend}`,
             `model=${model}`,
+            ...(maxSteps !== undefined ? [`maxsteps=${maxSteps}`] : []),
             `cwd=${session.cwd}`,
             `skills=${slot.skills.join(",")}`,
             `state=${slot.shown.state.get()}`,
@@ -48,18 +57,21 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
           ].join("\n")}\n`;
         },
         {
-          write: async (body) => {
+          write: async (body, ctx) => {
             const op = agentOperations(sessions, session, slot);
             for (const line of body.split("\n").filter((l) => l.trim() !== "")) {
-              const m = /^\s*(model|backend|profile)\s*=\s*(.+?)\s*$/.exec(line);
-              if (!m) fail(`cfg takes model=, backend= and profile= lines, not '${line.trim()}'`);
+              const m = /^\s*(model|backend|profile|maxsteps)\s*=\s*(.+?)\s*$/.exec(line);
+              if (!m) fail(`cfg takes model=, backend=, profile= and maxsteps= lines, not '${line.trim()}'`);
               await (m[1] === "profile"
                 ? op.agent(m[2]!)
                 : m[1] === "model"
                   ? op.model(m[2]!)
-                  : op.backend(m[2]!));
+                  : m[1] === "maxsteps"
+                    ? op.maxSteps(m[2]!, ctx.uname)
+                    : op.backend(m[2]!));
             }
           },
+          ...atOpenOnly,
         },
       ),
       writable,
@@ -95,11 +107,13 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
     ),
     file(
       "chat",
-      text(() =>
-        slot.shown.chat.stream.read(
-          slot.shown.chat.stream.start,
-          slot.shown.chat.stream.end - slot.shown.chat.stream.start,
-        ),
+      text(
+        () =>
+          slot.shown.chat.stream.read(
+            slot.shown.chat.stream.start,
+            slot.shown.chat.stream.end - slot.shown.chat.stream.start,
+          ),
+        atOpenOnly,
       ),
     ),
     file(
@@ -110,12 +124,12 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
     // What commands printed — tools' results, prompt commands' output — is the agent's and the owner's alone.
     file(
       "context",
-      text(async () => json((await slot.activate()).history)),
+      text(async () => json((await slot.activate()).history), atOpenOnly),
       onlyAgentAndOwner,
     ),
     file(
       "systemprompt",
-      text(async () => (await slot.activate()).runtime.preamble),
+      text(async () => (await slot.activate()).runtime.preamble, atOpenOnly),
       onlyAgentAndOwner,
     ),
     file(
@@ -138,7 +152,7 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
       text(async () => {
         const c = await (await slot.activate()).context();
         return `${c.tokens}/${c.contextLength} ${(c.fraction * 100).toFixed(1)}%\n`;
-      }),
+      }, atOpenOnly),
     ),
     modelsFile(sessions.environment, () => agentBackendProfile(sessions.environment, slot)),
     file(
@@ -146,15 +160,15 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
       text(async () => {
         const tools = (await slot.activate()).runtime.toolSchemas;
         return tools.map((t) => `${t.name}\t${t.description.split("\n", 1)[0]}\n`).join("");
-      }),
+      }, atOpenOnly),
     ),
     file(
       "toolsrv.loaded",
-      text(async () => json((await slot.activate()).runtime.toolSchemas.map((t) => t.name))),
+      text(async () => json((await slot.activate()).runtime.toolSchemas.map((t) => t.name)), atOpenOnly),
     ),
     file(
       "toolsrv.rev",
-      text(async () => `${(await slot.activate()).runtime.toolRevision}\n`),
+      text(async () => `${(await slot.activate()).runtime.toolRevision}\n`, atOpenOnly),
     ),
     file(
       "skills",

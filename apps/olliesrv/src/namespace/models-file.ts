@@ -36,14 +36,18 @@ export const modelLines = (models: readonly ModelInfo[]) =>
 export function modelsFile(env: SessionEnvironment, profile: () => Promise<string | undefined>) {
   return file(
     "models",
-    text(async () => {
-      try {
-        return modelLines(await env.making.models.models(await profile()));
-      } catch (error) {
-        // What failed reaches a 9P2000.L client too: a backend that refused the connection is ECONNREFUSED.
-        return failWith(error, Errno.EIO);
-      }
-    }),
+    text(
+      async () => {
+        try {
+          return modelLines(await env.making.models.models(await profile()));
+        } catch (error) {
+          // What failed reaches a 9P2000.L client too: a backend that refused the connection is ECONNREFUSED.
+          return failWith(error, Errno.EIO);
+        }
+      },
+      // A read may wait for a fetch under way; a stat must not.
+      { size: false },
+    ),
   );
 }
 

@@ -20,8 +20,13 @@ export function procDir(slot: AgentSlot, group: string) {
       item === "idx"
         ? file(
             "idx",
-            text(async () =>
-              (await procs.refresh()).map((p) => `${p.id}\t${p.tool}\t${p.status}\t${p.started}\n`).join(""),
+            text(
+              async () =>
+                (await procs.refresh())
+                  .map((p) => `${p.id}\t${p.tool}\t${p.status}\t${p.started}\n`)
+                  .join(""),
+              // Asks toolsrv: at each open, not at each stat.
+              { size: false },
             ),
             { mode: 0o444, ...perm },
           )
@@ -45,11 +50,14 @@ function processDir(slot: AgentSlot, id: number, perm: { owner: string; group: s
     [
       file(
         "status",
-        text(async () => {
-          const info = await conn()?.process(id);
-          if (!info) throw gone();
-          return `${info.status}\n`;
-        }),
+        text(
+          async () => {
+            const info = await conn()?.process(id);
+            if (!info) throw gone();
+            return `${info.status}\n`;
+          },
+          { size: false },
+        ),
         { mode: 0o444, ...perm },
       ),
       // What the process printed (stdout and stderr as they came), from its start; a read at the end waits

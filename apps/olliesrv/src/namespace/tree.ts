@@ -21,6 +21,7 @@ import { eventsFile } from "./events-file.js";
 import { fail, failWith } from "./fail.js";
 import { modelsFile } from "./models-file.js";
 import { promptFile } from "./prompt-file.js";
+import { killSession } from "./session-kill.js";
 import { parseSpec } from "./session-spec.js";
 import type { DaemonStats } from "./stats-file.js";
 
@@ -44,14 +45,17 @@ export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree
         }),
       ),
       // The owner's alone: a read runs every key_cmd and sends every key to its backend (one check at a
-      // time, shared, and kept a few seconds).
+      // time, shared, and kept a few seconds). A stat does not (size: false): it reports 0.
       file(
         "backends.check",
-        text(async () => {
-          const pool = env.making.backends;
-          const checked = await checks.check(pool);
-          return `# ${pool.conf.file}\n${checked.map(checkLine).join("")}`;
-        }),
+        text(
+          async () => {
+            const pool = env.making.backends;
+            const checked = await checks.check(pool);
+            return `# ${pool.conf.file}\n${checked.map(checkLine).join("")}`;
+          },
+          { size: false },
+        ),
         0o400,
       ),
       // The daemon's own commands: the owner's alone.
@@ -70,15 +74,18 @@ export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree
       ),
       // The default backend's models, as fetched at start (or when backends.conf changed).
       modelsFile(env, async () => undefined),
-      // The agent profiles sessions may be made with, and what each is for (what `route` chooses among).
+      // The agent profiles sessions may be made with, and what each is for (what `route` chooses among);
+      // read from their files at each open, not at each stat.
       file(
         "profiles",
-        text(async () =>
-          (await env.making.profiles.list())
-            .map(
-              (p) => `${p.name}\t${p.problem ? `broken: ${oneLine(p.problem)}` : (p.description ?? "-")}\n`,
-            )
-            .join(""),
+        text(
+          async () =>
+            (await env.making.profiles.list())
+              .map(
+                (p) => `${p.name}\t${p.problem ? `broken: ${oneLine(p.problem)}` : (p.description ?? "-")}\n`,
+              )
+              .join(""),
+          { size: false },
         ),
       ),
       each(
@@ -97,9 +104,10 @@ export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree
       ),
       peerDir(sessions),
       ...(options.extra ?? []),
+      // Made after a full garbage collection: at each open, not at each stat.
       file(
         "stats",
-        text(() => options.stats.text()),
+        text(() => options.stats.text(), { size: false }),
       ),
     ]),
     {
@@ -204,7 +212,7 @@ function sessionTree(sessions: Sessions, session: Session) {
         cd: (_a, c) => moveSession(session, c.rest.trim(), c.uname, sessions.environment),
         remote: (_a, c) => moveSessionHost(session, "remote", c.rest.trim(), c.uname, sessions.environment),
         local: (_a, c) => moveSessionHost(session, "local", c.rest.trim(), c.uname, sessions.environment),
-        kill: () => sessions.kill(session.id),
+        kill: (_a, c) => killSession(sessions, session, c.rest),
         grant: async (_a, c) => {
           session.grants.add(c.rest.trim() || fail("grant needs a uname"));
           await session.save();

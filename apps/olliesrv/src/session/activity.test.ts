@@ -31,7 +31,10 @@ describe("an agent's activity", () => {
     a.event({ type: "state", state: "calling: shell" });
     expect(kv(a)).toMatchObject({ state: "calling", tool: "shell", arg: "sleep 1 and more" });
     expect(kv(a).turn_started).toBe(thinking.turn_started);
-    a.event({ type: "turn", outcome: { status: "done", steps: 1, usage: {} as never } });
+    a.event({
+      type: "turn",
+      outcome: { status: "done", steps: 1, usage: {} as never, reply: { role: "assistant", content: "" } },
+    });
     a.event({ type: "state", state: "idle" });
     expect(kv(a)).toMatchObject({ state: "idle", tool: "", arg: "", turn_started: "" });
     expect(a.text()).toMatch(/^state=idle\ntool=\narg=\nsince=\d{4}-.*Z\nturn_started=\n$/);
@@ -61,7 +64,10 @@ describe("an agent's activity", () => {
       arg: "",
       turn_started: hooked.turn_started,
     });
-    a.event({ type: "turn", outcome: { status: "done", steps: 1, usage: {} as never } });
+    a.event({
+      type: "turn",
+      outcome: { status: "done", steps: 1, usage: {} as never, reply: { role: "assistant", content: "" } },
+    });
     a.event({ type: "state", state: "idle" });
     expect(kv(a)).toMatchObject({ state: "idle", turn_started: "" });
     // Work outside a turn (a postTurn hook, a compaction from ctl) has a start of its own, and ends at idle.

@@ -1,25 +1,29 @@
 import type { Agent } from "@ollie/agent-core";
 import { checkModel } from "../config/backends.js";
+import type { SavedAgent } from "./session-file.js";
 import type { AgentMaking } from "./slot-context.js";
 
 /**
- * What an agent was told to run with: its agent profile, and the backends.conf profile and model it was
- * switched to (`cfg`), else its profile's. A live agent takes a switch at once; the caller saves.
+ * What an agent was told to run with: its agent profile, and the backends.conf profile, model and step limit
+ * it was switched to (`cfg`), else its profile's. A live agent takes a switch at once; the caller saves.
  */
 export class AgentChoices {
   #profile: string;
   #backend: string | undefined;
   #model: string | undefined;
+  #maxSteps: number | undefined;
 
   constructor(
     private readonly making: Pick<AgentMaking, "backends" | "models">,
     profile: string,
     backend: string | undefined,
     model: string | undefined,
+    maxSteps?: number,
   ) {
     this.#profile = profile;
     this.#backend = backend;
     this.#model = model;
+    this.#maxSteps = maxSteps;
   }
 
   /** The agent profile it runs. */
@@ -35,6 +39,35 @@ export class AgentChoices {
   /** The model it was switched to, if it was (else its backend's). */
   get model(): string | undefined {
     return this.#model;
+  }
+
+  /** The step limit it was given, if it was (else its profile's). */
+  get maxSteps(): number | undefined {
+    return this.#maxSteps;
+  }
+
+  /**
+   * Limits its turns to `steps` rounds of tool calls; `live` takes it at once (a running turn at its next
+   * round). The limit its profile gives (`profileLimit`) is no choice: it is forgotten, and the agent follows
+   * its profile again — so a limit set for a while and then set back leaves nothing behind.
+   */
+  async useMaxSteps(steps: number, profileLimit: number, live: Agent | undefined): Promise<void> {
+    this.#maxSteps = steps === profileLimit ? undefined : steps;
+    await live?.updateRuntime({ maxSteps: steps });
+  }
+
+  /** What it was switched to, for the making of its next live agent. */
+  switched(): { backend: string | undefined; model: string | undefined; maxSteps: number | undefined } {
+    return { backend: this.#backend, model: this.#model, maxSteps: this.#maxSteps };
+  }
+
+  /** What it was switched to, as its session file keeps it. */
+  toSaved(): Pick<SavedAgent, "backend" | "model" | "maxSteps"> {
+    return {
+      ...(this.#backend !== undefined && { backend: this.#backend }),
+      ...(this.#model !== undefined && { model: this.#model }),
+      ...(this.#maxSteps !== undefined && { maxSteps: this.#maxSteps }),
+    };
   }
 
   /** Runs `profile` from now (the slot starts over with a fresh history). */

@@ -22,6 +22,8 @@ export interface AgentRecipe {
   readonly backend: string | undefined;
   /** The model it was switched to, if it was. */
   readonly model: string | undefined;
+  /** The step limit it was given, if it was (else its profile's). */
+  readonly maxSteps: number | undefined;
   /** The tools a parked agent had loaded: the next one loads them again instead of the profile's. */
   readonly loaded: readonly string[] | undefined;
   /** The saved session, or the snapshot a parked agent left, it carries on. */
@@ -107,6 +109,7 @@ export async function makeAgent(
         return recipe.withSkills(basePrompt);
       },
     }),
+    ...(recipe.maxSteps !== undefined && { maxSteps: recipe.maxSteps }),
     name: recipe.name,
     profile: recipe.profile.name,
     cwd: session.cwd,

@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import type { Agent, AgentEvent, AgentState, PersistedSession, UsageTotals } from "@ollie/agent-core";
 import type { ToolsrvConn } from "@ollie/toolsrv/client";
-import { LogStream, WatchedValue } from "@ollie/virtfs";
+import { AppendBuffer, WatchedValue } from "@ollie/virtfs";
 import { Activity } from "./activity.js";
 import { artifactOf } from "./callback.js";
 import { ChatLog } from "./chat-log.js";
@@ -42,7 +42,7 @@ export class AgentObserver {
   /** Its tool processes at toolsrv, as last asked for: the `proc/` directory. */
   readonly procs: ToolProcs;
   /** The model's text alone, a newline after each turn: what fifo.out streams to programs. */
-  readonly replies = new LogStream({ retain: 1024 * 1024 });
+  readonly replies = new AppendBuffer({ retain: 1024 * 1024 });
   readonly state = new WatchedValue<string>("idle");
   /** Turns finished so far, restarts included; a read of `turnwait` returns when it moves. */
   readonly turns: WatchedValue<number>;
@@ -102,6 +102,7 @@ export class AgentObserver {
     this.activity.event(e);
     publishAgentEvent(this.session.events, this.name, e);
     this.state.set(state);
+    this.session.stirred();
   }
 
   /**
@@ -162,6 +163,7 @@ export class AgentObserver {
         break;
       case "state":
         this.state.set(e.state);
+        this.session.stirred();
         if (e.state === "idle") this.reactions.idle();
         else {
           this.#lastTurn = undefined;

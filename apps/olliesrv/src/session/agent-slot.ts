@@ -59,7 +59,7 @@ export class AgentSlot {
     model?: string,
     saved?: SavedAgent,
   ) {
-    this.choices = new AgentChoices(env.making, profile, backend, model);
+    this.choices = new AgentChoices(env.making, profile, backend, model, saved?.maxSteps);
     this.reload = new PendingReload(
       this.choices,
       (line) => this.shown.chat.note(line),
@@ -287,8 +287,7 @@ export class AgentSlot {
     return {
       name: this.name,
       profile: this.choices.profile,
-      ...(this.choices.backend !== undefined && { backend: this.choices.backend }),
-      ...(this.choices.model !== undefined && { model: this.choices.model }),
+      ...this.choices.toSaved(),
       ...(this.skills.length > 0 && { skills: [...this.skills] }),
       ...(this.lastPrompt && { lastPrompt: this.lastPrompt }),
       ...(this.tickets.issued > 0 && { prompts: this.tickets.issued }),
@@ -356,8 +355,7 @@ export class AgentSlot {
       uname: this.uname,
       tmpDir: this.tmpDir,
       profile: { name: this.choices.profile, booked },
-      backend: this.choices.backend,
-      model: this.choices.model,
+      ...this.choices.switched(),
       loaded: this.#loaded,
       saved: this.saved,
       skills: {

@@ -145,7 +145,7 @@ export function unreachableNote(error: unknown, pool: BackendPool, userFile: str
   const name = error.profile ?? error.provider;
   if (pool.conf.file !== userFile) {
     const ollama = pool.conf.profiles.get(name)?.type === "ollama";
-    return `! the backend '${name}' did not answer: no backend is configured yet${ollama ? ", and the shipped default is Ollama on this machine" : ""}. Run 'ollie init PROVIDER' to write ${userFile} ('ollie init' lists the providers)${ollama ? ", or start Ollama" : ""}; then prompt again.`;
+    return `! the backend '${name}' did not answer: no backend is configured yet${ollama ? ", and the shipped default is Ollama on this machine" : ""}. Run 'ollie init PROVIDER' to write ${userFile} ('ollie init' lists the providers; 'ollie init demo' tries Ollie offline, with no key)${ollama ? ", or start Ollama" : ""}; then prompt again.`;
   }
   return `! the backend '${name}' did not answer. Start it, or change [${name}] in ${userFile} (olliesrv reads it again when it is saved); then prompt again. 'ollie backends' shows which backends answer.`;
 }

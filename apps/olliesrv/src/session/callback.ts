@@ -19,7 +19,7 @@ export function artifactOf(tool: string, args: Record<string, unknown>): string 
 export function callbackText(from: string, outcome: TurnOutcome, artifacts: readonly string[]): string {
   const ok = outcome.status === "done" || outcome.status === "maxsteps";
   const reply = outcome.reply?.content.trim() ?? "";
-  const problem = outcome.error === undefined ? "" : messageOf(outcome.error);
+  const problem = problemOf(outcome);
   let summary = ok ? reply || "(no reply)" : `${outcome.status}${problem ? `: ${problem}` : ""}`;
   if (outcome.stop) summary += ` (${outcome.stop.message})`;
   return [
@@ -30,8 +30,18 @@ export function callbackText(from: string, outcome: TurnOutcome, artifacts: read
   ].join("\n");
 }
 
-/** What an error says, whatever was thrown. */
-export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+/** What went wrong in a turn that did not end well, in words ("" when nothing is to be said). */
+function problemOf(outcome: TurnOutcome): string {
+  switch (outcome.status) {
+    case "error":
+    case "handled":
+      return outcome.error.message;
+    case "blocked":
+      return `the preTurn hook blocked the turn: ${outcome.reason}`;
+    default:
+      return "";
+  }
+}
 
 /**
  * A prompt as its agent sees it: one written by another principal begins with `[from=UNAME]`, its proven

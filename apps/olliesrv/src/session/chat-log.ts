@@ -1,6 +1,7 @@
-import { type AgentEvent, NUDGE_PREFIX } from "@ollie/agent-core";
+import type { AgentEvent } from "@ollie/agent-core";
+import { NUDGE_PREFIX } from "@ollie/agent-core/sessions";
 import type { Message } from "@ollie/backends";
-import { LogStream } from "@ollie/virtfs";
+import { AppendBuffer } from "@ollie/virtfs";
 import { shorten } from "../one-line.js";
 
 /**
@@ -11,7 +12,7 @@ import { shorten } from "../one-line.js";
  * a restored history as from the live events.
  */
 export class ChatLog {
-  readonly stream = new LogStream({ retain: 8 * 1024 * 1024 });
+  readonly stream = new AppendBuffer({ retain: 8 * 1024 * 1024 });
   private atLineStart = true;
   private blankBefore = true;
 

@@ -1,4 +1,5 @@
-import { emptyTotals, type PersistedSession } from "@ollie/agent-core";
+import type { PersistedSession } from "@ollie/agent-core";
+import { emptyTotals } from "@ollie/agent-core/sessions";
 import type { AgentSlot } from "./agent-slot.js";
 import { repairHistory } from "./repair-history.js";
 import type { Session } from "./session.js";

@@ -1,10 +1,12 @@
-import { emptyTotals, type TurnOutcome } from "@ollie/agent-core";
+import type { TurnOutcome } from "@ollie/agent-core";
+import { emptyTotals } from "@ollie/agent-core/sessions";
+import { TransientError } from "@ollie/backends";
 import { describe, expect, it } from "vitest";
 import { PromptTickets } from "./prompt-tickets.js";
 
 const usage = emptyTotals();
-const ended = (o: Partial<TurnOutcome>): Promise<TurnOutcome> =>
-  Promise.resolve({ status: "done", steps: 0, usage, ...o });
+const ended = (o: TurnOutcome): Promise<TurnOutcome> => Promise.resolve(o);
+const done: TurnOutcome = { status: "done", steps: 0, usage, reply: { role: "assistant", content: "" } };
 const never = () => new AbortController().signal;
 
 describe("prompt tickets", () => {
@@ -12,9 +14,13 @@ describe("prompt tickets", () => {
     const tickets = new PromptTickets(41);
     let settle!: (o: TurnOutcome) => void;
     const running = tickets.issue(new Promise<TurnOutcome>((r) => (settle = r)));
-    const failed = tickets.issue(ended({ status: "error", error: new Error("the backend is down") }));
+    const error = new TransientError({ provider: "mock", providerMessage: "the backend is down" });
+    const failed = tickets.issue(ended({ status: "error", steps: 0, usage, error }));
     expect([running, failed, tickets.issued]).toEqual([42, 43, 43]);
-    expect(await tickets.wait(43, never())).toEqual({ outcome: "error: the backend is down", reply: "" });
+    expect(await tickets.wait(43, never())).toEqual({
+      outcome: "error: mock: the backend is down",
+      reply: "",
+    });
     const waiting = tickets.wait(42, never());
     settle({ status: "done", steps: 1, usage, reply: { role: "assistant", content: "hi" } });
     expect(await waiting).toEqual({ outcome: "done", reply: "hi" });
@@ -22,7 +28,7 @@ describe("prompt tickets", () => {
 
   it("explains a number it cannot wait for: never taken, taken before a restart, or forgotten", async () => {
     const tickets = new PromptTickets(5, 2);
-    for (let i = 0; i < 3; i++) tickets.issue(ended({}));
+    for (let i = 0; i < 3; i++) tickets.issue(ended(done));
     expect(tickets.remembered()).toEqual([7, 8]);
     await expect(tickets.wait(9, never())).rejects.toThrow("no prompt 9 has been taken (the last is 8)");
     await expect(tickets.wait(5, never())).rejects.toThrow("taken before olliesrv restarted");

@@ -1,5 +1,4 @@
 import type { TurnOutcome } from "@ollie/agent-core";
-import { messageOf } from "./callback.js";
 
 /** How a prompt's turn ended, as `prompts/N` shows it. */
 export interface PromptResult {
@@ -11,7 +10,7 @@ export interface PromptResult {
 
 /** The words the `outcome` file and `prompts/N` use for how a turn ended. */
 export function outcomeText(o: TurnOutcome): string {
-  return o.status === "error" ? `error: ${messageOf(o.error)}` : o.status;
+  return o.status === "error" ? `error: ${o.error.message}` : o.status;
 }
 
 /** Why a ticket cannot be waited for. */

@@ -1,14 +1,14 @@
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { JournalEntry } from "@ollie/agent-core";
 import {
   appendJournal,
   emptyTotals,
   INTERRUPTED_RESULT,
   INTERRUPTED_TURN,
-  type JournalEntry,
   RESTART_RESULT,
-} from "@ollie/agent-core";
+} from "@ollie/agent-core/sessions";
 import type { Message } from "@ollie/backends";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { applyJournals, repairHistory, repairSessionFile } from "./repair-history.js";

@@ -4,7 +4,7 @@ import {
   readJournal,
   repairSession,
   replayJournal,
-} from "@ollie/agent-core";
+} from "@ollie/agent-core/sessions";
 import type { Message } from "@ollie/backends";
 import type { SessionFile } from "./session-file.js";
 import { journalFile } from "./session-store.js";

@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { emptyTotals } from "@ollie/agent-core";
+import { emptyTotals } from "@ollie/agent-core/sessions";
 import type { Message } from "@ollie/backends";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { readSessionFiles, type SessionFile, writeSessionFile } from "./session-file.js";

@@ -1,7 +1,8 @@
 import { mkdir, readdir, readFile, rename } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { type PersistedSession, persistedSessionSchema, writeFileAtomic } from "@ollie/agent-core";
-import { ConfigError, checkDocument, parseConfigText } from "@ollie/config-file";
+import type { PersistedSession } from "@ollie/agent-core";
+import { persistedSessionSchema } from "@ollie/agent-core/sessions";
+import { ConfigError, checkDocument, parseConfigText, writeFileAtomic } from "@ollie/config-file";
 import { z } from "zod";
 import {
   GENERATED_NAME,
@@ -17,6 +18,8 @@ export interface SavedAgent {
   profile: string;
   backend?: string;
   model?: string;
+  /** The step limit it was given (`cfg`'s `maxsteps`), when it differs from its profile's. */
+  maxSteps?: number;
   skills?: string[];
   lastPrompt?: string;
   /** The last ticket given to a prompt (see PromptTickets), so numbers are never reused. */
@@ -39,6 +42,8 @@ export interface SessionFile {
   env: Record<string, string>;
   plan: string;
   created: string;
+  /** When something last ran in it (absent in files saved before it was kept: `created` stands for it). */
+  active?: string;
   paused: boolean;
   /** The agent that spawned this session (absent when a person made it). */
   parent?: string;
@@ -67,6 +72,7 @@ const schema = z.object({
   env: z.record(z.string(), z.string()),
   plan: z.string(),
   created: z.string(),
+  active: z.iso.datetime().optional(),
   paused: z.boolean(),
   parent: z.string().optional(),
   depth: z.number().int().nonnegative().optional(),
@@ -89,6 +95,7 @@ const schema = z.object({
       profile: profileName,
       backend: z.string().optional(),
       model: z.string().optional(),
+      maxSteps: z.number().int().positive().optional(),
       skills: z.array(z.string()).optional(),
       lastPrompt: z.string().optional(),
       prompts: z.number().int().nonnegative().optional(),

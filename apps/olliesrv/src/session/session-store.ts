@@ -1,6 +1,7 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { appendJournal, type JournalEntry } from "@ollie/agent-core";
+import type { JournalEntry } from "@ollie/agent-core";
+import { appendJournal } from "@ollie/agent-core/sessions";
 import type { Logger } from "@ollie/log";
 import { type SessionFile, writeSessionFile } from "./session-file.js";
 

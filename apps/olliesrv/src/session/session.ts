@@ -1,6 +1,7 @@
 import { rm } from "node:fs/promises";
 import { resolve } from "node:path";
-import { type JournalEntry, newSessionId } from "@ollie/agent-core";
+import type { JournalEntry } from "@ollie/agent-core";
+import { newSessionId } from "@ollie/agent-core/sessions";
 import { type GeneratedProfile, generatedAgentConfig } from "../config/generated-profile.js";
 import type { BookedProfile } from "../config/profile-book.js";
 import { parseRemoteTarget, type RemoteTarget } from "../remote/remote-target.js";
@@ -46,6 +47,8 @@ export class Session {
   private told = { name: "", cwd: "", plan: "" };
   env: Record<string, string>;
   readonly created: string;
+  /** When something last ran in it (a turn, a hook, a compaction…), saved with it: what prune goes by. */
+  #active: Date;
   /** The agent that spawned this session; it hears how each turn it prompted ended, unless not `callback`. */
   readonly parent: string | undefined;
   /** False when the parent waits for the turns itself (e.g. a fan-out tool reading `prompts/N`). */
@@ -80,6 +83,7 @@ export class Session {
     this.env = file?.env ?? {};
     this.plan = file?.plan ?? "";
     this.created = file?.created ?? new Date().toISOString();
+    this.#active = new Date(file?.active ?? this.created);
     this.parent = file ? file.parent : spec.parent;
     this.depth = (file ? file.depth : spec.depth) ?? 0;
     this.callback = (file ? file.callback : spec.callback) ?? true;
@@ -106,6 +110,15 @@ export class Session {
 
   get remote(): RemoteTarget | undefined {
     return this.#remote;
+  }
+
+  get active(): Date {
+    return this.#active;
+  }
+
+  /** One of its agents began or ended something now (its state changed). */
+  stirred(): void {
+    this.#active = new Date();
   }
 
   get name(): string {
@@ -209,6 +222,7 @@ export class Session {
       env: this.env,
       plan: this.plan,
       created: this.created,
+      active: this.#active.toISOString(),
       paused: [...this.agents.values()].every((a) => a.agent === undefined),
       ...(this.parent !== undefined && { parent: this.parent }),
       ...(this.depth > 0 && { depth: this.depth }),

@@ -90,6 +90,8 @@ export interface SlotSession {
   /** The agent profile `name` as the session's agents are made from it (its generated ones first). */
   profile(name: string): Promise<BookedProfile>;
   save(): Promise<void>;
+  /** One of its agents began or ended something now: the session was active (see busyReason). */
+  stirred(): void;
   /** Appends to agent `agent`'s journal (agent-core's `journal`): on the disk when it resolves. */
   journal(agent: string, entry: JournalEntry): Promise<void>;
   planStep(): string | undefined;

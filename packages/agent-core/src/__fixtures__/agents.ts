@@ -2,6 +2,7 @@ import { type MockReply, ScriptedBackend, type ScriptedCall } from "@ollie/backe
 import { Agent } from "../agent/agent.js";
 import type { AgentOptions } from "../agent/agent-options.js";
 import type { AgentEvent, AgentState } from "../events/agent-events.js";
+import type { TurnOutcome, TurnStatus } from "../events/turn-outcome.js";
 import type { PersistedSession } from "../persist/persisted-session.js";
 import { type FunctionTool, ToolSet } from "../tools/tool-set.js";
 
@@ -24,6 +25,15 @@ export async function scriptedAgent(
 
 export function only<T extends AgentEvent["type"]>(events: AgentEvent[], type: T) {
   return events.filter((e): e is Extract<AgentEvent, { type: T }> => e.type === type);
+}
+
+/** The outcome as one of `status`, to read what that ending carries; throws when the turn ended otherwise. */
+export function ended<S extends TurnStatus>(
+  outcome: TurnOutcome,
+  status: S,
+): Extract<TurnOutcome, { status: S }> {
+  if (outcome.status !== status) throw new Error(`the turn ended ${outcome.status}, not ${status}`);
+  return outcome as Extract<TurnOutcome, { status: S }>;
 }
 
 /** A tool that echoes its arguments, optionally read-safe. */

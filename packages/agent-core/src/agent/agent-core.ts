@@ -7,7 +7,8 @@ import {
   DEFAULT_COMPACTION,
 } from "../compaction/compaction-options.js";
 import { type ContextFigures, ContextMeter } from "../context/context-meter.js";
-import type { AgentEvent, AgentListener, AgentState, TurnOutcome } from "../events/agent-events.js";
+import type { AgentEvent, AgentListener, AgentState } from "../events/agent-events.js";
+import type { TurnOutcome } from "../events/turn-outcome.js";
 import { History } from "../history/history.js";
 import { emptyTaskState, type TaskState } from "../history/task-state.js";
 import { UsageMeter } from "../history/usage-meter.js";

@@ -1,6 +1,7 @@
 import type { Message } from "@ollie/backends";
 import type { ContextFigures } from "../context/context-meter.js";
-import type { AgentListener, AgentState, TurnOutcome } from "../events/agent-events.js";
+import type { AgentListener, AgentState } from "../events/agent-events.js";
+import type { TurnOutcome } from "../events/turn-outcome.js";
 import { hookNote } from "../history/nudge.js";
 import { emptyTaskState, type TaskState } from "../history/task-state.js";
 import { emptyTotals, type UsageTotals } from "../history/usage-meter.js";
@@ -223,7 +224,7 @@ export class Agent {
   /** Removes the waiting prompts and returns them; their submissions resolve as interrupted. */
   clearQueue(): string[] {
     return (this.core.queue?.drain() ?? []).map((q) => {
-      q.settle({ status: "interrupted", steps: 0, usage: emptyTotals() });
+      q.settle({ status: "interrupted", steps: 0, usage: emptyTotals(), partial: "" });
       return q.prompt;
     });
   }

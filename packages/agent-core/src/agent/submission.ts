@@ -1,4 +1,4 @@
-import type { TurnOutcome } from "../events/agent-events.js";
+import type { TurnOutcome } from "../events/turn-outcome.js";
 
 /**
  * A submitted prompt: `position` is how many turns run before it (0: it runs now); awaiting it gives the

@@ -137,7 +137,7 @@ async function summarize(run: CompactionRun, older: readonly Message[]) {
     onRetry: () => {},
     onError: async () => false,
   });
-  if (!reply.ok) throw reply.error;
+  if (!reply.ok) throw reply.aborted ? run.signal.reason : reply.error;
   // Counted before the reply is read: a summary that cannot be used has cost as much as one that can.
   if (reply.usage) run.onUsage?.(reply.usage, run.backend.model);
   return parseSummary(reply.message.content, run.options.warmEntries);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { ContextOverflowError, estimateTokens, type Message } from "@ollie/backends";
 import type { MockReply, ScriptedCall } from "@ollie/backends/testing";
 import { afterAll, describe, expect, it } from "vitest";
-import { echoTool, scriptedAgent, tools } from "../__fixtures__/agents.js";
+import { echoTool, ended, scriptedAgent, tools } from "../__fixtures__/agents.js";
 import { shellHooks } from "../hooks/shell-hooks.js";
 import { COMPACTION_INSTRUCTIONS } from "./summary.js";
 
@@ -166,9 +166,9 @@ describe("compaction", () => {
       },
     );
     const outcome = await agent.submit("Survey the repository");
-    expect(outcome.status).toBe("error");
-    expect(outcome.error).toBeInstanceOf(ContextOverflowError);
-    expect(String(outcome.error)).toContain("it was already compacted 3 times since the last prompt");
+    const { error } = ended(outcome, "error");
+    expect(error).toBeInstanceOf(ContextOverflowError);
+    expect(String(error)).toContain("it was already compacted 3 times since the last prompt");
     expect(of("compaction").length).toBe(3);
   });
 

@@ -123,8 +123,7 @@ describe("a profile's hooks", () => {
       [{ text: "never" }],
     );
     const outcome = await refusing.agent.submit("Fix it");
-    expect(outcome.status).toBe("blocked");
-    expect((outcome.error as Error).message).toBe("the preTurn hook blocked the turn: quiet hours until 9");
+    expect(outcome).toMatchObject({ status: "blocked", reason: "quiet hours until 9", steps: 0 });
     expect(refusing.backend.calls).toEqual([]);
     expect(only(refusing.events, "turn")[0]!.outcome.status).toBe("blocked");
   });

@@ -1,4 +1,4 @@
-import type { Backend } from "@ollie/backends";
+import { type Backend, loadSandbox } from "@ollie/backends";
 import type { ProfileLoader } from "../agent/agent-options.js";
 import { shellHooks } from "../hooks/shell-hooks.js";
 import type { RuntimeSpec } from "../runtime/runtime.js";
@@ -41,11 +41,17 @@ export interface ProfileSources {
  * read — and again after each compaction), the preamble's environment section for the agent's cwd, its
  * backend made with the profile's model (and another for its compaction model: the agent profile's, else
  * the backends.conf profile's), its hooks as shell commands, and a fresh tool executor. What
- * `Agent.switchProfile` calls.
+ * `Agent.switchProfile` calls. A profile with hooks or prompt commands needs `@ollie/sandbox` installed;
+ * without it the load fails with SandboxNotInstalledError.
  */
 export function profileLoader(sources: ProfileSources): ProfileLoader {
   return async (name, context) => {
     const config = await (sources.config?.(name) ?? loadAgentConfig(sources.agentsDir, name));
+    // Hooks run their shells through @ollie/sandbox, an optional peer: without it a profile with hooks is
+    // refused now (SandboxNotInstalledError), rather than each hook failing as its event comes.
+    const hooked = Object.entries(config.hooks ?? {}).find(([, commands]) => commands?.length)?.[0];
+    if (hooked)
+      await loadSandbox(`the ${hooked} hook of profile ${name}`, () => import("@ollie/sandbox/process"));
     const cwd = context.cwd ?? sources.prompt.cwd ?? process.cwd();
     const where = { ...sources.prompt, cwd: sources.commandsCwd ?? cwd };
     const compactionModel = config.compactionModel ?? (await sources.compactionModel?.(config.backend));

@@ -1,7 +1,8 @@
-import type { AssistantMessage, ToolCall, ToolResultMessage, Usage } from "@ollie/backends";
+import type { ToolCall, ToolResultMessage, Usage } from "@ollie/backends";
 import type { UsageTotals } from "../history/usage-meter.js";
 import type { HookEvent } from "../hooks/agent-hooks.js";
 import type { StopNotice } from "./stop-notice.js";
+import type { TurnOutcome } from "./turn-outcome.js";
 
 /**
  * What the agent is doing: nothing (`idle`), a turn waiting for the model (`thinking`) or running tools
@@ -16,36 +17,6 @@ export type AgentState =
   | `hook: ${HookEvent | "turnError"}`
   | "compacting"
   | "prompt commands";
-
-/** How a turn ended. */
-export type TurnStatus =
-  /** The model answered without calling tools. */
-  | "done"
-  /** `interrupt` stopped it; what was streamed and run so far is in the history. */
-  | "interrupted"
-  /** The step limit was reached; the model was asked for a last answer without tools. */
-  | "maxsteps"
-  /** A failure ended it: see `error`. */
-  | "error"
-  /** The turnError hook took a failure over and the turn stopped there. */
-  | "handled"
-  /** The preTurn hook refused the turn; `error` says why. */
-  | "blocked";
-
-export interface TurnOutcome {
-  status: TurnStatus;
-  /** Rounds of tool calls made. */
-  steps: number;
-  /** The model's last complete reply, if there was one. */
-  reply?: AssistantMessage;
-  error?: unknown;
-  usage: UsageTotals;
-  /**
-   * How the turn's last reply ended when that was not a normal end: the output limit, a safety filter, a
-   * refusal, a blocked prompt, a malformed tool call, an empty reply. The status stays `done`.
-   */
-  stop?: StopNotice;
-}
 
 /**
  * Everything an agent reports, in order. Observers get each event synchronously, as it happens; a listener
@@ -101,7 +72,7 @@ export type AgentEvent =
       model?: string;
     }
   | { type: "error"; message: string; error?: unknown }
-  /** A reply ended short (see TurnOutcome.stop); `message` says how and what to do next. */
+  /** A reply ended short (see TurnOutcome's `stop`); `message` says how and what to do next. */
   | ({ type: "stopreason" } & StopNotice)
   /**
    * A retried request's reply differs from the partial reply its failed attempt streamed (the text in

@@ -91,8 +91,7 @@ describe("hooks in a conversation", () => {
       hooks: withHooks({ preTurn: hook("stop", "echo 'quiet hours' >&2; exit 2") }),
     });
     const outcome = await blocked.agent.submit("Fix it");
-    expect(outcome.status).toBe("blocked");
-    expect(String(outcome.error)).toContain("quiet hours");
+    expect(outcome).toMatchObject({ status: "blocked", reason: "quiet hours" });
     expect(blocked.backend.calls).toEqual([]);
   });
 

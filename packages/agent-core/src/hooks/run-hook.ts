@@ -1,4 +1,4 @@
-import { runShellInGroup } from "@ollie/sandbox/process";
+import { loadSandbox, SandboxNotInstalledError } from "@ollie/backends";
 import { hookEnv } from "./hook-env.js";
 
 /**
@@ -31,10 +31,17 @@ export interface HookRunOptions {
 
 const OUTPUT_LIMIT = 1024 * 1024;
 
+/** `@ollie/sandbox/process`, an optional peer, loaded when the first hook runs. */
+async function shellRunner(payload: Record<string, unknown>) {
+  const event = typeof payload.event === "string" ? `the ${payload.event} hook` : "a hook";
+  return (await loadSandbox(event, () => import("@ollie/sandbox/process"))).runShellInGroup;
+}
+
 /**
  * Runs one hook command through the shell with `payload` as JSON on stdin and OLLIE_* variables derived
  * from it. Everything it starts, however detached, is killed when it exits, at the timeout, or when
- * `signal` aborts (see runShellInGroup), so nothing is left behind to hold its pipes open.
+ * `signal` aborts (see runShellInGroup), so nothing is left behind to hold its pipes open. That needs
+ * `@ollie/sandbox`: without it the hook could not start (`failed`), and its problem says what to install.
  */
 export async function runHook(
   command: string,
@@ -43,6 +50,14 @@ export async function runHook(
 ): Promise<HookRun> {
   const started = performance.now();
   const timeoutMs = o.timeoutMs ?? 60_000;
+  let runShellInGroup: Awaited<ReturnType<typeof shellRunner>>;
+  try {
+    runShellInGroup = await shellRunner(payload);
+  } catch (err) {
+    if (!(err instanceof SandboxNotInstalledError)) throw err;
+    const problem = `could not start: ${err.message}`;
+    return { command, outcome: "failed", stdout: "", stderr: "", problem, durationMs: 0 };
+  }
   const { result, stopped: why } = await runShellInGroup(command, {
     cwd: o.cwd,
     env: { ...(o.env ?? process.env), ...hookEnv(payload) },

@@ -2,6 +2,7 @@ import type { ToolCall, ToolResultMessage } from "@ollie/backends";
 import { describeError } from "../events/describe-error.js";
 import { INTERRUPTED_RESULT } from "../history/history.js";
 import { argumentProblems } from "../tools/argument-check.js";
+import { argumentsRefused } from "../tools/argument-problems.js";
 import type { ToolExecutor, ToolInfo } from "../tools/tool-executor.js";
 import { capOutput } from "./output-limit.js";
 import type { ReadCache } from "./read-cache.js";
@@ -113,12 +114,10 @@ async function executeCall(d: Dispatch, call: ToolCall): Promise<ToolResultMessa
     );
   }
   const info = d.tools.get(call.name);
-  const problems = info && argumentProblems(info.parameters, call.arguments);
+  const problems =
+    info && !info.checksArguments ? argumentProblems(info.parameters, call.arguments) : undefined;
   if (problems !== undefined) {
-    return result(
-      `${call.name} was not run: its arguments do not fit its schema: ${problems}. Call it again with arguments that do.`,
-      true,
-    );
+    return result(argumentsRefused(call.name, problems), true);
   }
   const timeoutMs = info?.timeoutMs ?? d.options.toolTimeoutMs;
   const controller = new AbortController();

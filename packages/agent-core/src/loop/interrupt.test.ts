@@ -12,11 +12,17 @@ describe("interrupting a turn", () => {
     await vi.waitFor(() => expect(of("assistant").length).toBeGreaterThanOrEqual(5), WAIT);
     expect(agent.interrupt("user pressed stop")).toBe(true);
     const outcome = await turn;
-    expect(outcome.status).toBe("interrupted");
     const partial = agent.history[1];
     expect(partial?.role).toBe("assistant");
     expect("Let me think about this for a while.".startsWith(partial!.content)).toBe(true);
     expect(partial!.content.length).toBeGreaterThanOrEqual(5);
+    // The outcome says what was cut short, as the history keeps it.
+    expect(outcome).toEqual({
+      status: "interrupted",
+      partial: partial!.content,
+      steps: 0,
+      usage: expect.any(Object),
+    });
     expect(agent.state).toBe("idle");
 
     expect((await agent.submit("Go on")).status).toBe("done");
@@ -43,7 +49,12 @@ describe("interrupting a turn", () => {
     await running;
     expect(agent.state).toBe("calling: build");
     agent.interrupt("taking too long");
-    expect((await turn).status).toBe("interrupted");
+    // Nothing was streamed when the interrupt came: the reply before it is complete, and is the outcome's.
+    expect(await turn).toMatchObject({
+      status: "interrupted",
+      partial: "",
+      reply: { toolCalls: [{ name: "build" }] },
+    });
     expect(toolSignal?.aborted).toBe(true);
     expect(agent.history.at(-1)).toEqual({
       role: "tool",

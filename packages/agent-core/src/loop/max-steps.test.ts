@@ -39,7 +39,12 @@ describe("the step limit", () => {
       { tools: set, maxSteps: 6 },
     );
     const outcome = await agent.submit("List everything");
-    expect(outcome).toMatchObject({ status: "maxsteps", steps: 6 });
+    expect(outcome).toMatchObject({
+      status: "maxsteps",
+      steps: 6,
+      maxSteps: 6,
+      reply: { content: "round 6" },
+    });
     expect(backend.calls).toHaveLength(7);
     expect(counter.runs).toBe(6);
     expect(of("maxsteps")).toEqual([{ type: "maxsteps", steps: 6 }]);
@@ -102,6 +107,7 @@ describe("the step limit", () => {
     expect(outcome).toMatchObject({
       status: "maxsteps",
       steps: 6,
+      maxSteps: 6,
       reply: { content: "Here is what I found." },
     });
     expect(backend.calls).toHaveLength(7);

@@ -1,7 +1,7 @@
 import { type AssistantMessage, ContextOverflowError } from "@ollie/backends";
-import type { TurnOutcome, TurnStatus } from "../events/agent-events.js";
 import { describeError } from "../events/describe-error.js";
 import type { StopNotice } from "../events/stop-notice.js";
+import type { TurnError, TurnOutcome } from "../events/turn-outcome.js";
 import { afterRound } from "./after-round.js";
 import { askModel } from "./ask-model.js";
 import { refuseCalls, runCallRound } from "./call-round.js";
@@ -28,28 +28,31 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
   let steps = 0;
   let reply: AssistantMessage | undefined;
   let stop: StopNotice | undefined;
-  let lastStep = false;
+  /** The step limit, once it is reached. */
+  let maxSteps: number | undefined;
   let overflowCompacted = false;
   let firstError = true;
   let coldFrom = 0;
+  // What every outcome says, as it stands when the turn ends.
+  const sofar = () => ({
+    steps,
+    usage: { ...t.usage.turn },
+    ...(reply && { reply }),
+    ...(stop && { stop }),
+  });
   // The outcome is reported before the state goes back to idle: whoever sees idle sees a finished turn.
-  const finish = async (status: TurnStatus, error?: unknown): Promise<TurnOutcome> => {
+  const finish = async (outcome: TurnOutcome): Promise<TurnOutcome> => {
     t.usage.endTurn();
     t.turnRunning = false;
     await t.persist();
-    const outcome: TurnOutcome = {
-      status,
-      steps,
-      usage: { ...t.usage.turn },
-      ...(reply && { reply }),
-      ...(error !== undefined && { error }),
-      ...(stop && { stop }),
-    };
-    if (status === "error") t.emit({ type: "error", message: describeError(error), error });
+    if (outcome.status === "error")
+      t.emit({ type: "error", message: describeError(outcome.error), error: outcome.error });
     t.emit({ type: "turn", outcome });
     t.setState("idle");
     return outcome;
   };
+  const interrupted = (partial = "") => finish({ ...sofar(), status: "interrupted", partial });
+  const failed = (error: TurnError) => finish({ ...sofar(), status: "error", error });
   // The turnError hook hears the turn's first failure only.
   const onError = async (error: unknown) => {
     if (!firstError) return false;
@@ -59,24 +62,25 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
 
   const refusal = await takePrompt(t, prompt, signal);
   if (refusal !== undefined)
-    return finish("blocked", new Error(`the preTurn hook blocked the turn: ${refusal}`));
+    return finish({ status: "blocked", reason: refusal, steps, usage: { ...t.usage.turn } });
 
   for (;;) {
     for (const text of t.takeInjections()) addUserMessage(t, text, "inject");
-    if (signal.aborted) return finish("interrupted");
+    if (signal.aborted) return interrupted();
     t.setState("thinking");
     const plan = await nextRequest(t, signal);
-    if (plan === undefined) return finish("interrupted");
+    if (plan === undefined) return interrupted();
     const answer = await askModel(t, plan, signal, onError);
 
     if (!answer.ok) {
-      if (answer.partialText !== "") t.history.append({ role: "assistant", content: answer.partialText });
-      if (signal.aborted) return finish("interrupted");
-      if (answer.handled) return finish("handled", answer.error);
-      if (!(answer.error instanceof ContextOverflowError)) return finish("error", answer.error);
+      const partial = answer.partialText;
+      if (partial !== "") t.history.append({ role: "assistant", content: partial });
+      if (answer.aborted || signal.aborted) return interrupted(partial);
+      if (answer.handled) return finish({ ...sofar(), status: "handled", error: answer.error });
+      if (!(answer.error instanceof ContextOverflowError)) return failed(answer.error);
       const recovery = await recoverFromOverflow(t, answer.error, overflowCompacted, signal);
-      if (recovery === "interrupted") return finish("interrupted");
-      if (recovery !== "retry") return finish("error", recovery);
+      if (recovery === "interrupted") return interrupted();
+      if (recovery !== "retry") return failed(recovery);
       overflowCompacted = true;
       continue;
     }
@@ -84,24 +88,30 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
     reply = answer.message;
     ({ stop, coldFrom } = recordReply(t, plan, answer, coldFrom));
     const calls = reply.toolCalls ?? [];
-    if (calls.length === 0) return finish(lastStep ? "maxsteps" : "done");
+    if (calls.length === 0)
+      return finish(
+        maxSteps === undefined
+          ? { ...sofar(), status: "done", reply }
+          : { ...sofar(), status: "maxsteps", reply, maxSteps },
+      );
     for (const call of calls) t.emit({ type: "call", call });
-    if (lastStep) {
+    if (maxSteps !== undefined) {
       // The limit is hard: a call after the last warning is not run, and the turn ends.
       refuseCalls(t, calls, steps);
-      return finish("maxsteps");
+      return finish({ ...sofar(), status: "maxsteps", reply, maxSteps });
     }
     // Durable before anything runs: a process killed from here on restarts knowing what it was doing.
     await t.recordRound();
     const results = await runCallRound(t, plan.runtime, calls, cache, signal);
     t.endRound(results);
     steps++;
-    if (signal.aborted) return finish("interrupted");
+    if (signal.aborted) return interrupted();
     const stopped = await afterRound(t, safety, reply, results, signal);
-    if (stopped) return finish("error", stopped);
+    if (stopped) return failed(stopped);
 
     if (steps >= plan.runtime.maxSteps) {
-      lastStep = true;
+      // The last step: the next reply ends the turn.
+      maxSteps = plan.runtime.maxSteps;
       t.emit({ type: "maxsteps", steps });
       addUserMessage(
         t,

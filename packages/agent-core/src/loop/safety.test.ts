@@ -1,6 +1,6 @@
 import type { MockReply, ScriptedCall } from "@ollie/backends/testing";
 import { describe, expect, it } from "vitest";
-import { echoTool, scriptedAgent, tools } from "../__fixtures__/agents.js";
+import { echoTool, ended, scriptedAgent, tools } from "../__fixtures__/agents.js";
 import { type SafetyLimits, SafetyStopError } from "./safety.js";
 
 /** The loop's own messages in a request, without their prefix. */
@@ -58,11 +58,9 @@ describe("safety checks", () => {
       tools(fail),
     );
     const outcome = await agent.submit("go");
-    expect(outcome.status).toBe("error");
-    expect(outcome.error).toBeInstanceOf(SafetyStopError);
-    expect((outcome.error as SafetyStopError).reason).toContain(
-      "the last 10 rounds of tool calls all failed",
-    );
+    const { error } = ended(outcome, "error");
+    expect(error).toBeInstanceOf(SafetyStopError);
+    expect((error as SafetyStopError).reason).toContain("the last 10 rounds of tool calls all failed");
     expect(backend.calls).toHaveLength(10);
     expect(nudgesIn(backend.calls[4]!)).toEqual([]);
     expect(nudgesIn(backend.calls[5]!)).toEqual([
@@ -79,7 +77,9 @@ describe("safety checks", () => {
       },
     );
     const outcome = await agent.submit("go");
-    expect(String(outcome.error)).toContain("ls was called 6 times in a row with the same arguments");
+    expect(String(ended(outcome, "error").error)).toContain(
+      "ls was called 6 times in a row with the same arguments",
+    );
     expect(backend.calls).toHaveLength(6);
     expect(nudgesIn(backend.calls[3]!)).toEqual([
       "You have called ls with the same arguments 3 times in a row. Its result will not change: use what it returned, or do something else.",

@@ -4,12 +4,13 @@ import {
   ContextOverflowError,
   type Message,
   OpenAiBackend,
+  RateLimitError,
   ToolUnsupportedError,
   UnreachableError,
 } from "@ollie/backends";
 import { closedPort, MockLlmServer } from "@ollie/backends/testing";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { echoTool, only, tools, WAIT } from "../__fixtures__/agents.js";
+import { echoTool, ended, only, tools, WAIT } from "../__fixtures__/agents.js";
 import { Agent } from "../agent/agent.js";
 import type { AgentOptions } from "../agent/agent-options.js";
 import type { AgentEvent } from "../events/agent-events.js";
@@ -102,8 +103,7 @@ describe("model requests over HTTP", () => {
     );
     const { agent, events } = await httpAgent({ retry: { baseDelayMs: 5, maxAttempts: 3 } });
     const outcome = await agent.submit("Hello");
-    expect(outcome.status).toBe("error");
-    expect(outcome.error).toMatchObject({
+    expect(ended(outcome, "error").error).toMatchObject({
       name: "TransientError",
       provider: "openai",
       profile: "lab",
@@ -123,9 +123,9 @@ describe("model requests over HTTP", () => {
     // The policy's other retries are many and slow: none of them applies to a backend that is not there.
     const { agent, events } = await httpAgent({ backend, retry: { baseDelayMs: 60_000 } });
     const outcome = await agent.submit("Hello");
-    expect(outcome.status).toBe("error");
-    expect(outcome.error).toBeInstanceOf(UnreachableError);
-    expect(outcome.error).toMatchObject({ provider: "openai", code: "ECONNREFUSED" });
+    const { error } = ended(outcome, "error");
+    expect(error).toBeInstanceOf(UnreachableError);
+    expect(error).toMatchObject({ provider: "openai", code: "ECONNREFUSED" });
     expect(only(events, "retry")).toEqual([
       {
         type: "retry",
@@ -147,8 +147,7 @@ describe("model requests over HTTP", () => {
       server.enqueue({ fault });
       const { agent, events } = await httpAgent();
       const outcome = await agent.submit("Hello");
-      expect(outcome.status).toBe("error");
-      expect(outcome.error).toBeInstanceOf(type);
+      expect(ended(outcome, "error").error).toBeInstanceOf(type);
       expect(only(events, "retry")).toEqual([]);
     }
   });
@@ -162,8 +161,9 @@ describe("model requests over HTTP", () => {
     server.enqueue({ fault: { type: "context_overflow" } });
     const off = await httpAgent({ history: earlier, compaction: { auto: false } });
     const failed = await off.agent.submit("Hello");
-    expect(failed.error).toBeInstanceOf(ContextOverflowError);
-    expect(String(failed.error)).toContain("automatic compaction is off");
+    const { error } = ended(failed, "error");
+    expect(error).toBeInstanceOf(ContextOverflowError);
+    expect(String(error)).toContain("automatic compaction is off");
 
     const summary = { objective: "answer questions", constraints: [], decisions: ["answered 0 to 10"] };
     server.enqueue(
@@ -196,7 +196,7 @@ describe("model requests over HTTP", () => {
       },
     });
     const outcome = await agent.submit("Hello");
-    expect(outcome.status).toBe("handled");
+    expect(ended(outcome, "handled").error).toBeInstanceOf(RateLimitError);
     expect(seen).toEqual([
       expect.objectContaining({
         event: "turnError",

@@ -1,6 +1,7 @@
 import {
   type AssistantMessage,
   type Backend,
+  type BackendError,
   type GenerationParams,
   type Message,
   RateLimitError,
@@ -11,6 +12,7 @@ import {
 } from "@ollie/backends";
 import { RetryEcho } from "./retry-echo.js";
 import { attemptsFor, type RetryPolicy, retryDelayMs, sleep } from "./retry-policy.js";
+import { backendFailure } from "./unknown-backend-error.js";
 
 /** A model request, and what the loop wants to hear while it runs. */
 export interface ModelRequest {
@@ -26,9 +28,9 @@ export interface ModelRequest {
   onDiscard(partial: string): void;
   onReasoning(delta: string): void;
   /** Attempt `attempt` failed and is about to be retried after `delayMs`; `maxAttempts` is that failure's limit. */
-  onRetry(error: unknown, attempt: number, delayMs: number, maxAttempts: number): void;
+  onRetry(error: BackendError, attempt: number, delayMs: number, maxAttempts: number): void;
   /** Every failure, before any retry: resolve true when it has been dealt with elsewhere (the turnError hook). */
-  onError(error: unknown): Promise<boolean>;
+  onError(error: BackendError): Promise<boolean>;
 }
 
 export type ModelReply =
@@ -42,11 +44,20 @@ export type ModelReply =
     }
   | {
       ok: false;
-      error: unknown;
+      aborted: false;
+      /** What the backend threw, as a BackendError (see UnknownBackendError). */
+      error: BackendError;
       /** Text the last attempt streamed before it failed: it belongs in the history. */
       partialText: string;
       /** The onError handler took the failure over. */
       handled: boolean;
+    }
+  | {
+      ok: false;
+      /** The request's signal aborted it (its reason is the signal's). */
+      aborted: true;
+      /** Text the attempt streamed before the abort: it belongs in the history. */
+      partialText: string;
     };
 
 /** What a failure of `backend` names: the kind of provider, and the name the backend was configured with. */
@@ -70,7 +81,8 @@ export class StreamIdleError extends TransientError {
  * Streams one reply, retrying what is worth retrying: rate limits after the provider's retry-after (else
  * backoff), transient failures and dropped or silent streams with backoff, up to the policy's attempts; an
  * unreachable backend once, soon.
- * Never throws: a failure comes back with the text its last attempt had streamed.
+ * Never throws: a failure comes back, as a BackendError whatever the backend threw, with the text its last
+ * attempt had streamed.
  */
 export async function requestReply(r: ModelRequest): Promise<ModelReply> {
   let shown = "";
@@ -82,18 +94,19 @@ export async function requestReply(r: ModelRequest): Promise<ModelReply> {
     );
     try {
       return await attemptOnce(r, echo);
-    } catch (error) {
+    } catch (thrown) {
       const partialText = echo.streamed;
       shown = echo.seen();
-      if (r.signal.aborted) return { ok: false, error: r.signal.reason, partialText, handled: false };
-      if (await r.onError(error)) return { ok: false, error, partialText, handled: true };
+      if (r.signal.aborted) return { ok: false, aborted: true, partialText };
+      const error = backendFailure(r.backend, thrown);
+      if (await r.onError(error)) return { ok: false, aborted: false, error, partialText, handled: true };
       const delay = retryDelayMs(r.policy, error, attempt);
-      if (delay === undefined) return { ok: false, error, partialText, handled: false };
+      if (delay === undefined) return { ok: false, aborted: false, error, partialText, handled: false };
       r.onRetry(error, attempt, delay, attemptsFor(r.policy, error));
       try {
         await sleep(delay, r.signal);
       } catch {
-        return { ok: false, error: r.signal.reason, partialText: "", handled: false };
+        return { ok: false, aborted: true, partialText: "" };
       }
     }
   }

@@ -1,5 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import { listProblems } from "./argument-problems.js";
 
 /**
  * Checks a call's arguments against its tool's JSON Schema before the tool runs, so a model that sends a
@@ -39,9 +40,6 @@ function validatorOf(schema: object): ValidateFunction | null {
   return validate;
 }
 
-/** At most this many problems are named: the first few are what a model fixes first. */
-const MAX_PROBLEMS = 5;
-
 function describeProblem(e: ErrorObject): string {
   const where = e.instancePath === "" ? "the arguments" : e.instancePath.slice(1).replaceAll("/", ".");
   if (e.keyword === "required") return `${where} lack the required field '${e.params.missingProperty}'`;
@@ -56,8 +54,5 @@ export function argumentProblems(schema: unknown, args: Record<string, unknown>)
   if (typeof schema !== "object" || schema === null) return undefined;
   const validate = validatorOf(schema);
   if (!validate || validate(args)) return undefined;
-  const problems = (validate.errors ?? []).map(describeProblem);
-  const shown = [...new Set(problems)].slice(0, MAX_PROBLEMS);
-  const more = problems.length > shown.length ? `; and ${problems.length - shown.length} more` : "";
-  return `${shown.join("; ")}${more}`;
+  return listProblems((validate.errors ?? []).map(describeProblem));
 }

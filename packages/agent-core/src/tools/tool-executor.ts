@@ -19,6 +19,12 @@ export interface ToolInfo extends Tool {
    * turn's read cache while the file's mtime and size stay the same. Only for read-safe tools.
    */
   cache?: { pathArgument: string };
+  /**
+   * The executor checks a call's arguments itself and answers a mismatch with an error result (a tool made
+   * by `defineTool` from a Standard Schema checks them with that schema): the loop does not check them
+   * against `parameters` first, so the model reads the schema's own words, once.
+   */
+  checksArguments?: boolean;
 }
 
 /** What a call produced. `isError` marks a failure the model should see as one. */

@@ -1,7 +1,8 @@
 import { readFile } from "node:fs/promises";
+import { DEMO_MODEL } from "../providers/demo/demo-backend.js";
 import { Secret } from "./secret.js";
 
-export const PROVIDER_TYPES = ["openai", "anthropic", "ollama", "gemini", "copilot", "kiro"] as const;
+export const PROVIDER_TYPES = ["openai", "anthropic", "ollama", "gemini", "copilot", "kiro", "demo"] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
 
 /** Where a profile's credential comes from. A literal is held as a Secret. */
@@ -97,6 +98,8 @@ interface Draft {
  *     [kiro]
  *     type = kiro               # Kiro's or `ollie login kiro`'s token; region, token_file
  *     model = claude-sonnet-4.5
+ *     [demo]
+ *     type = demo               # offline and scripted, no key (model: ollie-demo unless given)
  *
  * Blank lines and lines starting with # or ; are ignored. Errors name the line.
  */
@@ -161,7 +164,7 @@ function finishProfile(d: Draft, fail: (line: number, problem: string) => never)
       `type '${type}' in [${d.name}] is not one of ${PROVIDER_TYPES.join(", ")}`,
     );
   }
-  const model = get("model");
+  const model = get("model") ?? (type === "demo" ? DEMO_MODEL : undefined);
   if (model === undefined) fail(d.line, `[${d.name}] has no 'model'`);
   const url = get("url");
   if (url !== undefined && !/^https?:\/\/[^\s]+$/.test(url))

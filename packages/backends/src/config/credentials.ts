@@ -1,3 +1,4 @@
+import { loadSandbox } from "../load-sandbox.js";
 import type { Profile } from "./backends-conf.js";
 import { Secret } from "./secret.js";
 
@@ -18,7 +19,8 @@ const KEY_CMD_TIMEOUT_MS = 30_000;
 /**
  * The profile's credential: the literal, the environment variable, or the first line a command prints.
  * Undefined when the profile has none (a local Ollama). A key_cmd runs for 30 s at most, and no longer than
- * `options.signal` allows: then it is killed with everything it started (its process group).
+ * `options.signal` allows: then it is killed with everything it started (its process group). Running one
+ * needs `@ollie/sandbox` installed; without it this throws SandboxNotInstalledError.
  */
 export async function resolveCredential(
   profile: Profile,
@@ -39,8 +41,12 @@ export async function resolveCredential(
     case "command": {
       if (options.signal?.aborted)
         throw new CredentialError(profile.name, "key_cmd was not run: it was called off");
-      // Loaded here, not with the package: a program that never runs a key_cmd never loads process spawning.
-      const { runShellInGroup } = await import("@ollie/sandbox/process");
+      // Loaded here, not with the package: a program that never runs a key_cmd needs no @ollie/sandbox (an
+      // optional peer) and loads no process spawning.
+      const { runShellInGroup } = await loadSandbox(
+        `the key_cmd of [${profile.name}]`,
+        () => import("@ollie/sandbox/process"),
+      );
       // A process tree of its own: what the command starts ends with it, at its timeout or the caller's signal.
       const { result, stopped } = await runShellInGroup(c.command, {
         env: { ...process.env, ...env },

@@ -2,6 +2,7 @@ import { homedir } from "node:os";
 import type { Backend } from "../backend.js";
 import { AnthropicBackend } from "../providers/anthropic/anthropic-backend.js";
 import { CopilotBackend } from "../providers/copilot/copilot-backend.js";
+import { DemoBackend } from "../providers/demo/demo-backend.js";
 import { GeminiBackend } from "../providers/gemini/gemini-backend.js";
 import { KiroBackend } from "../providers/kiro/kiro-backend.js";
 import { OllamaBackend } from "../providers/ollama/ollama-backend.js";
@@ -66,6 +67,8 @@ export async function createBackend(
         }),
         env,
       });
+    case "demo":
+      return new DemoBackend({ name: profile.name, model: profile.model });
   }
 }
 

@@ -54,8 +54,14 @@ export interface TurnRecord {
   steps: number;
   /** The model's last complete reply, when there was one. */
   reply?: { content: string; toolCalls?: ToolCallRecord[] };
-  /** What went wrong (its message). */
+  /** What went wrong (its message), for `error` and `handled`. */
   error?: string;
+  /** For `interrupted`: the text of the reply the interrupt cut short ("" when none was). */
+  partial?: string;
+  /** For `maxsteps`: the step limit reached. */
+  maxSteps?: number;
+  /** For `blocked`: why the preTurn hook refused the turn. */
+  reason?: string;
   usage: UsageTotals;
   /** How the last reply ended, when not normally (the output limit, a filter, a refusal…). */
   stop?: { reason: string; raw?: string; message: string };

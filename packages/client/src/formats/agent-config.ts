@@ -19,6 +19,8 @@ export interface AgentConfig {
   backend: string | undefined;
   /** Its model; undefined for the profile's. */
   model: string | undefined;
+  /** The rounds of tool calls a turn may make (absent from an olliesrv that does not say). */
+  maxSteps?: number;
   cwd: string;
   /** The skills loaded. */
   skills: string[];
@@ -36,6 +38,7 @@ export function parseAgentConfig(text: string, path: string): AgentConfig {
     profile: kv.profile ?? "",
     backend: kv.backend || undefined,
     model: kv.model || undefined,
+    ...(kv.maxsteps && /^\d+$/.test(kv.maxsteps) && { maxSteps: Number(kv.maxsteps) }),
     cwd: kv.cwd ?? "",
     skills: kv.skills ? kv.skills.split(",") : [],
     state: parseState(kv.state ?? "", path),
@@ -55,14 +58,30 @@ export interface AgentSettings {
   backend?: string;
   /** Another agent profile: a new runtime and tools, and a fresh history. */
   profile?: string;
+  /**
+   * The rounds of tool calls each turn may make, from the running turn's next round (its profile's own
+   * number: it follows its profile again). Only the owner may give more than the profile does.
+   */
+  maxSteps?: number;
 }
+
+/** The `cfg` key of each setting. */
+const KEYS: Record<keyof AgentSettings, string> = {
+  model: "model",
+  backend: "backend",
+  profile: "profile",
+  maxSteps: "maxsteps",
+};
 
 export function settingsLines(settings: AgentSettings): string {
   return Object.entries(settings)
     .filter(([, value]) => value !== undefined)
     .map(([key, value]) => {
-      if (/[\n\r]/.test(value as string)) throw new TypeError(`the ${key} is one line`);
-      return `${key}=${value}\n`;
+      const text = String(value);
+      if (/[\n\r]/.test(text)) throw new TypeError(`the ${key} is one line`);
+      if (key === "maxSteps" && !(Number.isSafeInteger(value) && (value as number) > 0))
+        throw new TypeError(`maxSteps is a whole number of rounds, not ${text}`);
+      return `${KEYS[key as keyof AgentSettings] ?? key}=${text}\n`;
     })
     .join("");
 }

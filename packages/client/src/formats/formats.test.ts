@@ -93,6 +93,9 @@ describe("an agent's files", () => {
       "model=big\nprofile=coding\n",
     );
     expect(() => settingsLines({ model: "a\nbackend=b" })).toThrow(TypeError);
+    expect(parseAgentConfig(local.replace("cwd=", "maxsteps=12\ncwd="), P).maxSteps).toBe(12);
+    expect(settingsLines({ maxSteps: 3 })).toBe("maxsteps=3\n");
+    for (const bad of [0, 1.5, Number.NaN]) expect(() => settingsLines({ maxSteps: bad })).toThrow(TypeError);
   });
 
   it("usage, cost and ctxsz", () => {

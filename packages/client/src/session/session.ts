@@ -38,9 +38,19 @@ export class Session {
     await this.files.write(sessionFile(this.id, "ctl"), `${command}\n`, options.signal);
   }
 
-  /** Ends the session — the sessions its agents made first — and removes its file. */
-  async kill(options: { signal?: AbortSignal } = {}): Promise<void> {
-    await this.ctl("kill", options);
+  /**
+   * Ends the session — the sessions its agents made first — and removes its file. With `idle`, only when
+   * nothing runs in it, in the sessions it made, or in the agent that made it (`true`), and — a number of
+   * seconds — nothing has for that long: otherwise a RefusedError says what runs, or when something did.
+   */
+  async kill(options: { signal?: AbortSignal; idle?: true | number } = {}): Promise<void> {
+    const { idle } = options;
+    if (typeof idle === "number" && !(Number.isSafeInteger(idle) && idle >= 0))
+      throw new TypeError(`idle takes whole seconds, not ${idle}`);
+    await this.ctl(
+      idle === undefined ? "kill" : idle === true ? "kill --idle" : `kill --idle ${idle}`,
+      options,
+    );
   }
 
   /**

@@ -27,20 +27,25 @@ const pnpm = `pnpm@${JSON.parse(readFileSync(join(monorepo, "package.json"), "ut
 
 it("installs from its tarballs with npm and runs a sandboxed command with the prebuilt launcher, without a C compiler", async () => {
   const tarballs = join(root, "tarballs");
-  // The other platform's package is an optional dependency npm skips; installed by name it is refused.
-  // @ollie/config-file is a workspace dependency: a release publishes it beside the sandbox.
+  // Both platforms' launcher packages: npm reads the other one's `cpu` from its tarball and skips it, as it
+  // would from the registry, where a release publishes both. @ollie/config-file is a workspace dependency: a
+  // release publishes it beside the sandbox.
   const packages = [
     packageRoot(),
-    join(monorepo, "packages", `sandbox-linux-${process.arch}`),
+    join(monorepo, "packages", "sandbox-linux-x64"),
+    join(monorepo, "packages", "sandbox-linux-arm64"),
     join(monorepo, "packages", "config-file"),
   ];
   // No prepack build: the package is built already, and a rebuild would empty dist/ under the other
   // packages' tests running beside this one.
+  const tarball: Record<string, string> = {};
   for (const dir of packages) {
-    await execa("npx", ["-y", pnpm, "pack", "--pack-destination", tarballs], {
+    const { stdout } = await execa("npx", ["-y", pnpm, "pack", "--json", "--pack-destination", tarballs], {
       cwd: dir,
       env: { npm_config_ignore_scripts: "true" },
     });
+    const name = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).name;
+    tarball[name] = `file:${JSON.parse(stdout.slice(stdout.indexOf("{"))).filename}`;
   }
 
   // A PATH with node and a shell, and nothing else: no cc, no gcc, no clang.
@@ -52,7 +57,17 @@ it("installs from its tarballs with npm and runs a sandboxed command with the pr
   const project = join(root, "project");
   for (const dir of ["work", "tmp", "cache", "config", "home"])
     mkdirSync(join(project, dir), { recursive: true });
-  writeFileSync(join(project, "package.json"), '{ "name": "consumer", "private": true, "type": "module" }\n');
+  // `npm i @ollie/sandbox`, every package of the workspace found at its tarball wherever the tree names it.
+  writeFileSync(
+    join(project, "package.json"),
+    JSON.stringify({
+      name: "consumer",
+      private: true,
+      type: "module",
+      dependencies: { "@ollie/sandbox": tarball["@ollie/sandbox"] },
+      overrides: tarball,
+    }),
+  );
   const env = {
     PATH: bin,
     HOME: join(project, "home"),
@@ -60,15 +75,20 @@ it("installs from its tarballs with npm and runs a sandboxed command with the pr
     XDG_CONFIG_HOME: join(project, "config"),
     npm_config_cache: join(tmpdir(), "ollie-test-npm-cache"),
   };
-  const tgz = readdirSync(tarballs).map((f) => join(tarballs, f));
-  const install = await execa(process.execPath, [npmCli, "install", "--no-audit", "--no-fund", ...tgz], {
-    cwd: project,
-    env,
-    extendEnv: false,
-    reject: false,
-  });
+  const install = await execa(
+    process.execPath,
+    [npmCli, "install", "--no-audit", "--no-fund", "--loglevel", "http"],
+    { cwd: project, env, extendEnv: false, reject: false },
+  );
   expect(install.stderr).not.toMatch(/ERR!/);
   expect(install.exitCode).toBe(0);
+  // Every @ollie package came from its tarball: the registry was asked for none, the other CPU's included.
+  expect(install.stderr.split("\n").filter((line) => /npm http fetch .*@ollie%2f/.test(line))).toEqual([]);
+  expect(readdirSync(join(project, "node_modules", "@ollie")).sort()).toEqual([
+    "config-file",
+    "sandbox",
+    `sandbox-linux-${process.arch}`,
+  ]);
 
   writeFileSync(
     join(project, "use.mjs"),

@@ -1,5 +1,5 @@
 import { describeIssues, formatProblems } from "@ollie/config-file";
-import { LogStream, WatchedValue } from "@ollie/virtfs";
+import { AppendBuffer, WatchedValue } from "@ollie/virtfs";
 import { execa } from "execa";
 import { bypassFilingSchema } from "../protocol/bypass-filing.js";
 import type { BypassRequestDetails } from "../protocol/bypass-request.js";
@@ -19,7 +19,7 @@ export interface BypassRequest {
    * or `denied by UNAME[: REASON]`.
    */
   readonly decision: WatchedValue<string>;
-  readonly output: LogStream;
+  readonly output: AppendBuffer;
 }
 
 /** The longest reason a denial keeps. */
@@ -31,7 +31,7 @@ const MAX_REASON = 500;
  * through its ctl file (agents cannot write it). Every request, decision and run is logged.
  */
 export class BypassBroker {
-  readonly log = new LogStream({ retain: 256 * 1024 });
+  readonly log = new AppendBuffer({ retain: 256 * 1024 });
   /** The requests waiting for the owner, as the `pending` file shows them: a change wakes `bypass/wait`. */
   readonly pending = new WatchedValue("");
   private readonly requests = new Map<number, BypassRequest>();
@@ -70,7 +70,7 @@ export class BypassBroker {
       filed: new Date(),
       status: new WatchedValue("pending"),
       decision: new WatchedValue("pending"),
-      output: new LogStream({ retain: 256 * 1024 }),
+      output: new AppendBuffer({ retain: 256 * 1024 }),
     };
     this.requests.set(r.id, r);
     this.note(

@@ -6,7 +6,7 @@ import {
   type SandboxPolicy,
   startSandboxed,
 } from "@ollie/sandbox";
-import { LogStream } from "@ollie/virtfs";
+import { AppendBuffer } from "@ollie/virtfs";
 import type { CatalogEntry } from "../catalog/tool-catalog.js";
 import type { CallTiming } from "./call-timing.js";
 import { OutputBuffer } from "./output-buffer.js";
@@ -71,7 +71,7 @@ export interface ToolRun {
   readonly pid: number | undefined;
   readonly startedAt: Date;
   /** Everything the process writes to stdout, for readers who follow it (bounded retention). */
-  readonly stream: LogStream;
+  readonly stream: AppendBuffer;
   readonly done: Promise<ToolOutcome>;
   /** Ends the tool and everything it started (SIGTERM, then SIGKILL for all after 500 ms). */
   kill(): void;
@@ -121,7 +121,7 @@ export async function startTool(
   timing?.mark("spawn");
   const startedAt = new Date();
   child.stdin.end(`${JSON.stringify(request.args)}\n`);
-  const stream = new LogStream({ retain: options.maxOutputBytes ?? 1024 * 1024 });
+  const stream = new AppendBuffer({ retain: options.maxOutputBytes ?? 1024 * 1024 });
   const output = new OutputBuffer(options.maxOutputBytes ?? 1024 * 1024);
   const stderr = new OutputBuffer(STDERR_LIMIT);
   const ended = (s: NodeJS.ReadableStream) =>

@@ -1,5 +1,5 @@
 import type { Progress } from "@modelcontextprotocol/sdk/types.js";
-import { LogStream } from "@ollie/virtfs";
+import { AppendBuffer } from "@ollie/virtfs";
 import { OutputBuffer } from "../exec/output-buffer.js";
 import type { ToolOutcome, ToolRun } from "../exec/run-tool.js";
 import type { McpToolEntry } from "./mcp-bridge.js";
@@ -29,7 +29,7 @@ export function startMcpCall(
   options: McpCallRunOptions,
 ): ToolRun {
   const limit = options.maxOutputBytes ?? 1024 * 1024;
-  const stream = new LogStream({ retain: limit });
+  const stream = new AppendBuffer({ retain: limit });
   const startedAt = new Date();
   const killed = new AbortController();
   const timer = AbortSignal.timeout(entry.meta.timeoutMs);

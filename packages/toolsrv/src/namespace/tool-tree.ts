@@ -27,6 +27,9 @@ export interface ToolTreeOptions {
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
+/** For files made by reading tool sources, the sandbox policy or MCP servers: at each open, not at a stat. */
+const atOpenOnly = { size: false } as const;
+
 /**
  * toolsrv's namespace (see NAMESPACE.md). The per-agent files — loaded, rev, revwait, ctl, call — act on
  * the loaded set of whoever attached: each agent principal sees its own.
@@ -37,15 +40,18 @@ export function toolTree(service: ToolService, options: ToolTreeOptions): Virtua
     dir("/", [
       file(
         "tools",
-        text(async () => json([...(await sources.tools()).values()].map((t) => t.meta))),
+        text(async () => json([...(await sources.tools()).values()].map((t) => t.meta)), atOpenOnly),
       ),
       file(
         "broken",
-        text(async () => (await sources.broken()).map((b) => `${b.file}: ${b.reason}\n`).join("")),
+        text(
+          async () => (await sources.broken()).map((b) => `${b.file}: ${b.reason}\n`).join(""),
+          atOpenOnly,
+        ),
       ),
       file(
         "loaded",
-        text(async ({ uname }) => json(await service.loaded(uname))),
+        text(async ({ uname }) => json(await service.loaded(uname)), atOpenOnly),
       ),
       file(
         "rev",
@@ -54,7 +60,10 @@ export function toolTree(service: ToolService, options: ToolTreeOptions): Virtua
       file("revwait", revisionWait(service)),
       file(
         "sandbox",
-        text(async ({ uname }) => json(agentSandbox(uname, agents.get(uname), await service.sandbox()))),
+        text(
+          async ({ uname }) => json(agentSandbox(uname, agents.get(uname), await service.sandbox())),
+          atOpenOnly,
+        ),
       ),
       file(
         "ctl",
@@ -79,7 +88,7 @@ export function toolTree(service: ToolService, options: ToolTreeOptions): Virtua
       // The servers' standard error may say what agents must not read (another agent's own server's, say).
       file(
         "mcp",
-        text(async () => json((await sources.mcp?.status()) ?? [])),
+        text(async () => json((await sources.mcp?.status()) ?? []), atOpenOnly),
         { mode: 0o400, owner: options.owner },
       ),
       each(
@@ -96,7 +105,7 @@ export function toolTree(service: ToolService, options: ToolTreeOptions): Virtua
           dir(tools.uname, [
             file(
               "sandbox",
-              text(async () => json(agentSandbox(tools.uname, tools, await service.sandbox()))),
+              text(async () => json(agentSandbox(tools.uname, tools, await service.sandbox())), atOpenOnly),
             ),
           ]),
         { key: (tools) => tools.uname, lookup: (name) => agents.get(name) },

@@ -2,8 +2,6 @@ import { Errno, NinepError } from "@ollie/ninep";
 import type { FileContext, FileHandlers } from "../spec/context.js";
 import { slice } from "./bytes.js";
 
-type MaybePromise<T> = T | Promise<T>;
-
 export interface CloneState {
   id: Buffer | null;
 }
@@ -13,7 +11,7 @@ export interface CloneState {
  * same fid — `id=$(echo spec | …)`-style creation over plain file operations.
  */
 export function clone(
-  create: (spec: string, ctx: FileContext) => MaybePromise<string>,
+  create: (spec: string, ctx: FileContext) => string | Promise<string>,
 ): FileHandlers<CloneState> {
   return {
     open: () => ({ id: null }),

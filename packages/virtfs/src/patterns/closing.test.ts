@@ -2,9 +2,9 @@ import { OREAD, OWRITE } from "@ollie/ninep";
 import { describe, expect, it } from "vitest";
 import { eventually, servedPerTest } from "../__fixtures__/serve-tree.js";
 import { dir, file } from "../spec/node-spec.js";
+import { AppendBuffer } from "./append-buffer.js";
 import { Fifo, fifo } from "./fifo.js";
 import { log } from "./log.js";
-import { LogStream } from "./log-stream.js";
 import { wait } from "./wait.js";
 import { WatchedValue } from "./watched-value.js";
 
@@ -24,7 +24,7 @@ describe("closing a blocking file's source", () => {
   });
 
   it("wakes log readers at the end with the error, after what was appended", async () => {
-    const stream = new LogStream();
+    const stream = new AppendBuffer();
     stream.append("said before\n");
     const fsys = await (await serve(dir("/", [file("chat", log(stream))]))).attach();
     const f = await fsys.open("chat", OREAD);

@@ -25,9 +25,9 @@ describe("ctl", () => {
   it("runs each written line as a command", async () => {
     calls.length = 0;
     const served = await serve(tree());
-    const fsys = await served.attach("glenda");
+    const fsys = await served.attach("owner");
     await fsys.writeFile("ctl", "stop\nmodel  big-one\n\nsay hello   world\n");
-    expect(calls).toEqual(["stop", "model big-one by glenda", "say hello   world"]);
+    expect(calls).toEqual(["stop", "model big-one by owner", "say hello   world"]);
     expect((await fsys.readFile("ctl")).toString()).toBe("model\nsay\nstop\n");
   });
 

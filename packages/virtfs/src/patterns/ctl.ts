@@ -1,8 +1,7 @@
 import { Errno, errnoOf, NinepError } from "@ollie/ninep";
 import type { FileContext, FileHandlers, OpenContext } from "../spec/context.js";
 import { slice, toBuffer } from "./bytes.js";
-
-type MaybePromise<T> = T | Promise<T>;
+import { producedLength } from "./produced-length.js";
 
 /** What a command handler gets besides its arguments. */
 export interface CommandContext extends FileContext {
@@ -13,11 +12,13 @@ export interface CommandContext extends FileContext {
 }
 
 /** Handles one command: `args` are the whitespace-separated words after its name. Throw to refuse it. */
-export type CommandHandler = (args: string[], ctx: CommandContext) => MaybePromise<void>;
+export type CommandHandler = (args: string[], ctx: CommandContext) => void | Promise<void>;
 
 export interface CtlOptions {
   /** What reading the file shows (default: the command names, one per line). */
-  read?: (ctx: OpenContext) => MaybePromise<string | Uint8Array>;
+  read?: (ctx: OpenContext) => string | Uint8Array | Promise<string | Uint8Array>;
+  /** Whether a stat calls `read` to report the length of what a read would show, as `text`'s `size`. */
+  size?: boolean;
 }
 
 /**
@@ -36,6 +37,7 @@ export function ctl(
       return toBuffer(await show(ctx));
     },
     read: ({ state, offset, count }) => slice(state, offset, count),
+    length: (ctx) => ctx.state?.length ?? (options.size === false ? 0 : producedLength(show, ctx)),
     async write(ctx) {
       for (const raw of ctx.data.toString("utf8").split("\n")) {
         const line = raw.replace(/\r$/, "").trim();

@@ -1,4 +1,5 @@
 import { Errno, NinepError } from "@ollie/ninep";
+import { consumingReads } from "../spec/consuming-reads.js";
 import type { FileHandlers } from "../spec/context.js";
 import type { AbortSource } from "./abort-source.js";
 import { toBuffer } from "./bytes.js";
@@ -89,13 +90,16 @@ export class Fifo {
   }
 }
 
-/** A file over a Fifo: reads take from it and writes put into it, both waiting as the fifo does. */
+/**
+ * A file over a Fifo: reads take from it and writes put into it, both waiting as the fifo does. Declared
+ * without a mode it is its owner's alone (0600), as a read takes what it returns.
+ */
 export function fifo(pipe: Fifo): FileHandlers<undefined> {
-  return {
+  return consumingReads({
     read: (ctx) => pipe.read(ctx.count, ctx),
     async write(ctx) {
       await pipe.write(ctx.data, ctx);
       return ctx.data.length;
     },
-  };
+  });
 }

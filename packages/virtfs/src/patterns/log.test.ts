@@ -2,14 +2,14 @@ import { OREAD } from "@ollie/ninep";
 import { describe, expect, it } from "vitest";
 import { eventually, servedPerTest } from "../__fixtures__/serve-tree.js";
 import { dir, file } from "../spec/node-spec.js";
+import { AppendBuffer } from "./append-buffer.js";
 import { log } from "./log.js";
-import { LogStream } from "./log-stream.js";
 
 const serve = servedPerTest();
 
 describe("log", () => {
   it("wakes 100 readers blocked at the end with one append", async () => {
-    const chat = new LogStream();
+    const chat = new AppendBuffer();
     chat.append("hello\n");
     const served = await serve(dir("/", [file("chat", log(chat))]));
     const readers = await Promise.all(
@@ -27,7 +27,7 @@ describe("log", () => {
   });
 
   it("lets each reader go at its own pace, and a tail reader start at the end", async () => {
-    const stream = new LogStream();
+    const stream = new AppendBuffer();
     const served = await serve(
       dir("/", [file("log", log(stream)), file("tail", log(stream, { from: "end" }))]),
     );
@@ -43,7 +43,7 @@ describe("log", () => {
   });
 
   it("gives a reader that fell behind what is retained and no more", async () => {
-    const stream = new LogStream({ retain: 10 });
+    const stream = new AppendBuffer({ retain: 10 });
     const served = await serve(dir("/", [file("log", log(stream))]));
     const fsys = await served.attach();
     const slow = await fsys.open("log", OREAD);
@@ -59,7 +59,7 @@ describe("log", () => {
   });
 
   it("releases a blocked reader when its request is flushed", async () => {
-    const stream = new LogStream();
+    const stream = new AppendBuffer();
     const served = await serve(dir("/", [file("log", log(stream))]));
     const f = await (await served.attach()).open("log", OREAD);
     const ac = new AbortController();

@@ -1,5 +1,5 @@
 import type { FileHandlers } from "../spec/context.js";
-import type { LogStream } from "./log-stream.js";
+import type { AppendBuffer } from "./append-buffer.js";
 
 export interface LogOptions {
   /** Where a new open starts reading: the oldest retained byte (default) or the end (`tail -f`). */
@@ -14,13 +14,13 @@ interface LogState {
 }
 
 /**
- * An append-only file over a LogStream: each open reads at its own position, a read at the end waits for
+ * An append-only file over an AppendBuffer: each open reads at its own position, a read at the end waits for
  * the next append (`tail -f` over 9P), and a reader that fell behind what is retained continues from the
  * oldest byte still kept — it gets what is retained and no more. Reading in order continues where the last
  * read ended; a read at another offset seeks to that stream position.
  */
-export function log(stream: LogStream, options: LogOptions = {}): FileHandlers<LogState> {
-  return {
+export function log(stream: AppendBuffer, options: LogOptions = {}): FileHandlers<unknown> {
+  const handlers: FileHandlers<LogState> = {
     open: () => ({ position: options.from === "end" ? stream.end : stream.start, expected: 0 }),
     async read(ctx) {
       const { state, offset, count } = ctx;
@@ -35,4 +35,5 @@ export function log(stream: LogStream, options: LogOptions = {}): FileHandlers<L
     },
     version: () => stream.version,
   };
+  return handlers;
 }

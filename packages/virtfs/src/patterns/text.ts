@@ -1,8 +1,7 @@
 import { Errno, NinepError, OWRITE } from "@ollie/ninep";
-import type { FileContext, FileHandlers, OpenContext } from "../spec/context.js";
+import type { FileContext, FileHandlers, OpenContext, WriteContext } from "../spec/context.js";
 import { slice, toBuffer, WrittenBytes } from "./bytes.js";
-
-type MaybePromise<T> = T | Promise<T>;
+import { producedLength } from "./produced-length.js";
 
 export interface TextOptions {
   /**
@@ -10,7 +9,7 @@ export interface TextOptions {
    * message. What it returns answers a read when `answerReads` is on.
    */
   // biome-ignore lint/suspicious/noConfusingVoidType: a writer that answers nothing may be any void function.
-  write?: (text: string, ctx: FileContext) => MaybePromise<string | undefined | void>;
+  write?: (text: string, ctx: FileContext) => string | undefined | void | Promise<string | undefined | void>;
   /**
    * When `write` runs: "close" (default) once with everything written to one open, when it is clunked — so
    * `echo value > file` delivers whole values; "write" for each write as it arrives.
@@ -28,6 +27,13 @@ export interface TextOptions {
    */
   maxBytes?: number;
   tooLong?: (limit: string) => string;
+  /**
+   * Whether a stat of the file — and a listing of its directory, whose entries are stats in 9P2000 — calls
+   * `produce` to report the length of what a read would return now (default true). Say false when producing
+   * costs much, waits, or acts (asks another server, wakes something up): stat then reports 0, as most
+   * synthetic files do, except for an open fid, whose snapshot it knows.
+   */
+  size?: boolean;
 }
 
 export const DEFAULT_TEXT_MAX_BYTES = 1024 * 1024;
@@ -42,24 +48,41 @@ interface TextState {
   answer?: Buffer;
   /** A write went past `maxBytes`: what this open wrote is not delivered. */
   refused?: NinepError;
+  /** The open asked for truncation (OTRUNC): what the file held is no part of what it writes. */
+  truncated: boolean;
+  /** What the file held, once a write past what this open wrote needed it. */
+  before?: Buffer;
 }
 
 /**
  * A file whose content is produced when it is opened and read at any offset from that snapshot, so a reader
- * never sees a value torn between two states. Optionally writable (see TextOptions).
+ * never sees a value torn between two states; stat reports its length (see `size`). Optionally writable
+ * (see TextOptions).
  */
 export function text(
-  produce?: (ctx: OpenContext) => MaybePromise<string | Uint8Array>,
+  produce?: (ctx: OpenContext) => string | Uint8Array | Promise<string | Uint8Array>,
   options: TextOptions = {},
-) {
-  const { write, writeOn = "close", maxBytes = DEFAULT_TEXT_MAX_BYTES, answerReads = false } = options;
+): FileHandlers<unknown> {
+  const {
+    write,
+    writeOn = "close",
+    maxBytes = DEFAULT_TEXT_MAX_BYTES,
+    answerReads = false,
+    size = true,
+  } = options;
   const tooLong = options.tooLong ?? ((limit: string) => `this file takes at most ${limit}`);
   const handlers: FileHandlers<TextState> = {
     async open(ctx) {
       const reads = (ctx.mode & 3) !== OWRITE;
       const snapshot = produce && reads ? toBuffer(await produce(ctx)) : Buffer.alloc(0);
-      return { snapshot, written: new WrittenBytes() };
+      return { snapshot, written: new WrittenBytes(), truncated: ctx.truncate };
     },
+  };
+  // A stat reports what a read would return: this open's snapshot (or answer) on an open fid, else what
+  // `produce` gives now.
+  handlers.length = (ctx) => {
+    if (ctx.state) return (ctx.state.answer ?? ctx.state.snapshot).length;
+    return produce && size ? producedLength(produce, ctx) : 0;
   };
   if (produce) handlers.read = ({ state, offset, count }) => slice(state.snapshot, offset, count);
   if (write && answerReads && writeOn === "close") {
@@ -81,7 +104,12 @@ export function text(
         throw ctx.state.refused;
       }
       if (writeOn === "write") await write(ctx.data.toString("utf8"), ctx);
-      else ctx.state.written.put(ctx.offset, ctx.data);
+      else {
+        if (produce && ctx.offset > ctx.state.written.size && !ctx.state.truncated) {
+          await keepBefore(produce, ctx);
+        }
+        ctx.state.written.put(ctx.offset, ctx.data);
+      }
       return ctx.data.length;
     };
     if (writeOn === "close") {
@@ -92,4 +120,33 @@ export function text(
     }
   }
   return handlers;
+}
+
+/**
+ * Before a write past what this open wrote, puts what the file held up to it in front, as a file would: an
+ * append (`>>` on a mount writes at the length stat reported) adds to the content instead of following NUL
+ * bytes. An open that read uses its snapshot; one that only writes asks `produce` once.
+ */
+async function keepBefore(
+  produce: (ctx: OpenContext) => string | Uint8Array | Promise<string | Uint8Array>,
+  ctx: WriteContext<TextState>,
+): Promise<void> {
+  const { state } = ctx;
+  if (!state.before) {
+    const reads = (ctx.mode & 3) !== OWRITE;
+    state.before = reads
+      ? state.snapshot
+      : toBuffer(
+          await produce({
+            uname: ctx.uname,
+            mode: ctx.mode,
+            truncate: false,
+            get signal() {
+              return ctx.signal;
+            },
+          }),
+        );
+  }
+  const from = state.written.size;
+  state.written.put(from, state.before.subarray(from, ctx.offset));
 }

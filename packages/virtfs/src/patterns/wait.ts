@@ -22,7 +22,7 @@ interface WaitState {
  * `cat` prints one change and exits, while a program re-reading offset 0 on one fid sees every change it is
  * not too slow for.
  */
-export function wait<T>(source: Watchable<T>, options: WaitOptions<T> = {}): FileHandlers<WaitState> {
+export function wait<T>(source: Watchable<T>, options: WaitOptions<T> = {}): FileHandlers<unknown> {
   const format = options.format ?? ((v: T) => `${String(v)}\n`);
   // A blocked read is a promise reaction on the next change, not a suspended frame, and a WatchedValue hears
   // of its abort through the request's own listener, which costs far less than its AbortSignal: clients

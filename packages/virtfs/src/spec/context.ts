@@ -40,7 +40,18 @@ export interface WriteContext<S = unknown> extends FileContext<S> {
   readonly data: Buffer;
 }
 
-type MaybePromise<T> = T | Promise<T>;
+/** What a file's `length` learns about the stat it answers. */
+export interface StatContext<S = unknown> {
+  /** The user the client attached as. */
+  readonly uname: string;
+  /**
+   * When the stat is of an open fid (an fstat), that open's `state`, which is what its reads return;
+   * undefined for a fid not open and for a directory listing.
+   */
+  readonly state: S | undefined;
+  /** Fires when the stat (or the listing) is flushed or the client goes away. */
+  readonly signal: AbortSignal;
+}
 
 /**
  * The behaviour of a file, as closures. Every handler is optional: without `read` the file cannot be read,
@@ -48,18 +59,22 @@ type MaybePromise<T> = T | Promise<T>;
  */
 export interface FileHandlers<S = unknown> {
   /** Runs at each open; what it returns is that open's private `state`. */
-  open?(ctx: OpenContext): MaybePromise<S>;
+  open?(ctx: OpenContext): S | Promise<S>;
   /** Returns up to `count` bytes from `offset`; empty means end of file. May wait (honour the signal). */
-  read?(ctx: ReadContext<S>): MaybePromise<string | Uint8Array>;
+  read?(ctx: ReadContext<S>): string | Uint8Array | Promise<string | Uint8Array>;
   /** Takes a write; returns the bytes accepted (all of them if it returns nothing). */
-  write?(ctx: WriteContext<S>): MaybePromise<number | undefined>;
+  write?(ctx: WriteContext<S>): number | undefined | Promise<number | undefined>;
   /**
    * Runs once per open, when the client clunks it (a throw then answers the Tclunk with an error) or when
    * the client goes away without clunking (errors are then only reported to the tree's `onError`).
    */
-  close?(ctx: FileContext<S>): MaybePromise<void>;
+  close?(ctx: FileContext<S>): void | Promise<void>;
   /** The qid version; change it when the content changes (default: counts writes). */
   version?(): number;
-  /** The length reported by stat (default 0, as for most synthetic files). */
-  length?(): number;
+  /**
+   * The length stat reports: what a read would return now, as far as the file can tell (default 0, as for
+   * most synthetic files: it is read to its end whatever stat says). It answers every stat of the file and
+   * every listing of its directory (9P2000's listings carry stats), so it must be cheap and not act.
+   */
+  length?(ctx: StatContext<S>): number | Promise<number>;
 }

@@ -1,3 +1,4 @@
+import { readsConsume } from "./consuming-reads.js";
 import type { FileHandlers } from "./context.js";
 
 /** Owner, group and permission bits of a node. Unset fields come from the tree's defaults. */
@@ -86,12 +87,22 @@ export function dir(name: string, children: readonly NodeSpec[], perm?: PermSpec
 }
 
 /**
- * A file whose behaviour is `handlers`. Without `perm`, it is readable by all if it has `read` and writable
- * by all if it has `write`.
+ * The mode of a file declared without one: readable by all if it has `read`, writable by its owner alone if
+ * it has `write` (0644 for most writable files). A file whose reads take what they return (a `fifo`) is
+ * its owner's alone (0600): anyone else reading it would take what was written for the owner.
+ */
+function defaultFileMode<S>(handlers: FileHandlers<S>): number {
+  if (readsConsume(handlers)) return (handlers.read ? 0o400 : 0) | (handlers.write ? 0o200 : 0);
+  return (handlers.read ? 0o444 : 0) | (handlers.write ? 0o200 : 0);
+}
+
+/**
+ * A file whose behaviour is `handlers`. Without a mode, it is readable by all if it has `read` and writable
+ * by its owner if it has `write` (a `fifo` is its owner's alone); give `perm` to let a group or others write.
  */
 export function file<S>(name: string, handlers: FileHandlers<S>, perm?: PermSpec): FileSpec {
   checkName(name, "file");
-  const defaults = (handlers.read ? 0o444 : 0) | (handlers.write ? 0o222 : 0);
+  const defaults = defaultFileMode(handlers);
   return { kind: "file", name, handlers, perm: { mode: defaults, ...toPerm(perm) } };
 }
 
@@ -108,7 +119,8 @@ export function each<T>(
 ): EachSpec<T> {
   checkName(name, "directory");
   const { mode, owner, group } = options;
-  const perm: Perm = { mode: mode ?? (options.create ? 0o755 : 0o555) };
+  // Creating and removing entries needs write permission on the directory: its owner has it by default.
+  const perm: Perm = { mode: mode ?? (options.create || options.remove ? 0o755 : 0o555) };
   if (owner !== undefined) perm.owner = owner;
   if (group !== undefined) perm.group = group;
   return { kind: "each", name, list, child, options, perm };

@@ -3,8 +3,8 @@ import { runInNewContext } from "node:vm";
 import { OREAD } from "@ollie/ninep";
 import { describe, expect, it } from "vitest";
 import { eventually, servedPerTest } from "../__fixtures__/serve-tree.js";
+import { AppendBuffer } from "../patterns/append-buffer.js";
 import { log } from "../patterns/log.js";
-import { LogStream } from "../patterns/log-stream.js";
 import { text } from "../patterns/text.js";
 import { wait } from "../patterns/wait.js";
 import { WatchedValue } from "../patterns/watched-value.js";
@@ -16,14 +16,14 @@ interface Item {
   id: string;
   body: string;
   state: WatchedValue<string>;
-  events: LogStream;
+  events: AppendBuffer;
 }
 
 /** A collection of items, each a directory of files; counts the declarations `child(item)` made. */
 function itemsTree() {
   const items = new Map<string, Item>();
   const add = (id: string) => {
-    const item = { id, body: "", state: new WatchedValue("idle"), events: new LogStream() };
+    const item = { id, body: "", state: new WatchedValue("idle"), events: new AppendBuffer() };
     items.set(id, item);
     return item;
   };

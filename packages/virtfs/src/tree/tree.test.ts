@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { servedPerTest } from "../__fixtures__/serve-tree.js";
 import { text } from "../patterns/text.js";
 import { alias, dir, each, file } from "../spec/node-spec.js";
-import type { PermissionDenial } from "./virtual-tree.js";
+import type { PermissionDenial } from "./tree-options.js";
 
 const serve = servedPerTest();
 

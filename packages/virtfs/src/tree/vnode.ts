@@ -1,4 +1,5 @@
 import { DM, type Qid, QT, type Stat } from "@ollie/ninep";
+import type { StatContext } from "../spec/context.js";
 import type { AliasSpec, DirSpec, EachSpec, FileSpec, NodeSpec } from "../spec/node-spec.js";
 
 /** What nodes need from the tree they belong to. */
@@ -113,10 +114,16 @@ export class VNode {
     return { type: spec.kind === "file" ? QT.FILE : QT.DIR, version, path: BigInt(this.path) };
   }
 
-  stat(name = this.name): Stat {
-    const { uid, gid, mode } = this.owned;
+  /** The node's stat entry, its length as the file's `length` tells it to `asked` (who asks, and how). */
+  stat(asked: StatContext, name = this.name): Stat | Promise<Stat> {
     const spec = this.spec;
-    const length = spec.kind === "file" ? (spec.handlers.length?.() ?? 0) : 0;
+    const length = spec.kind === "file" ? spec.handlers.length?.(asked) : undefined;
+    if (length instanceof Promise) return length.then((n) => this.statEntry(name, n));
+    return this.statEntry(name, length ?? 0);
+  }
+
+  private statEntry(name: string, length: number): Stat {
+    const { uid, gid, mode } = this.owned;
     return {
       type: 0,
       dev: 0,

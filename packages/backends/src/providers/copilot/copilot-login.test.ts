@@ -154,17 +154,18 @@ describe("GitHub tokens from elsewhere", () => {
     expect(await importCopilotLogin({ env: freshEnv() })).toBeUndefined();
   });
 
-  it("without any login, the backend says how to sign in", async () => {
+  it("without any login, the backend says how to sign in; once signed in, the same backend answers", async () => {
     const base = server.baseUrl("copilot");
-    const backend = new CopilotBackend({
-      githubUrl: base,
-      githubApiUrl: base,
-      model: "gpt-4.1",
-      env: freshEnv(),
-    });
+    const env = freshEnv();
+    const backend = new CopilotBackend({ githubUrl: base, githubApiUrl: base, model: "gpt-4.1", env });
     const err = await collect(backend.chatStream(conversation.slice(0, 2), [])).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(AuthError);
     expect((err as Error).message).toMatch(/no GitHub login for 127\.0\.0\.1:\d+: run `ollie login copilot`/);
+    // A login made meanwhile (`ollie login copilot` while olliesrv runs) is found at the next request.
+    server.copilot.configure({ deviceFlow: { intervalSeconds: 0.05, pendingPolls: 0, outcome: "granted" } });
+    await login(env);
+    server.enqueue({ text: "signed in since" });
+    expect((await collect(backend.chatStream(conversation.slice(0, 2), []))).text).toBe("signed in since");
   });
 
   it("a credential file that is not JSON is reported and left alone", async () => {

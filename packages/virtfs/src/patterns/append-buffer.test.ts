@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { LogStream } from "./log-stream.js";
+import { AppendBuffer } from "./append-buffer.js";
 
-describe("LogStream", () => {
+describe("AppendBuffer", () => {
   it("keeps short appends in right-sized buffers of its own, not in Node's shared pool slabs", () => {
-    const stream = new LogStream();
+    const stream = new AppendBuffer();
     const lines = Array.from({ length: 50 }, (_, i) => `line ${i}\n`);
     for (const line of lines) stream.append(line);
     const all = stream.read(0, stream.end);
@@ -13,7 +13,7 @@ describe("LogStream", () => {
   });
 
   it("fits a buffer of short appends to its size when it is mostly spare and a long append comes", () => {
-    const stream = new LogStream();
+    const stream = new AppendBuffer();
     stream.append("x".repeat(100));
     stream.append("y".repeat(100));
     stream.append("z".repeat(10));
@@ -26,7 +26,7 @@ describe("LogStream", () => {
   });
 
   it("copies what it is given, so the caller may reuse its buffer", () => {
-    const stream = new LogStream();
+    const stream = new AppendBuffer();
     const mine = Buffer.from("abc");
     stream.append(mine);
     mine.write("xyz");
@@ -34,7 +34,7 @@ describe("LogStream", () => {
   });
 
   it("reads across chunks, and keeps the last `retain` bytes of a log that outgrew it", () => {
-    const stream = new LogStream({ retain: 6000 });
+    const stream = new AppendBuffer({ retain: 6000 });
     stream.append("a".repeat(3000));
     stream.append("b".repeat(3000));
     stream.append("c".repeat(10));

@@ -5,7 +5,7 @@ import { Waiters } from "./waiters.js";
 /** Short appends share a buffer up to this size (bytes). */
 const SMALL_CHUNK = 4096;
 
-export interface LogStreamOptions {
+export interface AppendBufferOptions {
   /** Bytes kept for readers that are behind (default 1 MiB); older bytes are dropped. */
   retain?: number;
 }
@@ -14,7 +14,7 @@ export interface LogStreamOptions {
  * An append-only byte stream with a bounded memory: positions count every byte ever appended, and the last
  * `retain` bytes can be read. Readers at the end wait for the next append.
  */
-export class LogStream {
+export class AppendBuffer {
   private readonly retain: number;
   private chunks: Buffer[] = [];
   /** Absolute position of chunks[0]. */
@@ -27,7 +27,7 @@ export class LogStream {
   private tail: Buffer | undefined;
   private tailUsed = 0;
 
-  constructor(options: LogStreamOptions = {}) {
+  constructor(options: AppendBufferOptions = {}) {
     this.retain = options.retain ?? 1024 * 1024;
   }
 
