@@ -59,7 +59,7 @@ describe("ollie init and ollie backends without olliesrv", () => {
     const unknown = await ollie(["init", "mistral"]);
     expect(unknown.exitCode).toBe(2);
     expect(unknown.stderr).toMatch(
-      /^ollie: unknown provider 'mistral' \(ollama, openai, anthropic, gemini, openrouter, copilot, kiro, demo\)\nusage: ollie /,
+      /^ollie: unknown provider 'mistral' \(ollama, openai, anthropic, gemini, openrouter, copilot, kiro, demo\)\ntry 'ollie init --help' for the usage$/,
     );
     expect(existsSync(conf)).toBe(false);
   });

@@ -26,7 +26,7 @@ describe("the ollie command", () => {
     for (const args of [["new", "--colour", "red"], ["stop"], ["chat"], ["ls", "extra"], ["ask"]]) {
       const r = await unreachable(...args);
       expect(r.exitCode, args.join(" ")).toBe(2);
-      expect(r.stderr).toMatch(/^ollie: .+\nusage: ollie /);
+      expect(r.stderr).toMatch(/^ollie: .+\ntry 'ollie --help' for the usage$/);
     }
     expect((await ollie("ask")).exitCode).toBe(2);
     expect((await ollie("ls")).stdout).toBe(sessions);

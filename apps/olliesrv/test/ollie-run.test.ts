@@ -264,7 +264,9 @@ describe("ollie run", () => {
     const before = await sessionIds();
     const r = await run(["--approve", "ask", "go"]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/^ollie: --approve takes deny or fail, not 'ask'\nusage: ollie /);
+    expect(r.stderr).toMatch(
+      /^ollie: --approve takes deny or fail, not 'ask'\ntry 'ollie --help' for the usage$/,
+    );
     const empty = await run(["-"], "  \n");
     expect([empty.exitCode, empty.stderr]).toEqual([2, "ollie: run: standard input held no prompt"]);
     expect(await sessionIds()).toEqual(before);

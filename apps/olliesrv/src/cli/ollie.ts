@@ -115,7 +115,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     invocation = parseInvocation(command, args);
   } catch (error) {
-    return usage((error as Error).message);
+    return usage((error as Error).message, command);
   }
   // The address is ollie's own default, not $OLLIE_ADDRESS: inside an agent's tool, -a says where else to go.
   const reach = () => connect({ address: values.a ?? defaultAddress(), uname: values.u, keyFile: values.k });
@@ -224,7 +224,15 @@ function parseGlobals(argv: string[]) {
   return { values, rest: argv.slice(first?.kind === "option-terminator" ? end + 1 : end) };
 }
 
-function usage(problem: string): number {
-  process.stderr.write(`ollie: ${problem}\n${USAGE}`);
+/** Commands with a usage of their own, which `ollie COMMAND --help` prints. */
+const OWN_HELP = new Set(["init", "login"]);
+
+/**
+ * A usage mistake: what it is, and where the usage is, in two lines. The whole usage would bury the one line
+ * that says what was wrong.
+ */
+function usage(problem: string, command?: string): number {
+  const help = command !== undefined && OWN_HELP.has(command) ? `ollie ${command} --help` : "ollie --help";
+  process.stderr.write(`ollie: ${problem}\ntry '${help}' for the usage\n`);
   return 2;
 }
