@@ -1,7 +1,7 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa, type ResultPromise } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -250,6 +250,42 @@ describe("ninep on a server that requires authentication", () => {
     expect(wrong.stderr).toBe(
       `ninep: /: unix!${path} refused to attach "mallory": authentication failed: the key proves "${me}", but the attach claimed "mallory"`,
     );
+    await server.close();
+  });
+
+  it("proves the account's uname with a service's owner key ($XDG_DATA_HOME/NAME/keys/owner.key) without -k", async () => {
+    const data = join(dir, "data");
+    const keyed = { ...env, XDG_DATA_HOME: data };
+    const auth = hmacAuth({
+      keyFor: (u) => (u === me ? Buffer.from("the owner's secret") : undefined),
+      knownUnames: () => [me],
+    });
+    const server = new NinepServer(new Ramfs(), { auth });
+    await server.listen(join(env.NAMESPACE, "keyed"));
+    const run = (args: string[], e: Record<string, string>) =>
+      execa(process.execPath, [bin, ...args], { env: e, reject: false });
+    const path = join(data, "keyed", "keys", "owner.key");
+    const none = await run(["ls", "keyed/"], keyed);
+    expect(none.exitCode).toBe(1);
+    expect(none.stderr).toContain(`authentication required (no key: none at ${path}, -k names one)`);
+
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, "the owner's secret\n");
+    expect(await run(["ls", "keyed/"], keyed)).toMatchObject({ exitCode: 0, stderr: "" });
+    // -a naming the same socket finds it too; a socket outside the namespace directory has no owner key.
+    const socket = join(env.NAMESPACE, "keyed");
+    expect(await run(["-a", `unix!${socket}`, "ls", "/"], keyed)).toMatchObject({ exitCode: 0, stderr: "" });
+    const wrong = await run(["-u", "mallory", "ls", "keyed/"], keyed);
+    expect(wrong.stderr).toContain(`authentication failed: the key proves "${me}"`);
+    expect(wrong.stderr).toContain(`(proven with ${path})`);
+    // HOME stands in for an unset XDG_DATA_HOME, as the XDG rule says.
+    const home = join(dir, "home");
+    mkdirSync(join(home, ".local", "share", "keyed", "keys"), { recursive: true });
+    writeFileSync(join(home, ".local", "share", "keyed", "keys", "owner.key"), "the owner's secret");
+    expect(await run(["ls", "keyed/"], { ...env, HOME: home, XDG_DATA_HOME: "" })).toMatchObject({
+      exitCode: 0,
+      stderr: "",
+    });
     await server.close();
   });
 });

@@ -5,6 +5,7 @@ import { DialectRefusedError, NinepRemoteError } from "../client/errors.js";
 import type { Fsys } from "../client/fsys.js";
 import { splitPath } from "../client/path.js";
 import { type Address, formatAddress, parseAddress, serviceAddress } from "../transport/address.js";
+import { ownerKeyPath, readOwnerKey } from "./owner-key.js";
 import { UsageError } from "./usage.js";
 
 export interface GlobalOptions {
@@ -53,8 +54,20 @@ export class Sessions {
       const flag = error.other === "9P2000.L" ? "-L" : "without -L";
       throw new Error(`${formatAddress(address)}: ${error.message} (try ${flag})`, { cause: error });
     });
+    let proof = "";
     try {
-      const key = this.options.keyFile ? (await readFile(this.options.keyFile, "utf8")).trim() : undefined;
+      // -k's key, else the service's owner key where it keeps one (see ownerKeyPath); a server that asks
+      // for no proof answers Tauth with an error, and the attach goes on without it.
+      let key: string | undefined;
+      if (this.options.keyFile) key = (await readFile(this.options.keyFile, "utf8")).trim();
+      else {
+        const owner = await readOwnerKey(address);
+        key = owner?.key;
+        const path = ownerKeyPath(address);
+        if (owner) proof = ` (proven with ${owner.path})`;
+        else
+          proof = path === undefined ? " (no key: -k names one)" : ` (no key: none at ${path}, -k names one)`;
+      }
       return await client.attach({
         uname: this.options.uname,
         aname: this.options.aname,
@@ -64,8 +77,10 @@ export class Sessions {
       // A refused attach leaves no tree to close at the end, but the connection is open: close it here.
       client.close();
       if (!(error instanceof NinepRemoteError)) throw error;
+      // Which key was tried, or where none was found, where the refusal is about the proof.
+      const about = /authenticat/i.test(error.message) ? proof : "";
       throw new Error(
-        `${formatAddress(address)} refused to attach ${JSON.stringify(this.options.uname)}: ${error.message}`,
+        `${formatAddress(address)} refused to attach ${JSON.stringify(this.options.uname)}: ${error.message}${about}`,
         { cause: error },
       );
     }

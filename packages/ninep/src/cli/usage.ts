@@ -20,7 +20,8 @@ Addresses are unix!PATH, tcp!HOST!PORT or a socket path. Without -a, the first e
 names a service posted in the namespace directory ($NAMESPACE, or /tmp/ns.$USER.$DISPLAY):
   ninep read ramfs/notes   reads /notes from the server at $NAMESPACE/ramfs.
 -u sets the uname to attach as (default: the name of the account running ninep, else $USER); -k proves it
-with the secret in KEYFILE;
+with the secret in KEYFILE; without -k, a service posted in the namespace directory as NAME is proven with
+its owner key, $XDG_DATA_HOME/NAME/keys/owner.key, when there is one (olliesrv's, as ollie/);
 -D traces every 9P message to standard error; -L speaks 9P2000.L (Linux's dialect) when the server does.
 `;
 
