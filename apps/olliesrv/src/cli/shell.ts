@@ -33,7 +33,12 @@ export async function shell(client: OllieClient, given?: string, profile?: strin
   const session = given ?? made!.id;
   const agent = client.session(session).agent();
   const out = process.stdout;
-  const p = palette(colourWanted(out));
+  const colour = colourWanted(out);
+  const p = palette(colour);
+  // Markdown is rendered where colour is wanted (a terminal, no NO_COLOR): elsewhere the text is as written.
+  const markdown = colour
+    ? (await import("./terminal-markdown.js")).terminalMarkdown(out.columns || 80)
+    : undefined;
   const first = made ? made.said : `session ${session}, profile ${(await agent.cfg()).profile}`;
   out.write(`${p.dim(`${first}\n/help lists the commands; Ctrl-C stops a turn, Ctrl-D leaves`)}\n`);
   let killed = false;
@@ -87,6 +92,7 @@ export async function shell(client: OllieClient, given?: string, profile?: strin
       screen: out,
       palette: p,
       statusLine: out.isTTY === true,
+      ...(markdown && { markdown }),
       // A terminal echoed the line as it was typed; piped input was not shown.
       ...(process.stdin.isTTY && { echoed: text }),
     });
@@ -96,7 +102,7 @@ export async function shell(client: OllieClient, given?: string, profile?: strin
     try {
       // Followed before the prompt is written, so the turn's first state is not missed.
       activity = await followActivity(agent, (a) => view.update(a));
-      const { outcome } = await askTurn(agent, text, (chunk) => view.chunk(chunk), {
+      const { outcome } = await askTurn(agent, text, (chunk, kind) => view.chunk(chunk, kind), {
         signal: following.signal,
         submitted: () => {
           current.submitted = true;
@@ -105,7 +111,9 @@ export async function shell(client: OllieClient, given?: string, profile?: strin
       });
       view.end();
       const usage = await agent.usage().catch(() => ({}) as { turn?: UsageTotals });
-      view.finish(summary(p, outcome.text, usage.turn, view.elapsedMs));
+      // The chat's `!` line said why the turn failed: the summary does not say it again.
+      const ended = outcome.status === "error" && view.failureShown ? "error" : outcome.text;
+      view.finish(summary(p, ended, usage.turn, view.elapsedMs));
     } catch (error) {
       view.finish(
         current.left

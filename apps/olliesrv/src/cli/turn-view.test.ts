@@ -12,7 +12,7 @@ const calling: AgentActivity = {
 };
 
 /** A TurnView on a fake terminal whose clock the test moves. */
-function view(statusLine = true) {
+function view(statusLine = true, markdown?: (block: string) => string) {
   let written = "";
   let now = 0;
   const v = new TurnView({
@@ -21,6 +21,7 @@ function view(statusLine = true) {
     statusLine,
     echoed: "hi",
     now: () => now,
+    ...(markdown && { markdown }),
   });
   return {
     v,
@@ -74,5 +75,47 @@ describe("a turn in ollie sh", () => {
     t.v.chunk("text\n");
     t.v.finish("[done]");
     expect(t.written).toBe("text\n[done]\n");
+  });
+
+  it("renders the model's text a block at a time, and what is held once a tool call comes", () => {
+    const t = view(false, (block) => `<${block}>`);
+    t.v.chunk("» hi\n\n", "prompt");
+    t.v.chunk("A **first", "text");
+    t.v.chunk("** block.\n\nAnd a", "text");
+    expect(t.written).toBe("<A **first** block.>\n\n");
+    t.v.chunk(" second.\n", "text");
+    t.v.chunk('→ shell {"command":"ls"}\n', "call");
+    t.v.chunk("Last words", "text");
+    t.v.finish("[done]");
+    expect(t.written).toBe(
+      '<A **first** block.>\n\n<And a second.>\n→ shell {"command":"ls"}\n<Last words>\n[done]\n',
+    );
+  });
+
+  it("shows a retry on the status line at a terminal, and says why the turn failed once", () => {
+    const t = view();
+    t.v.update({ ...calling, state: "thinking", tools: [], arg: "" });
+    t.v.chunk("~ retrying in 0.3 s, attempt 2 of 2: down: ECONN", "retry");
+    t.v.chunk("REFUSED\n", "retry");
+    expect(t.shown).toMatch(/^retrying in 0\.3 s, attempt 2 of 2: dow…$/);
+    expect(t.v.failureShown).toBe(false);
+    t.v.chunk("! down: ECONNREFUSED\n", "error");
+    expect(t.v.failureShown).toBe(true);
+    expect(t.shown).toBe("! down: ECONNREFUSED\nthinking · 0.0s");
+  });
+
+  it("off a terminal, writes each retry, its reason only when it is not the last one's", () => {
+    const t = view(false);
+    for (const [n, reason] of [
+      [2, "503"],
+      [3, "503"],
+      [4, "timeout"],
+    ] as const)
+      t.v.chunk(`~ retrying in 1 s, attempt ${n} of 6: ${reason}\n`, "retry");
+    t.v.chunk("~ compacted: 9000 → 2000 tokens\n", "retry");
+    expect(t.written).toBe(
+      "~ retrying in 1 s, attempt 2 of 6: 503\n~ retrying in 1 s, attempt 3 of 6\n" +
+        "~ retrying in 1 s, attempt 4 of 6: timeout\n~ compacted: 9000 → 2000 tokens\n",
+    );
   });
 });

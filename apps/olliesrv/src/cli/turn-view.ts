@@ -1,8 +1,9 @@
-import type { AgentActivity } from "@ollie/client";
+import type { AgentActivity, ChatKind } from "@ollie/client";
 import { doingText, duration } from "../frontend/agent-text.js";
 import { echoFilter } from "../frontend/echo-filter.js";
 import { shorten } from "../one-line.js";
 import { chatPainter, type Palette } from "./colour.js";
+import { type BlockRenderer, MarkdownStream } from "./markdown-stream.js";
 
 /** Where a turn is shown: a terminal (`columns` set) or any other stream. */
 export interface Screen {
@@ -17,19 +18,27 @@ export interface TurnViewOptions {
   statusLine: boolean;
   /** The prompt as the terminal showed it when it was typed: the chat's `» prompt` block is dropped. */
   echoed?: string;
+  /** Renders the model's text, a block at a time (Markdown at a colour terminal); none: shown as it is. */
+  markdown?: BlockRenderer;
   now?: () => number;
 }
 
 /**
- * One turn of `ollie sh` on the screen: the chat as it streams (less the prompt the terminal echoed), under
- * it a status line — the state, the running tool and its first argument, the time the turn has taken — while
- * the turn runs, and a summary line at its end. The status line is the last line, drawn only at the start of
- * an empty line: it is cleared when text streams and drawn again once the text has ended its line. It is
- * cleared with spaces and a carriage return, so it needs no escape sequences and works on any terminal.
+ * One turn of `ollie sh` on the screen: the chat as it streams (less the prompt the terminal echoed), the
+ * model's text rendered a block at a time when a renderer is given, under it a status line — the state, the
+ * running tool and its first argument, the time the turn has taken — while the turn runs, and a summary line
+ * at its end. The status line is the last line, drawn only at the start of an empty line: it is cleared when
+ * text streams and drawn again once the text has ended its line. It is cleared with spaces and a carriage
+ * return, so it needs no escape sequences and works on any terminal.
+ *
+ * A failure is said once: a retry is shown on the status line while it waits (at a terminal), or else its
+ * reason only when it differs from the last retry's; `failureShown` tells the summary whether the chat has
+ * said why the turn failed already.
  */
 export class TurnView {
   private readonly paint: (chunk: string) => string;
   private readonly dropEcho: (chunk: string) => string;
+  private readonly markdown: MarkdownStream | undefined;
   private readonly started: number;
   private readonly now: () => number;
   private readonly ticker: NodeJS.Timeout | undefined;
@@ -41,12 +50,21 @@ export class TurnView {
   private ended = false;
   /** The agent has been seen at work: idle now means the turn is over, not that it waits to begin. */
   private begun = false;
+  /** The retry being waited for, on the status line until the chat goes on. */
+  private retrying: string | undefined;
+  /** The reason the last retry line gave (left out of the next one that gives the same). */
+  private retryReason: string | undefined;
+  /** A `~` line as far as it has come: it is shown once whole. */
+  private aside = "";
+  /** A `!` line was shown: the chat has said why the turn failed. */
+  failureShown = false;
 
   constructor(private readonly options: TurnViewOptions) {
     this.now = options.now ?? Date.now;
     this.started = this.now();
     this.paint = chatPainter(options.palette);
     this.dropEcho = options.echoed === undefined ? (chunk) => chunk : echoFilter(options.echoed);
+    this.markdown = options.markdown && new MarkdownStream(options.markdown);
     if (options.statusLine) {
       // The elapsed time moves on; nothing is read to redraw it.
       this.ticker = setInterval(() => this.redraw(), 1000);
@@ -55,14 +73,23 @@ export class TurnView {
     }
   }
 
-  /** Text of the chat, as it streams. */
-  chunk(text: string): void {
+  /** A piece of the chat as it streams: part of one line, and the kind of line it is. */
+  chunk(text: string, kind: ChatKind = "text"): void {
     const shown = this.dropEcho(text);
     if (shown === "" || this.ended) return;
-    this.clear();
-    this.options.screen.write(this.paint(shown));
-    this.lineOpen = !shown.endsWith("\n");
-    this.redraw();
+    if (kind === "text" && this.markdown) {
+      this.write(this.markdown.push(shown), false);
+      return;
+    }
+    this.flushMarkdown();
+    if (kind === "retry") {
+      this.aside += shown;
+      if (shown.endsWith("\n")) this.retried(this.aside.slice(0, -1));
+      return;
+    }
+    this.retrying = undefined;
+    if (kind === "error") this.failureShown = true;
+    this.write(shown, true);
   }
 
   /** What the agent does now (after its state changed). */
@@ -87,8 +114,9 @@ export class TurnView {
     this.notice(summary);
   }
 
-  /** Stops drawing (the turn ended, or sh stopped following it). */
+  /** Stops drawing (the turn ended, or sh stopped following it); what the text held back is shown. */
   end(): void {
+    if (!this.ended) this.flushMarkdown();
     this.ended = true;
     if (this.ticker) clearInterval(this.ticker);
     this.clear();
@@ -99,6 +127,43 @@ export class TurnView {
     return this.now() - this.started;
   }
 
+  /** Writes chat text: `painted` by its lines' marks (rendered text comes coloured already). */
+  private write(text: string, painted: boolean): void {
+    if (text === "") return;
+    this.clear();
+    this.options.screen.write(painted ? this.paint(text) : text);
+    this.lineOpen = !text.endsWith("\n");
+    this.redraw();
+  }
+
+  private flushMarkdown(): void {
+    if (this.markdown) this.write(this.markdown.flush(), false);
+  }
+
+  /**
+   * A whole `~` line. `~ retrying in 1.2 s, attempt 2 of 6: REASON` goes to the status line at a terminal;
+   * elsewhere it is written, its reason left out when the last retry gave the same. Other `~` lines (a
+   * compaction, a partial reply replaced) are written as they are.
+   */
+  private retried(line: string): void {
+    this.aside = "";
+    const retry = /^~ (retrying in .*? of \d+)(?:: (.*))?$/.exec(line);
+    if (!retry) {
+      this.retrying = undefined;
+      this.write(`${line}\n`, true);
+      return;
+    }
+    if (this.options.statusLine) {
+      this.retrying = line.slice(2);
+      this.redraw();
+      return;
+    }
+    const [, when, reason] = retry;
+    const same = reason !== undefined && reason === this.retryReason;
+    this.retryReason = reason;
+    this.write(same ? `~ ${when}\n` : `${line}\n`, true);
+  }
+
   private redraw(): void {
     if (!this.options.statusLine || this.ended || this.lineOpen) return;
     const a = this.activity;
@@ -106,8 +171,8 @@ export class TurnView {
       this.clear();
       return;
     }
-    // `calling shell: make`, `hook preTurn`, `compacting`.
-    const doing = !a || a.state === "idle" ? "waiting" : doingText(a);
+    // `calling shell: make`, `hook preTurn`, `compacting`, `retrying in 1.2 s, attempt 2 of 6: …`.
+    const doing = this.retrying ?? (!a || a.state === "idle" ? "waiting" : doingText(a));
     const width = Math.max(20, (this.options.screen.columns || 80) - 1);
     const line = shorten(`${doing} · ${duration(this.elapsedMs)}`, width);
     this.clear();

@@ -1,4 +1,4 @@
-import type { Agent, TurnEnd } from "@ollie/client";
+import type { Agent, ChatKind, TurnEnd } from "@ollie/client";
 
 /** What to do while a prompt's turn is followed. */
 export interface AskOptions {
@@ -9,20 +9,20 @@ export interface AskOptions {
 }
 
 /**
- * Prompts `agent` and hands its chat to `show` as it streams — from the prompt to that prompt's turn's end,
+ * Prompts `agent` and hands its chat to `show` as it streams, each piece with its line's kind — from the prompt to that prompt's turn's end,
  * not one queued before it — and resolves with how the turn ended and its last reply. What `ollie ask`,
  * `ollie sh` and ollie_prompt do with a prompt.
  */
 export async function askTurn(
   agent: Agent,
   text: string,
-  show: (text: string) => void,
+  show: (text: string, kind: ChatKind) => void,
   options: AskOptions = {},
 ): Promise<TurnEnd> {
   const { signal } = options;
   const prompt = await agent.prompt(text, signal ? { signal } : {});
   options.submitted?.(prompt.number);
-  for await (const piece of prompt.chat()) show(piece.text);
+  for await (const piece of prompt.chat()) show(piece.text, piece.kind);
   return prompt.ended;
 }
 
