@@ -31,9 +31,10 @@ export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] [-k KEYFILE] [--keep-dae
                             or with --json one JSON object a line (a versioned schema: see the README). An
                             approval is denied at once (--approve fail: and the run ends); --max-turns limits
                             the rounds of tool calls, --max-cost stops the turn once it has cost more than USD
-  sh [--agent P] [SESSION]  talk interactively; /help lists the commands; Ctrl-C stops a turn. Without
-                            SESSION, a new session in this directory (profile coding unless --agent), kept
-                            when sh ends unless nothing was said in it
+  sh [--agent P] [SESSION]  talk interactively; /help lists the commands; Ctrl-C stops a turn; /last or
+                            Ctrl-O shows the last tool result whole; a bypass request is asked inline
+                            (y/n/a). Without SESSION, a new session in this directory (profile coding
+                            unless --agent), kept when sh ends unless nothing was said in it
   ls                        the sessions, under a header: id, name, state, directory (nothing when none)
   rm [-f] SESSION...        end sessions and remove what they saved (and the sessions they spawned); one in
                             which something runs is refused unless -f

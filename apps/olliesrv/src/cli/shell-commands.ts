@@ -8,6 +8,7 @@ export const SHELL_HELP = `/help                  this list
 /cost                  what the session and its last turn cost
 /model [NAME]          the model in use and the backend's models; with NAME, use it from the next request
 /stop                  stop the running turn (Ctrl-C does too; a second Ctrl-C leaves it running)
+/last                  the last tool result, whole (Ctrl-O too)
 /compact               compact the history now
 /clear                 drop the history (same profile)
 /agent [PROFILE]       the agent profile in use; with PROFILE, switch to it, with a fresh history

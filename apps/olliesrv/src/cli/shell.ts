@@ -1,12 +1,13 @@
-import { createInterface } from "node:readline";
-import { type OllieClient, RefusedError, type UsageTotals } from "@ollie/client";
-import { dollars } from "../dollars.js";
-import { duration } from "../frontend/agent-text.js";
+import { clearLine, createInterface, cursorTo } from "node:readline";
+import { type OllieClient, RefusedError } from "@ollie/client";
 import { askTurn } from "../frontend/ask-turn.js";
 import { followActivity } from "../frontend/follow-activity.js";
-import { colourWanted, type Palette, palette } from "./colour.js";
+import { colourWanted, palette } from "./colour.js";
 import { directorySession } from "./directory-session.js";
+import { InlineApprovals } from "./inline-approvals.js";
+import { LastResult } from "./last-result.js";
 import { shellCommand } from "./shell-commands.js";
+import { turnSummary } from "./turn-summary.js";
 import { TurnView } from "./turn-view.js";
 
 /** The turn sh is showing now. */
@@ -23,8 +24,9 @@ interface RunningTurn {
 /**
  * `ollie sh`: a conversation at the terminal. A line is a prompt, its turn streamed back with a status line
  * under it while it runs and a summary line at its end; `/help` lists the commands, and a `/word` that is
- * not sh's own is written to the agent's ctl. Ctrl-C stops a running turn (a second one leaves it running)
- * and, at the prompt, clears the line; Ctrl-D ends. Without `given`, a session is made in this directory
+ * not sh's own is written to the agent's ctl. `/last` and Ctrl-O show the last tool result whole; a bypass
+ * request of the session's agents is asked inline (see InlineApprovals). Ctrl-C stops a running turn (a
+ * second one leaves it running) and, at the prompt, clears the line; Ctrl-D ends. Without `given`, a session is made in this directory
  * (profile `agent`, else DIRECTORY_PROFILE) and kept when sh ends, unless nothing was said in it. Commands
  * typed while a turn runs run at once; prompts wait for the turn.
  */
@@ -42,6 +44,26 @@ export async function shell(client: OllieClient, given?: string, profile?: strin
   const first = made ? made.said : `session ${session}, profile ${(await agent.cfg()).profile}`;
   out.write(`${p.dim(`${first}\n/help lists the commands; Ctrl-C stops a turn, Ctrl-D leaves`)}\n`);
   let killed = false;
+  // Both are followed before the terminal is read: piped lines would be read, and lost, while they open.
+  const last = await LastResult.follow(agent);
+  const approvals = await InlineApprovals.open(
+    client,
+    session,
+    {
+      ask: (question, asking) => {
+        turn?.view.hold(() => rl.prompt(true));
+        interject(question);
+        rl.setPrompt(asking);
+        prompt();
+      },
+      done: () => {
+        rl.setPrompt("» ");
+        turn?.view.release();
+      },
+      say: (text) => interject(text),
+    },
+    p,
+  );
   const rl = createInterface({ input: process.stdin, output: out, prompt: "» ", historySize: 1000 });
   let turn: RunningTurn | undefined;
   let closed = false;
@@ -53,6 +75,18 @@ export async function shell(client: OllieClient, given?: string, profile?: strin
   const prompt = () => {
     if (!closed) rl.prompt();
   };
+  /** Shows `text` at the prompt (redrawn under it, what was typed kept) or in the running turn. */
+  const interject = (text: string) => {
+    if (turn) return say(text);
+    clearLine(out, 0);
+    cursorTo(out, 0);
+    out.write(text.endsWith("\n") ? text : `${text}\n`);
+    if (!closed) rl.prompt(true);
+  };
+  // Ctrl-O shows the last tool result whole, as /last does, at the prompt or while a turn runs.
+  process.stdin.on("keypress", (_text: string, key: { ctrl?: boolean; name?: string } | undefined) => {
+    if (key?.ctrl && key.name === "o") interject(last.text(p));
+  });
 
   rl.on("SIGINT", () => {
     if (!turn) {
@@ -74,6 +108,7 @@ export async function shell(client: OllieClient, given?: string, profile?: strin
   const stop = () => agent.stop().catch((e: unknown) => say(p.red(`error: ${reason(e)}`)));
 
   const command = async (line: string) => {
+    if (/^\/last\s*$/.test(line)) return say(last.text(p));
     try {
       const result = await shellCommand(agent, line);
       say(result.text);
@@ -93,6 +128,7 @@ export async function shell(client: OllieClient, given?: string, profile?: strin
       palette: p,
       statusLine: out.isTTY === true,
       ...(markdown && { markdown }),
+      resultHint: out.isTTY ? "/last or Ctrl-O shows it all" : "/last shows it all",
       // A terminal echoed the line as it was typed; piped input was not shown.
       ...(process.stdin.isTTY && { echoed: text }),
     });
@@ -110,10 +146,9 @@ export async function shell(client: OllieClient, given?: string, profile?: strin
         },
       });
       view.end();
-      const usage = await agent.usage().catch(() => ({}) as { turn?: UsageTotals });
       // The chat's `!` line said why the turn failed: the summary does not say it again.
       const ended = outcome.status === "error" && view.failureShown ? "error" : outcome.text;
-      view.finish(summary(p, ended, usage.turn, view.elapsedMs));
+      view.finish(await turnSummary(p, agent, ended, view.elapsedMs));
     } catch (error) {
       view.finish(
         current.left
@@ -129,6 +164,13 @@ export async function shell(client: OllieClient, given?: string, profile?: strin
   // Lines are taken in order; a command typed while a turn runs does not wait for it (/stop, /status).
   let queue = Promise.resolve();
   rl.on("line", (raw) => {
+    // A question asked inline takes the next line as its answer, whatever runs.
+    if (approvals?.waiting) {
+      void approvals.answer(raw).then(() => {
+        if (!turn && !approvals.waiting) prompt();
+      });
+      return;
+    }
     const line = raw.trim();
     if (line.startsWith("/") && turn) {
       void command(line);
@@ -141,6 +183,7 @@ export async function shell(client: OllieClient, given?: string, profile?: strin
     });
   });
   prompt();
+  approvals?.begin();
   await new Promise<void>((resolve) =>
     rl.once("close", () => {
       closed = true;
@@ -148,6 +191,8 @@ export async function shell(client: OllieClient, given?: string, profile?: strin
     }),
   );
   await queue;
+  await approvals?.stop();
+  await last.stop();
   // The terminal is done with: let go of it, so nothing keeps the process alive.
   process.stdin.destroy();
   if (made && !killed) await leaving(client, session);
@@ -181,11 +226,4 @@ async function leaving(client: OllieClient, session: string): Promise<void> {
 /** What went wrong: olliesrv's words for a refusal (sh's files are always the same), else the message. */
 function reason(error: unknown): string {
   return error instanceof RefusedError ? error.reason : (error as Error).message;
-}
-
-/** The line that ends a turn: how it ended, its tokens and cost, and how long it took. */
-function summary(p: Palette, outcome: string, turn: UsageTotals | undefined, ms: number): string {
-  const mark = outcome === "done" ? p.green : outcome.startsWith("error") ? p.red : p.yellow;
-  const tokens = turn ? `${turn.inputTokens} in / ${turn.outputTokens} out tokens` : "no tokens";
-  return `${mark(`[${outcome || "ended"}]`)} ${p.dim(`${tokens} · ${dollars(turn?.costUsd ?? 0)} · ${duration(ms)}`)}`;
 }

@@ -118,4 +118,24 @@ describe("a turn in ollie sh", () => {
         "~ retrying in 1 s, attempt 4 of 6: timeout\n~ compacted: 9000 → 2000 tokens\n",
     );
   });
+
+  it("says how to see a result whole under a line that stands for more, and writes above a question asked", () => {
+    let written = "";
+    const v = new TurnView({
+      screen: { write: (t: string) => (written += t) },
+      palette: palette(false),
+      statusLine: false,
+      resultHint: "/last shows it all",
+    });
+    v.chunk("← shell: one line\n", "result");
+    v.chunk("← shell: first (3 ", "result");
+    v.chunk("lines)\n", "result");
+    expect(written).toBe("← shell: one line\n← shell: first (3 lines)\n  /last shows it all\n");
+    written = "";
+    let prompts = 0;
+    v.hold(() => prompts++);
+    v.chunk("· a note\n", "note");
+    expect([written, prompts]).toEqual(["\r\u001b[K· a note\n", 1]);
+    v.release();
+  });
 });

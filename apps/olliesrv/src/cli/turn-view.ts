@@ -20,6 +20,8 @@ export interface TurnViewOptions {
   echoed?: string;
   /** Renders the model's text, a block at a time (Markdown at a colour terminal); none: shown as it is. */
   markdown?: BlockRenderer;
+  /** Said after a result line that stands for more lines (`(12 lines)`): how to see them all. */
+  resultHint?: string;
   now?: () => number;
 }
 
@@ -58,6 +60,11 @@ export class TurnView {
   private aside = "";
   /** A `!` line was shown: the chat has said why the turn failed. */
   failureShown = false;
+  /**
+   * sh asks a question on the last line: no status line is drawn, and chat that comes meanwhile is written
+   * above the question's prompt, which this redraws.
+   */
+  private held: (() => void) | undefined;
 
   constructor(private readonly options: TurnViewOptions) {
     this.now = options.now ?? Date.now;
@@ -82,9 +89,14 @@ export class TurnView {
       return;
     }
     this.flushMarkdown();
-    if (kind === "retry") {
+    // Retries and results are held to their line's end: each is shown whole, or on the status line.
+    if (kind === "retry" || kind === "result") {
       this.aside += shown;
-      if (shown.endsWith("\n")) this.retried(this.aside.slice(0, -1));
+      if (!shown.endsWith("\n")) return;
+      const line = this.aside.slice(0, -1);
+      this.aside = "";
+      if (kind === "retry") this.retried(line);
+      else this.returned(line);
       return;
     }
     this.retrying = undefined;
@@ -105,6 +117,20 @@ export class TurnView {
     if (this.lineOpen) this.options.screen.write("\n");
     this.lineOpen = false;
     this.options.screen.write(text.endsWith("\n") ? text : `${text}\n`);
+    this.redraw();
+  }
+
+  /**
+   * Leaves the last line to a question sh asks, whose prompt `redrawPrompt` shows again under what the chat
+   * writes meanwhile; `release()` takes the line back.
+   */
+  hold(redrawPrompt: () => void): void {
+    this.clear();
+    this.held = redrawPrompt;
+  }
+
+  release(): void {
+    this.held = undefined;
     this.redraw();
   }
 
@@ -131,8 +157,13 @@ export class TurnView {
   private write(text: string, painted: boolean): void {
     if (text === "") return;
     this.clear();
+    // Over the question's prompt (carriage return, erase the line), which comes back under the text.
+    if (this.held) this.options.screen.write("\r\u001b[K");
     this.options.screen.write(painted ? this.paint(text) : text);
     this.lineOpen = !text.endsWith("\n");
+    if (this.held && this.lineOpen) this.options.screen.write("\n");
+    this.lineOpen &&= !this.held;
+    this.held?.();
     this.redraw();
   }
 
@@ -146,7 +177,6 @@ export class TurnView {
    * compaction, a partial reply replaced) are written as they are.
    */
   private retried(line: string): void {
-    this.aside = "";
     const retry = /^~ (retrying in .*? of \d+)(?:: (.*))?$/.exec(line);
     if (!retry) {
       this.retrying = undefined;
@@ -164,8 +194,20 @@ export class TurnView {
     this.write(same ? `~ ${when}\n` : `${line}\n`, true);
   }
 
+  /** A whole `←` line: one that stands for more lines says how to see them. */
+  private returned(line: string): void {
+    this.retrying = undefined;
+    const hint = this.options.resultHint;
+    const more = hint !== undefined && / \(\d+ lines\)$/.test(line);
+    this.write(`${line}\n`, true);
+    if (more) {
+      // Under the line, not on it: the painter colours by a line's mark, and the hint is sh's, not the chat's.
+      this.notice(this.options.palette.dim(`  ${hint}`));
+    }
+  }
+
   private redraw(): void {
-    if (!this.options.statusLine || this.ended || this.lineOpen) return;
+    if (!this.options.statusLine || this.ended || this.lineOpen || this.held) return;
     const a = this.activity;
     if (this.begun && a?.state === "idle") {
       this.clear();
