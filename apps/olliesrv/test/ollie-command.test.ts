@@ -28,6 +28,10 @@ describe("the ollie command", () => {
       expect(r.exitCode, args.join(" ")).toBe(2);
       expect(r.stderr).toMatch(/^ollie: .+\ntry 'ollie --help' for the usage$/);
     }
+    // Alone, ollie says what it can do: the whole usage.
+    const alone = await unreachable();
+    expect(alone.exitCode).toBe(2);
+    expect(alone.stderr).toMatch(/^ollie: no command given\nusage: ollie /);
     expect((await ollie("ask")).exitCode).toBe(2);
     expect((await ollie("ls")).stdout).toBe(sessions);
   });

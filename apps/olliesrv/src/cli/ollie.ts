@@ -112,6 +112,11 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const [command, ...args] = rest;
+  // `ollie` alone: what it can do is what was asked.
+  if (command === undefined) {
+    process.stderr.write(`ollie: no command given\n${USAGE}`);
+    return 2;
+  }
   let invocation: Invocation;
   try {
     invocation = parseInvocation(command, args);
