@@ -199,4 +199,35 @@ describe("ollie starting olliesrv", () => {
     );
     expect(daemons(user)).toEqual([]);
   });
+
+  it("runs `ollie run --json` offline from an empty home: init demo, a real tool call, a parseable stream, no session left; the next run uses the same olliesrv", async () => {
+    const user = freshUser();
+    started.push(user);
+    writeFileSync(join(user.root, "work", "notes.txt"), "remember the milk\n");
+    expect((await user.ollie("init", "demo")).exitCode).toBe(0);
+    const run = async () => {
+      const r = await user.ollie("run", "--json", "what is in this directory?");
+      expect(r.exitCode, r.stderr).toBe(0);
+      return r.stdout
+        .split("\n")
+        .map((line) => JSON.parse(line) as { type: string } & Record<string, unknown>);
+    };
+    const lines = await run();
+    expect(lines[0]).toMatchObject({ type: "start", version: 1, profile: "coding", kept: false });
+    const call = lines.find((l) => l.type === "tool_call")!;
+    expect(call).toMatchObject({ name: expect.any(String), id: expect.any(String) });
+    // The demo's call ran in the sandbox, in this directory: its result names the file there.
+    expect(lines.find((l) => l.type === "tool_result" && l.id === call.id)).toMatchObject({
+      error: false,
+      output: expect.stringContaining("notes.txt"),
+    });
+    expect(lines.at(-1)).toMatchObject({ type: "outcome", status: "done", exitStatus: 0, kept: false });
+    expect(lines.filter((l) => l.type === "text").length).toBeGreaterThan(1);
+    const pid = await daemonPid(user);
+    expect((await user.ollie("ls")).stdout).toBe("");
+
+    await run();
+    expect(daemons(user)).toEqual([pid]);
+    expect((await user.ollie("ls")).stdout).toBe("");
+  });
 });

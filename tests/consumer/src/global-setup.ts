@@ -5,7 +5,7 @@ import type { TestProject } from "vitest/node";
 import { installTarballs } from "./consumer-project.js";
 import { installedDocuments, repositoryDocuments } from "./documents.js";
 import { writeEntryPoints } from "./entry-points.js";
-import { packWorkspace, publishablePackages } from "./pack-workspace.js";
+import { pack, publishablePackages } from "./pack-workspace.js";
 import { type ReadmeModule, writeReadmeModules } from "./readme-modules.js";
 import { type Diagnostics, typecheck } from "./typecheck.js";
 
@@ -14,6 +14,8 @@ declare module "vitest" {
     consumerDir: string;
     /** Every package's tarball, by name, every platform's included. */
     tarballs: Record<string, string>;
+    /** Where the tarballs are, and what `npm run pack` printed for them: each package's install line. */
+    packed: { dir: string; instructions: string };
     /** The requests npm made to the registry for @ollie packages while installing the consumer project. */
     ollieRequests: string[];
     /** The TypeScript and JavaScript blocks of every document, as modules of the consumer project. */
@@ -29,7 +31,7 @@ declare module "vitest" {
  */
 export default async function setup(project: TestProject) {
   const root = mkdtempSync(join(tmpdir(), "ollie-consumer-"));
-  const tarballs = await packWorkspace(join(root, "tarballs"));
+  const { tarballs, instructions } = await pack(join(root, "tarballs"));
   const names = publishablePackages().map((p) => p.name);
   const consumer = await installTarballs(join(root, "project"), tarballs, names);
   writeEntryPoints(consumer.dir);
@@ -38,6 +40,7 @@ export default async function setup(project: TestProject) {
   project.provide("diagnostics", await typecheck(consumer));
   project.provide("consumerDir", consumer.dir);
   project.provide("tarballs", tarballs);
+  project.provide("packed", { dir: join(root, "tarballs"), instructions });
   project.provide("ollieRequests", consumer.ollieRequests);
   return () => rmSync(root, { recursive: true, force: true });
 }

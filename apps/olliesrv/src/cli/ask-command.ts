@@ -1,6 +1,7 @@
 import type { OllieClient } from "@ollie/client";
 import { askTurn } from "../frontend/ask-turn.js";
 import { directorySession } from "./directory-session.js";
+import { removeSession } from "./remove-session.js";
 import type { AskInvocation } from "./session-args.js";
 import { catchTurnInterrupts } from "./turn-interrupts.js";
 
@@ -65,10 +66,9 @@ export async function askCommand(client: OllieClient, invocation: AskInvocation)
     // Left running, it is not ours to remove, and the line said where it runs.
     if (made && !interrupts.leaving.aborted) {
       if (status === 0 && !invocation.keep)
-        await client
-          .session(session)
-          .kill()
-          .catch((error: unknown) => say(`could not remove session ${session}: ${(error as Error).message}`));
+        await removeSession(client, session).catch((error: unknown) =>
+          say(`could not remove session ${session}: ${(error as Error).message}`),
+        );
       else
         say(
           `session ${session} is kept: 'ollie ask ${session} …' goes on with it, 'ollie rm ${session}' removes it`,

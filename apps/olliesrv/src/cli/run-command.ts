@@ -70,10 +70,11 @@ async function runIn(
   kept: boolean,
 ): Promise<number> {
   const agent = session.agent();
-  const putBack = await limitSteps(agent, run.maxTurns, kept);
+  // Read once: the start line shows it, and the step limit the run changes is put back from it.
+  const cfg = await agent.cfg();
+  const putBack = await limitSteps(agent, cfg.maxSteps, run.maxTurns, kept);
   try {
     const emit = run.json ? printLine : textLine;
-    const cfg = await agent.cfg();
     emit({
       type: "start",
       version: RUN_EVENTS_VERSION,
@@ -174,15 +175,15 @@ function finish(
 
 /**
  * Gives the agent `steps` rounds of tool calls a turn for the run; what it returns puts back the limit it had
- * when the session outlives the run (a removed one needs nothing put back).
+ * (`before`) when the session outlives the run (a removed one needs nothing put back).
  */
 async function limitSteps(
   agent: Agent,
+  before: number | undefined,
   steps: number | undefined,
   kept: boolean,
 ): Promise<() => Promise<void>> {
   if (steps === undefined) return async () => {};
-  const before = (await agent.cfg()).maxSteps;
   await agent.configure({ maxSteps: steps });
   return async () => {
     if (kept && before !== undefined) await agent.configure({ maxSteps: before });
