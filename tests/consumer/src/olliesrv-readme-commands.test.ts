@@ -38,7 +38,7 @@ afterAll(async () => {
 const paste = (commands: string) => pasteIntoBash(commands, { cwd: ollie.work, env: shell.env }).end();
 
 it("the root README's plain-9P prompt: ninep finds the owner key, makes a session here, prompts, and reads the outcome and reply", async () => {
-  const block = blockWith(join(MONOREPO, "README.md"), "id=$(echo \"agent=coding cwd=$PWD\" | ninep rdwr");
+  const block = blockWith(join(MONOREPO, "README.md"), 'id=$(echo "agent=coding cwd=$PWD" | ninep rdwr');
   const { exitCode, stdout, stderr } = await paste(block.code);
   expect(exitCode, stderr).toBe(0);
   expect(stdout).toMatch(/^done\b/);
