@@ -117,7 +117,12 @@ describe("the ollie command", () => {
     at = await t.until("a very long", at);
     t.type("\u0003");
     at = await t.until("[stopping]", at);
-    await t.until("[interrupted]", at);
+    at = await t.until("[interrupted] ~", at);
+    // The request cut off is counted: the prompt it carried and the story it had told so far.
+    await t.until(" out tokens", at);
+    const [, input, output] = /\[interrupted\] ~(\d+) in \/ (\d+) out tokens/.exec(t.plain) ?? [];
+    expect(Number(input)).toBeGreaterThan(0);
+    expect(Number(output)).toBeGreaterThanOrEqual(Math.ceil("a very long".length / 4));
     t.type("/model other-model\r");
     t.type("and now?\r");
     await t.until("Short now.", at);

@@ -51,7 +51,7 @@ export {
   type OllamaOptions,
 } from "./providers/ollama/ollama-backend.js";
 export { OpenAiBackend, type OpenAiOptions } from "./providers/openai/openai-backend.js";
-export { estimateMessageTokens, estimateTokens } from "./tokens/token-estimate.js";
+export { estimateMessageTokens, estimateTextTokens, estimateTokens } from "./tokens/token-estimate.js";
 export type {
   AssistantMessage,
   GenerationParams,

@@ -79,6 +79,8 @@ export interface Usage {
   reasoningTokens?: number;
   /** Set when the provider did not count the prompt (Ollama with a KV-cached prompt) and `inputTokens` is an estimate. */
   inputEstimated?: boolean;
+  /** Set when the reply was cut off before the provider counted it and `outputTokens` is an estimate. */
+  outputEstimated?: boolean;
   /** Cost in USD as the provider reported it (OpenRouter; 0 under a subscription); otherwise see `costOf`. */
   costUsd?: number;
   /** Kiro: the credits the request used, as its metering reports them. */

@@ -6,7 +6,8 @@ import type { Palette } from "./colour.js";
 /**
  * The line that ends a turn in `ollie sh`: how it ended, its tokens, cost and time, then where the agent
  * stands — its profile and model, how full its context is, and what the session has cost. What cannot be
- * read (the session went meanwhile) is left out.
+ * read (the session went meanwhile) is left out. An interrupted turn's tokens are marked as approximate:
+ * the request it cut off is counted at an estimate, the provider never having said.
  */
 export async function turnSummary(p: Palette, agent: Agent, outcome: string, ms: number): Promise<string> {
   const [usage, cfg, context, cost] = await Promise.all([
@@ -17,7 +18,8 @@ export async function turnSummary(p: Palette, agent: Agent, outcome: string, ms:
   ]);
   const mark = outcome === "done" ? p.green : outcome.startsWith("error") ? p.red : p.yellow;
   const turn = usage.turn;
-  const tokens = turn ? `${turn.inputTokens} in / ${turn.outputTokens} out tokens` : "no tokens";
+  const about = outcome === "interrupted" ? "~" : "";
+  const tokens = turn ? `${about}${turn.inputTokens} in / ${turn.outputTokens} out tokens` : "no tokens";
   const where = [
     ...(cfg ? [cfg.profile, cfg.model ?? "(the profile's model)"] : []),
     ...(context

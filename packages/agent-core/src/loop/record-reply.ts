@@ -1,6 +1,7 @@
 import { type StopNotice, stopNotice } from "../events/stop-notice.js";
 import { usageEvent } from "../events/usage-event.js";
 import { collapseCold } from "../history/tiers.js";
+import { type CutRequest, cutRequestUsage } from "../model/cut-request.js";
 import type { ModelReply } from "../model/model-request.js";
 import type { RequestPlan } from "./next-request.js";
 import type { TurnContext } from "./turn-context.js";
@@ -30,4 +31,16 @@ export function recordReply(
     t.emit(usageEvent(t.usage, reply.usage, costUsd));
   }
   return { stop, coldFrom: next };
+}
+
+/**
+ * A request the turn's interruption cut off is counted too: the provider bills it. Its input is the
+ * context meter's size of the request, its output what it streamed, both estimates unless the stream had
+ * reported usage already; the meter is not anchored to an estimate.
+ */
+export async function recordCutRequest(t: TurnContext, plan: RequestPlan, cut: CutRequest): Promise<void> {
+  const { tokens } = await t.measure(plan.messages, plan.tools);
+  const usage = cutRequestUsage(cut, tokens);
+  const costUsd = t.usage.add(plan.runtime.backend.model, usage);
+  t.emit(usageEvent(t.usage, usage, costUsd));
 }

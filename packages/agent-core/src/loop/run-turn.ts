@@ -8,7 +8,7 @@ import { refuseCalls, runCallRound } from "./call-round.js";
 import { nextRequest } from "./next-request.js";
 import { recoverFromOverflow } from "./overflow-recovery.js";
 import { ReadCache } from "./read-cache.js";
-import { recordReply } from "./record-reply.js";
+import { recordCutRequest, recordReply } from "./record-reply.js";
 import { SafetyMonitor } from "./safety.js";
 import type { TurnContext } from "./turn-context.js";
 import { addUserMessage, takePrompt } from "./turn-start.js";
@@ -75,6 +75,7 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
     if (!answer.ok) {
       const partial = answer.partialText;
       if (partial !== "") t.history.append({ role: "assistant", content: partial });
+      if (answer.aborted && answer.cut) await recordCutRequest(t, plan, answer.cut);
       if (answer.aborted || signal.aborted) return interrupted(partial);
       if (answer.handled) return finish({ ...sofar(), status: "handled", error: answer.error });
       if (!(answer.error instanceof ContextOverflowError)) return failed(answer.error);

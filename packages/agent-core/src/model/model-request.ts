@@ -10,6 +10,7 @@ import {
   TransientError,
   type Usage,
 } from "@ollie/backends";
+import { AttemptTally, type CutRequest } from "./cut-request.js";
 import { RetryEcho } from "./retry-echo.js";
 import { attemptsFor, type RetryPolicy, retryDelayMs, sleep } from "./retry-policy.js";
 import { backendFailure } from "./unknown-backend-error.js";
@@ -58,6 +59,8 @@ export type ModelReply =
       aborted: true;
       /** Text the attempt streamed before the abort: it belongs in the history. */
       partialText: string;
+      /** The request under way when the abort came, which the provider bills; none between attempts. */
+      cut?: CutRequest;
     };
 
 /** What a failure of `backend` names: the kind of provider, and the name the backend was configured with. */
@@ -92,12 +95,13 @@ export async function requestReply(r: ModelRequest): Promise<ModelReply> {
       (delta) => r.onText(delta),
       (partial) => r.onDiscard(partial),
     );
+    const tally = new AttemptTally();
     try {
-      return await attemptOnce(r, echo);
+      return await attemptOnce(r, echo, tally);
     } catch (thrown) {
       const partialText = echo.streamed;
       shown = echo.seen();
-      if (r.signal.aborted) return { ok: false, aborted: true, partialText };
+      if (r.signal.aborted) return { ok: false, aborted: true, partialText, cut: tally.cut(partialText) };
       const error = backendFailure(r.backend, thrown);
       if (await r.onError(error)) return { ok: false, aborted: false, error, partialText, handled: true };
       const delay = retryDelayMs(r.policy, error, attempt);
@@ -112,7 +116,7 @@ export async function requestReply(r: ModelRequest): Promise<ModelReply> {
   }
 }
 
-async function attemptOnce(r: ModelRequest, echo: RetryEcho): Promise<ModelReply> {
+async function attemptOnce(r: ModelRequest, echo: RetryEcho, tally: AttemptTally): Promise<ModelReply> {
   r.signal.throwIfAborted();
   const attempt = new AbortController();
   const stopAttempt = () => attempt.abort(r.signal.reason);
@@ -121,7 +125,6 @@ async function attemptOnce(r: ModelRequest, echo: RetryEcho): Promise<ModelReply
   // One timer, pushed back by every event (refresh), rather than a new one per streamed delta.
   const idle = setTimeout(() => attempt.abort(new StreamIdleError(r.backend, idleMs)), idleMs);
   try {
-    let usage: Usage | undefined;
     for await (const event of r.backend.chatStream(r.messages, r.tools, r.params, attempt.signal)) {
       idle.refresh();
       switch (event.type) {
@@ -129,16 +132,20 @@ async function attemptOnce(r: ModelRequest, echo: RetryEcho): Promise<ModelReply
           echo.text(event.delta);
           break;
         case "reasoning":
+          tally.output(event.delta);
           r.onReasoning(event.delta);
           break;
+        case "tool_call_delta":
+          tally.output(event.argsDelta);
+          break;
         case "usage":
-          usage = event.usage;
+          tally.reported = event.usage;
           break;
         case "done":
           return {
             ok: true,
             message: event.message,
-            usage,
+            usage: tally.reported,
             reason: event.reason,
             ...(event.raw !== undefined && { raw: event.raw }),
           };

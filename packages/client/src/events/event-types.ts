@@ -44,6 +44,8 @@ export interface RequestUsage {
   reasoningTokens?: number;
   /** The provider did not count the prompt: `inputTokens` is an estimate. */
   inputEstimated?: boolean;
+  /** The request was cut off before the provider counted it: `outputTokens` is an estimate. */
+  outputEstimated?: boolean;
   costUsd?: number;
 }
 
