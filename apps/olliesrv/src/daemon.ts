@@ -112,10 +112,7 @@ async function serveLocked(
           afterMs: options.idleExitMs,
           busy: () => {
             const served = server.stats();
-            if (served.connections + served.identifying > 0) return true;
-            return ollie.sessions
-              .list()
-              .some((s) => [...s.agents.values()].some((a) => a.agent !== undefined));
+            return served.connections + served.identifying > 0 || ollie.making.liveAgents.count > 0;
           },
           stop: () => {
             log.info(
@@ -125,6 +122,7 @@ async function serveLocked(
           },
         })
       : undefined;
+  if (idle) ollie.making.liveAgents.listen(() => idle.changed());
   const mountSocket =
     options.mountSocket ?? (parsedAddress.kind === "unix" ? `${parsedAddress.path}.mount` : false);
   // Up before the sessions are restored, like the main socket; a failure to listen stops the daemon.
@@ -176,10 +174,12 @@ async function serveLocked(
         );
         log.debug(`you attach as ${principals.owner}, proven with ${keyFile} (ninep: -k ${keyFile})`);
         if (idle) {
-          // A client's coming and going is seen at once; the idle time counts from its last.
+          // A client's coming and going is seen at once; the idle time counts from its last. The server
+          // counts a socket from its own "connection" listener, which ran before this one; it forgets it in
+          // a "close" listener added later than this one, so this looks once that has run.
           listener.server.on("connection", (socket) => {
-            idle.activity();
-            socket.once("close", () => idle.activity());
+            idle.changed();
+            socket.once("close", () => queueMicrotask(() => idle.changed()));
           });
         }
         if (pidFile) void writeFileAtomic(pidFile, `${process.pid}\n`).catch(() => {});

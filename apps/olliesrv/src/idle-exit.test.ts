@@ -26,25 +26,26 @@ describe("stopping an idle daemon", () => {
   it("stops once nothing has held it for the whole wait, and once only", () => {
     const w = watched(60_000);
     w.idle.start();
-    vi.advanceTimersByTime(59_000);
+    vi.advanceTimersByTime(59_999);
     expect(w.stopped).toBe(0);
-    vi.advanceTimersByTime(1_000);
+    vi.advanceTimersByTime(1);
     expect(w.stopped).toBe(1);
     vi.advanceTimersByTime(600_000);
     expect(w.stopped).toBe(1);
   });
 
-  it("counts the wait from the last time it saw the daemon busy", () => {
+  it("waits for nothing while something holds it, and the whole wait from when that ends", () => {
     const w = watched(60_000);
     w.idle.start();
     w.busy = true;
+    w.idle.changed();
     vi.advanceTimersByTime(600_000);
     expect(w.stopped).toBe(0);
     w.busy = false;
-    vi.advanceTimersByTime(54_000);
+    w.idle.changed();
+    vi.advanceTimersByTime(59_999);
     expect(w.stopped).toBe(0);
-    // Within a tick (a tenth of the wait) of the whole wait since the busy time ended.
-    vi.advanceTimersByTime(6_000);
+    vi.advanceTimersByTime(1);
     expect(w.stopped).toBe(1);
   });
 
@@ -52,19 +53,30 @@ describe("stopping an idle daemon", () => {
     const w = watched(60_000);
     w.idle.start();
     vi.advanceTimersByTime(50_000);
-    w.idle.activity();
+    w.idle.changed();
     // Past the wait since the start, not since the client.
     vi.advanceTimersByTime(50_000);
     expect(w.stopped).toBe(0);
-    // The wait since the client, give or take a tick (a tenth of it).
-    vi.advanceTimersByTime(16_000);
+    vi.advanceTimersByTime(10_000);
     expect(w.stopped).toBe(1);
   });
 
-  it("stops nothing once closed", () => {
+  it("looks before it stops: a hold nobody told of keeps the daemon", () => {
     const w = watched(1_000);
     w.idle.start();
+    w.busy = true;
+    vi.advanceTimersByTime(10_000);
+    expect(w.stopped).toBe(0);
+  });
+
+  it("stops nothing before it starts or once closed", () => {
+    const w = watched(1_000);
+    w.idle.changed();
+    vi.advanceTimersByTime(10_000);
+    expect(w.stopped).toBe(0);
+    w.idle.start();
     w.idle.close();
+    w.idle.changed();
     vi.advanceTimersByTime(10_000);
     expect(w.stopped).toBe(0);
   });

@@ -6,7 +6,6 @@ export interface IdleExitOptions {
   busy(): boolean;
   /** Stops the daemon (as SIGTERM does). */
   stop(): void;
-  now?: () => number;
 }
 
 /**
@@ -14,48 +13,47 @@ export interface IdleExitOptions {
  * live. An agent is live from its first use until it is parked, which is once nothing of it has run for
  * `--idle-close` (no turn, hook, prompt command, compaction, waiting prompt, nor a tool process left in the
  * background): so a stop never cuts anything short, and loses nothing, since every session is saved as it
- * changes and once more as the daemon stops, and comes back at the next start. A client's coming and going
- * is told at once (`activity`); the agents are looked at on a tick, a tenth of the wait (at most 30 s).
+ * changes and once more as the daemon stops, and comes back at the next start. Whoever sees a client come
+ * or go, or an agent made live or parked, says so (`changed`): the wait starts again from then if nothing
+ * holds the daemon, and is called off if something does. Nothing is polled.
  */
 export class IdleExit {
   readonly #options: IdleExitOptions;
-  readonly #now: () => number;
-  #idleSince: number;
   #timer: NodeJS.Timeout | undefined;
+  #started = false;
+  #closed = false;
 
   constructor(options: IdleExitOptions) {
     this.#options = options;
-    this.#now = options.now ?? Date.now;
-    this.#idleSince = this.#now();
   }
 
-  /** Starts looking (the daemon serves). */
+  /** Starts the wait (the daemon serves). */
   start(): void {
-    const tick = Math.min(Math.max(this.#options.afterMs / 10, 50), 30_000);
-    this.#idleSince = this.#now();
-    this.#timer = setInterval(() => this.check(), tick);
+    this.#started = true;
+    this.changed();
+  }
+
+  /** A client came or went, or an agent was made live or parked: the wait starts again, or stops. */
+  changed(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (!this.#started || this.#closed || this.#options.busy()) return;
+    this.#timer = setTimeout(() => this.expire(), this.#options.afterMs);
     // The daemon's listeners keep it alive; this never does.
     this.#timer.unref();
   }
 
-  /** A client came or went: the idle time counts from now. */
-  activity(): void {
-    this.#idleSince = this.#now();
-  }
-
-  /** Stops looking (the daemon stops for another reason). */
+  /** Stops waiting (the daemon stops for another reason). */
   close(): void {
-    clearInterval(this.#timer);
+    this.#closed = true;
+    clearTimeout(this.#timer);
     this.#timer = undefined;
   }
 
-  private check(): void {
-    const now = this.#now();
-    if (this.#options.busy()) {
-      this.#idleSince = now;
-      return;
-    }
-    if (now - this.#idleSince < this.#options.afterMs) return;
+  private expire(): void {
+    this.#timer = undefined;
+    // Whatever made it busy since said so, and called the wait off; this is for a busy() nobody told of.
+    if (this.#options.busy()) return;
     this.close();
     this.#options.stop();
   }

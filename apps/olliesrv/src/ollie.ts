@@ -16,6 +16,7 @@ import { ollieTree } from "./namespace/tree.js";
 import { ensureDirs, type OlliePaths, olliePaths, trustedConfig } from "./paths.js";
 import { hostSettings } from "./remote/remote-config.js";
 import { RemoteHosts } from "./remote/remote-hosts.js";
+import { LiveAgents } from "./session/live-agents.js";
 import { daemonPromptSandbox } from "./session/sandboxed-prompts.js";
 import { Sessions } from "./session/sessions.js";
 import type { AgentMaking, SessionPolicy } from "./session/slot-context.js";
@@ -145,6 +146,7 @@ export async function createOllie({ options, address, env, log }: OllieOptions):
     agentKey: (uname) => principals.agentKey(uname),
     ...(toolsrvKey && { toolsrvAuthenticator: hmacAuthenticator(toolsrvKey) }),
     idleCloseMs: options.idleCloseMs,
+    liveAgents: new LiveAgents(),
   };
   const policy: SessionPolicy = { owner: principals.owner, audit, limits: options.limits };
   const sessionsLog = log.child("sessions");

@@ -13,7 +13,7 @@ import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
-import { OLLIE } from "./harness.js";
+import { OLLIE, OLLIESRV } from "./harness.js";
 
 // `ollie` from an empty home, with no olliesrv running: it starts one when a command needs it.
 
@@ -157,6 +157,30 @@ describe("ollie starting olliesrv", () => {
     const kept = await daemonPid(user);
     const argv = readFileSync(`/proc/${kept}/cmdline`, "utf8").split("\0");
     expect(argv[argv.indexOf("--idle-exit") + 1]).toBe("0");
+  });
+
+  it("--idle-exit waits while an agent is live: the daemon stops once the agent is parked, and the wait after", async () => {
+    const user = freshUser();
+    expect((await user.ollie("init", "demo")).exitCode).toBe(0);
+    const daemon = execa(
+      process.execPath,
+      [OLLIESRV, "--idle-exit", "1s", "--idle-close", "3", "--print-address"],
+      {
+        cwd: user.root,
+        env: user.env,
+        extendEnv: false,
+        reject: false,
+      },
+    );
+    await new Promise((resolve) => daemon.stdout!.once("data", resolve));
+    const asked = await user.ollie("ask", "--keep", "what is here?");
+    expect(asked.exitCode, asked.stderr).toBe(0);
+    const answered = performance.now();
+    const { exitCode, stderr } = await daemon;
+    expect(exitCode).toBe(0);
+    expect(stderr).toContain("no client and no live agent for 1 s: stopping (--idle-exit)");
+    // Not before the agent, live since its turn, was parked (3 s idle) and the daemon then idle for 1 s.
+    expect(performance.now() - answered).toBeGreaterThanOrEqual(4_000);
   });
 
   it("starts none at another address, inside an agent's tool, with OLLIE_AUTOSTART=0, nor for init and backends", async () => {

@@ -227,7 +227,7 @@ export class AgentSlot {
     if (!agent) return;
     await agent.close();
     this.saved = agent.snapshot();
-    this.#live = undefined;
+    this.setLive(undefined);
     this.activating = undefined;
   }
 
@@ -337,7 +337,7 @@ export class AgentSlot {
     this.#loaded = [...agent.runtime.toolInfo.keys()].filter((n) => !SKILL_TOOLS.some((t) => t.name === n));
     this.shown.keepLastTurn(agent.usage);
     // From here a use makes a new agent, which waits for this one to be closed.
-    this.#live = undefined;
+    this.setLive(undefined);
     this.activating = undefined;
     this.shown.procs.stop();
     this.#parking = agent.close().finally(() => {
@@ -367,9 +367,16 @@ export class AgentSlot {
       showing: (state) => this.makingWith(state),
       onEvent: (e) => this.onEvent(e),
     });
-    this.#live = live;
+    this.setLive(live);
     this.#idle.start();
     return live.agent;
+  }
+
+  /** The live agent comes or goes, and the daemon's count of them with it. */
+  private setLive(live: MadeAgent | undefined): void {
+    const was = this.#live !== undefined;
+    this.#live = live;
+    if (was !== (live !== undefined)) this.env.making.liveAgents.changed(!was);
   }
 
   /**

@@ -9,6 +9,7 @@ import type { RemoteTarget } from "../remote/remote-target.js";
 import type { AddressDial, ToolsrvRoute } from "../toolsrv/redialing-tools.js";
 import type { EventBus } from "./event-bus.js";
 import type { SessionLimits } from "./limits.js";
+import type { LiveAgents } from "./live-agents.js";
 import type { PromptSandbox } from "./sandboxed-prompts.js";
 
 /** What it takes to make an agent, and to keep it: what the daemon gives every agent it makes. */
@@ -43,6 +44,8 @@ export interface AgentMaking {
   tmpRoot: string;
   /** How long a live agent may stay idle before it is parked (see AgentSlot.park), in ms; 0: for ever. */
   idleCloseMs: number;
+  /** The daemon's count of live agents, which each slot keeps up to date. */
+  liveAgents: LiveAgents;
   /** How olliesrv proves itself to toolsrv. */
   toolsrvAuthenticator?: Authenticator;
 }
