@@ -44,6 +44,7 @@ export type {
   ProfileInfo,
   SessionEntry,
 } from "./formats/tables.js";
+export type { HistoryMessage } from "./formats/history.js";
 export type { ToolsrvStatus } from "./formats/toolsrv-status.js";
 export type { AgentCost, AgentUsage, ContextSize, UsageTotals } from "./formats/usage.js";
 export { isSessionId } from "./namespace/paths.js";

@@ -36,10 +36,17 @@ export type Invocation =
   | ObserveInvocation
   | { command: "backends" }
   | { command: "mcp" }
+  | AcpInvocation
   | LoginInvocation;
 
 /** The commands that work without olliesrv (and reach it only when it runs). */
-export type LocalInvocation = Extract<Invocation, { command: "init" | "backends" | "login" | "mcp" }>;
+export type LocalInvocation = Extract<Invocation, { command: "init" | "backends" | "login" | "mcp" | "acp" }>;
+
+/** `ollie acp [--agent PROFILE]`. */
+export interface AcpInvocation {
+  command: "acp";
+  agent: string | undefined;
+}
 
 /** A mistake in how `ollie` was called: printed with the usage, exit status 2. */
 export class UsageError extends Error {
@@ -108,6 +115,10 @@ export function parseInvocation(command: string | undefined, args: string[]): In
       return parseInit(args);
     case "login":
       return parseLogin(args);
+    case "acp": {
+      const { values } = parseArgs({ args, options: { agent: { type: "string" } } });
+      return { command, agent: values.agent };
+    }
     case "backends":
     case "bypass":
     case "mcp":

@@ -80,6 +80,9 @@ export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] [-k KEYFILE] [--keep-dae
   deny ID [REASON]          refuse it, telling the agent why
   mcp                       serve Ollie's sessions as an MCP server on standard input and output (for Claude
                             Code, Cursor…)
+  acp [--agent P]           be an Agent Client Protocol agent on standard input and output, for editors
+                            (Zed, JetBrains, Neovim, Emacs): each editor session an Ollie session in its
+                            directory (profile coding unless --agent); logs on stderr
 The address defaults to $NAMESPACE/ollie. When nothing answers there, a command that needs olliesrv (all
 but init, backends and login) starts it in the background, logging to $XDG_STATE_HOME/ollie/olliesrv.log,
 and goes on once it serves; it stops after $OLLIE_IDLE_EXIT (default 15m) with no client connected and no
@@ -134,7 +137,8 @@ export async function main(argv: string[]): Promise<number> {
       keepDaemon: values["keep-daemon"] ?? false,
       env: process.env,
     });
-  if (invocation.command === "mcp") return await runLocal(invocation, reachOrStart);
+  if (invocation.command === "mcp" || invocation.command === "acp")
+    return await runLocal(invocation, reachOrStart);
   if (invocation.command === "init" || invocation.command === "backends" || invocation.command === "login")
     return await runLocal(invocation, reach);
   let client: OllieClient;
@@ -154,7 +158,10 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** init, backends, login and mcp: they work without olliesrv; all but login `reach` it when it runs. */
+/**
+ * init, backends, login, mcp and acp: they work without olliesrv; all but login `reach` it when it runs
+ * (mcp and acp starting it if need be).
+ */
 async function runLocal(invocation: LocalInvocation, reach: () => Promise<OllieClient>): Promise<number> {
   try {
     // Loaded only for these: they need the providers or the MCP SDK, which the other commands do without.
@@ -163,6 +170,8 @@ async function runLocal(invocation: LocalInvocation, reach: () => Promise<OllieC
     if (invocation.command === "login")
       return await (await import("./login-command.js")).loginCommand(invocation);
     if (invocation.command === "mcp") return await (await import("../mcp/mcp-command.js")).mcpCommand(reach);
+    if (invocation.command === "acp")
+      return await (await import("../acp/acp-command.js")).acpCommand(invocation, reach);
     return await (await import("./backends-command.js")).backendsCommand(reach);
   } catch (error) {
     process.stderr.write(`ollie: ${(error as Error).message}\n`);

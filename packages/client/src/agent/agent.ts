@@ -10,6 +10,7 @@ import {
   settingsLines,
 } from "../formats/agent-config.js";
 import { type AgentState, parseState } from "../formats/agent-state.js";
+import { type HistoryMessage, parseHistory } from "../formats/history.js";
 import { type Outcome, parseOutcome } from "../formats/outcome.js";
 import { type ModelInfo, parseModels } from "../formats/tables.js";
 import {
@@ -192,6 +193,15 @@ export class Agent {
   /** The whole conversation as text, as people read it (see NAMESPACE.md's chat). */
   async chatText(signal?: AbortSignal): Promise<string> {
     return this.files.read(this.file("chat"), signal);
+  }
+
+  /**
+   * Its history as the model reads it (`context`): the owner's and the agent's own alone. Reading it connects
+   * a paused agent.
+   */
+  async history(signal?: AbortSignal): Promise<HistoryMessage[]> {
+    const path = this.file("context");
+    return parseHistory(await this.files.read(path, signal), path);
   }
 
   /** The chat's length in bytes: a position `chat({ from })` can go on from. */

@@ -46,6 +46,7 @@ export const sessionFile = (id: string, name: "ctl" | "plan" | "env" | "events" 
 export type AgentFile =
   | "cfg"
   | "chat"
+  | "context"
   | "cost"
   | "ctl"
   | "ctxsz"
