@@ -34,6 +34,7 @@ export type { AgentActivity } from "./formats/activity.js";
 export type { AgentConfig, AgentSettings, RemoteTools } from "./formats/agent-config.js";
 export { type AgentState, callingTools } from "./formats/agent-state.js";
 export type { BypassOperation, PendingBypass } from "./formats/bypass-lines.js";
+export type { HistoryMessage } from "./formats/history.js";
 export type { Outcome, TurnEnd, TurnStatus } from "./formats/outcome.js";
 export type {
   BackendCheck,
@@ -44,7 +45,6 @@ export type {
   ProfileInfo,
   SessionEntry,
 } from "./formats/tables.js";
-export type { HistoryMessage } from "./formats/history.js";
 export type { ToolsrvStatus } from "./formats/toolsrv-status.js";
 export type { AgentCost, AgentUsage, ContextSize, UsageTotals } from "./formats/usage.js";
 export { isSessionId } from "./namespace/paths.js";
