@@ -292,4 +292,19 @@ describe("ollie acp", () => {
     // Nothing but protocol messages on standard output.
     expect(editor.transcript.every((l) => l.message.jsonrpc === "2.0")).toBe(true);
   });
+
+  it("answers a line that is not JSON, or a batch, with an error, and goes on", async () => {
+    const editor = await initialized();
+    editor.child.stdin!.write("{this is not json\n");
+    editor.child.stdin!.write('[{"jsonrpc":"2.0","id":90,"method":"session/new","params":{}}]\n');
+    await vi.waitFor(() => {
+      const errors = editor.transcript.filter((l) => l.from === "agent" && l.message.error !== undefined);
+      expect(errors.map((l) => (l.message.error as { code: number }).code)).toEqual([-32700, -32600]);
+    }, WAIT);
+    const { sessionId } = await editor.connection.agent.request("session/new", {
+      cwd: o.work,
+      mcpServers: [],
+    });
+    expect(sessionId).toMatch(/^\d+-/);
+  });
 });
