@@ -23,8 +23,8 @@ export interface TranscriptLine {
  * standard input and output: every session/update it gets is kept, every line both ways is in the
  * transcript, and `permission` answers session/request_permission (rejecting by default).
  */
-export function startEditor(o: Ollie, args: readonly string[] = []) {
-  const child = execa(process.execPath, [OLLIE, "-a", o.address, "acp", ...args], {
+export function startEditor(o: Ollie, args: readonly string[] = [], address = o.address) {
+  const child = execa(process.execPath, [OLLIE, "-a", address, "acp", ...args], {
     cwd: o.work,
     env: o.env,
     extendEnv: false,

@@ -85,6 +85,21 @@ describe("ollie acp", () => {
     });
   });
 
+  it("fails initialize, saying why, when olliesrv cannot be reached", async () => {
+    const elsewhere = `unix!${join(o.root, "elsewhere", "ollie")}`;
+    const editor = startEditor(o, [], elsewhere);
+    editors.push(editor);
+    await expect(
+      editor.connection.agent.request("initialize", {
+        protocolVersion: PROTOCOL_VERSION,
+        clientCapabilities: {},
+      }),
+    ).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(/^cannot reach olliesrv: .*nothing answers there/),
+    });
+  });
+
   it("runs a turn: the reply streams, a file edit in the sandbox is pending, in progress, then completed with its diff; end_turn", async () => {
     const editor = await initialized();
     const file = join(o.work, "notes.txt");

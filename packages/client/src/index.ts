@@ -67,5 +67,5 @@ export {
   type RunUsage,
 } from "./run/run-event.js";
 export { Session } from "./session/session.js";
-export type { ForkOptions, SessionSpec } from "./session/session-spec.js";
+export type { ForkOptions, McpServerSpec, SessionSpec } from "./session/session-spec.js";
 export { Watch } from "./streams/watch.js";

@@ -4,8 +4,11 @@ import { fencedBlocks } from "./readme-code.js";
 import { CODE_LANGUAGES } from "./readme-modules.js";
 import { SHELL_LANGUAGES } from "./shell-commands.js";
 
-/** Blocks shown as they are: a file's text, a format, a screen or output. Nothing in them runs. */
-const SHOWN = new Set(["", "text", "json", "yaml", "ini"]);
+/**
+ * Blocks shown as they are: a file's text, a format, a screen or output, another program's configuration
+ * (an editor's Lua or Emacs Lisp). Nothing in them runs here.
+ */
+const SHOWN = new Set(["", "text", "json", "yaml", "ini", "lua", "elisp"]);
 
 it("every fenced block is code the checks take (TypeScript, JavaScript, shell) or shown as it is", () => {
   const documents = [...installedDocuments(inject("consumerDir")), ...repositoryDocuments()];

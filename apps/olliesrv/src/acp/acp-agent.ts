@@ -13,6 +13,7 @@ import { DIRECTORY_PROFILE } from "../cli/directory-session.js";
 import { type AcpSession, acpSession, usageUpdate } from "./acp-session.js";
 import { SessionPermissions } from "./permissions.js";
 import { promptText } from "./prompt-text.js";
+import { sessionMcpServers } from "./mcp-servers.js";
 import { PromptTurn, TurnFailedError } from "./prompt-turn.js";
 import { replayUpdates } from "./replay.js";
 import { MODEL_OPTION, sessionConfig, sessionModes } from "./session-options.js";
@@ -51,10 +52,11 @@ export function ollieAcpAgent(options: AcpAgentOptions): AgentApp {
   const send = (sessionId: string) => async (update: SessionUpdate) => {
     await editor?.notify("session/update", { sessionId, update });
   };
-  const mcpServersTaken = (sessionId: string, servers: McpServer[]) => {
+  /** At load, the session keeps the servers it was made with: they are its agents' tools' history. */
+  const mcpServersKept = (sessionId: string, servers: McpServer[]) => {
     if (servers.length > 0)
       options.log(
-        `session ${sessionId}: the editor's MCP servers (${servers.map((s) => s.name).join(", ")}) are not used; list them in ~/.config/ollie/mcp.json`,
+        `session ${sessionId}: loaded with the MCP servers it was made with; the editor's (${servers.map((s) => s.name).join(", ")}) are not taken`,
       );
   };
   const open = async (id: string, cwd: string): Promise<AcpSession> => {
@@ -94,7 +96,7 @@ export function ollieAcpAgent(options: AcpAgentOptions): AgentApp {
         agentCapabilities: {
           loadSession: true,
           promptCapabilities: { image: false, audio: false, embeddedContext: true },
-          mcpCapabilities: { http: false, sse: false },
+          mcpCapabilities: { http: true, sse: false },
         },
         authMethods: [],
         agentInfo: { name: "ollie", title: "Ollie", version: __PACKAGE_VERSION__ },
@@ -104,11 +106,12 @@ export function ollieAcpAgent(options: AcpAgentOptions): AgentApp {
       if (!isAbsolute(params.cwd))
         throw RequestError.invalidParams({ cwd: params.cwd }, "cwd must be an absolute path");
       try {
+        const mcpServers = sessionMcpServers(params.mcpServers);
         const { id } = await connected().newSession({
           agent: options.profile ?? DIRECTORY_PROFILE,
           cwd: params.cwd,
+          ...(mcpServers && { mcpServers }),
         });
-        mcpServersTaken(id, params.mcpServers);
         const s = await open(id, params.cwd);
         return { sessionId: id, ...(await described(s)) };
       } catch (error) {
@@ -124,7 +127,7 @@ export function ollieAcpAgent(options: AcpAgentOptions): AgentApp {
               ? RequestError.sessionNotFound(params.sessionId)
               : error;
           });
-        mcpServersTaken(entry.id, params.mcpServers);
+        mcpServersKept(entry.id, params.mcpServers);
         const cwd = (await connected().session(entry.id).agent().cfg()).cwd;
         const s = sessions.get(entry.id) ?? (await open(entry.id, cwd));
         const history = await s.session.agent().history();

@@ -9,6 +9,7 @@ import {
 import { z } from "zod";
 import { checkProfileName } from "../names.js";
 import { parseRemoteTarget } from "../remote/remote-target.js";
+import { sessionMcpServersSchema } from "../session/mcp-servers.js";
 import type { SessionSpec } from "../session/session.js";
 
 /** What a spec written to `session/new` is called in its errors: `session spec:1:9: colour: unknown key …`. */
@@ -49,6 +50,7 @@ const specSchema = z.strictObject({
   model: word().optional(),
   name: word().optional(),
   callback: yesOrNo.optional(),
+  mcpServers: sessionMcpServersSchema.optional(),
 });
 
 /** Where each word of a `key=value` spec starts, by its key (the last of a key written twice wins). */
@@ -86,7 +88,8 @@ function readWords(text: string): Words {
 
 /**
  * Reads a session spec: `key=value` words (agent, cwd, remote, backend, model, name, callback) or a JSON
- * object of the same keys; `callback` is `yes` or `no` (or a JSON boolean). A key given twice keeps its last
+ * object of the same keys and `mcpServers` (the session's own MCP servers, see SessionMcpServers);
+ * `callback` is `yes` or `no` (or a JSON boolean). A key given twice keeps its last
  * value, and so does `agent` given also as `profile`. Throws a SessionSpecError naming each bad word or key
  * and where it is (line and column in the spec).
  */

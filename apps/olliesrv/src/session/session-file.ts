@@ -11,6 +11,7 @@ import {
 } from "../config/generated-profile.js";
 import { AGENT_NAME, PROFILE_NAME, SESSION_ID } from "../names.js";
 import { parseRemoteTarget } from "../remote/remote-target.js";
+import { type SessionMcpServers, sessionMcpServersSchema } from "./mcp-servers.js";
 
 /** One agent of a session as it is saved. */
 export interface SavedAgent {
@@ -57,6 +58,8 @@ export interface SessionFile {
   profiles?: Record<string, GeneratedProfile>;
   /** The ssh destination its tools run on (its directory there is `cwd`). */
   remote?: string;
+  /** Its own MCP servers. */
+  mcpServers?: SessionMcpServers;
   agents: SavedAgent[];
 }
 
@@ -89,6 +92,7 @@ const schema = z.object({
       }
     }, "not an ssh destination ([user@]host)")
     .optional(),
+  mcpServers: sessionMcpServersSchema.optional(),
   agents: z.array(
     z.object({
       name: z.string().regex(AGENT_NAME, "not an agent name"),

@@ -7,6 +7,7 @@ import type { BookedProfile } from "../config/profile-book.js";
 import { parseRemoteTarget, type RemoteTarget } from "../remote/remote-target.js";
 import { AgentSlot } from "./agent-slot.js";
 import { EventBus } from "./event-bus.js";
+import type { SessionMcpServers } from "./mcp-servers.js";
 import { realDirectory } from "./real-directory.js";
 import { SaveRetry } from "./save-retry.js";
 import type { SessionFile } from "./session-file.js";
@@ -31,6 +32,8 @@ export interface SessionSpec {
   depth?: number;
   /** Generated profiles it starts with: the one it runs, from its maker's session (set by the daemon). */
   profiles?: Record<string, GeneratedProfile>;
+  /** Its own MCP servers, run by toolsrv for its agents alone (the owner's to give). */
+  mcpServers?: SessionMcpServers;
 }
 
 /**
@@ -62,6 +65,8 @@ export class Session {
   readonly pendingProfiles = new Set<string>();
   /** The host its tools run on; the loop, prompts, history and model calls stay here. */
   #remote: RemoteTarget | undefined;
+  /** Its own MCP servers, given when it was made; saved with it. */
+  readonly mcpServers: SessionMcpServers | undefined;
   private saving: Promise<void> = Promise.resolve();
   private killed = false;
   private readonly environment: SessionEnvironment;
@@ -89,6 +94,7 @@ export class Session {
     this.callback = (file ? file.callback : spec.callback) ?? true;
     this.grants = new Set(file?.grants ?? []);
     this.profiles = new Map(Object.entries((file ? file.profiles : spec.profiles) ?? {}));
+    this.mcpServers = file ? file.mcpServers : spec.mcpServers;
     this.environment = environment;
     this.store = new SessionStore(
       home.dir,
@@ -230,6 +236,7 @@ export class Session {
       ...(this.grants.size > 0 && { grants: [...this.grants] }),
       ...(this.profiles.size > 0 && { profiles: Object.fromEntries(this.profiles) }),
       ...(this.remote && { remote: this.remote.destination }),
+      ...(this.mcpServers && { mcpServers: this.mcpServers }),
       agents: [...this.agents.values()].map((a) => a.toSaved()),
     };
   }

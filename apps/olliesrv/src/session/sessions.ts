@@ -59,6 +59,10 @@ export class Sessions implements Peers {
     const named = splitUname(creator);
     const home = named && this.byId.get(named.session);
     let lineage: Pick<SessionSpec, "parent" | "depth" | "cwd"> = {};
+    if (spec.mcpServers !== undefined && creator !== this.environment.policy.owner)
+      throw new Error(
+        `only ${this.environment.policy.owner} may give a session MCP servers: they are commands its tools run`,
+      );
     if (this.byId.size >= this.limits.maxSessions)
       throw new Error(`the session limit ${this.limits.maxSessions} is reached: kill a session first`);
     if (named && home?.agents.has(named.agent)) {

@@ -10,6 +10,7 @@ import type { AddressDial, ToolsrvRoute } from "../toolsrv/redialing-tools.js";
 import type { EventBus } from "./event-bus.js";
 import type { SessionLimits } from "./limits.js";
 import type { LiveAgents } from "./live-agents.js";
+import type { SessionMcpServers } from "./mcp-servers.js";
 import type { PromptSandbox } from "./sandboxed-prompts.js";
 
 /** What it takes to make an agent, and to keep it: what the daemon gives every agent it makes. */
@@ -86,6 +87,8 @@ export interface SlotSession {
   readonly env: Record<string, string>;
   /** The host its tools run on, when not this one. */
   readonly remote: RemoteTarget | undefined;
+  /** Its own MCP servers, which its agents' toolsrv connections take. */
+  readonly mcpServers: SessionMcpServers | undefined;
   /** The agent that spawned the session, which hears how the turns it asked for ended. */
   readonly parent: string | undefined;
   /** False when the parent waits for the turns itself and wants no callbacks. */

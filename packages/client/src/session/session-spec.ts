@@ -19,7 +19,17 @@ export interface SessionSpec {
    * true). False: its maker waits for the turns itself (`Prompt.ended`).
    */
   callback?: boolean;
+  /**
+   * The session's own MCP servers, in mcp.json's `mcpServers` form: toolsrv runs them, in the session's
+   * sandbox, for its agents alone (their tools are `mcp__SERVER__TOOL`). The owner's alone to give.
+   */
+  mcpServers?: Record<string, McpServerSpec>;
 }
+
+/** An MCP server of a session: one toolsrv starts, or one it reaches over Streamable HTTP. */
+export type McpServerSpec =
+  | { command: string; args?: string[]; env?: Record<string, string> }
+  | { url: string; headers?: Record<string, string> };
 
 /** A spec as `session/new` reads it: a JSON object, or the caller's own `key=value` words as they are. */
 export function specText(spec: SessionSpec | string): string {
