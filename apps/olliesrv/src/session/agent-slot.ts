@@ -11,6 +11,7 @@ import { PendingReload, unreachableNote } from "./backend-reload.js";
 import { callbackText, stampSender } from "./callback.js";
 import { hopsTo } from "./hop-limit.js";
 import { IdleTimer } from "./idle-timer.js";
+import { CountedLive } from "./live-agents.js";
 import { LoadedSkills } from "./loaded-skills.js";
 import { PromptTickets } from "./prompt-tickets.js";
 import type { SavedAgent } from "./session-file.js";
@@ -30,7 +31,7 @@ export class AgentSlot {
    */
   readonly shown: AgentObserver;
   /** The live agent, made (or resumed) on first use, and what its making left: see makeAgent. */
-  #live: MadeAgent | undefined;
+  readonly #live: CountedLive<MadeAgent>;
   #lastPrompt: string;
   readonly #skills: LoadedSkills;
   /** Prompts being submitted that wait for the agent to be made (see `submit`). */
@@ -72,7 +73,8 @@ export class AgentSlot {
     );
     this.saved = saved?.session;
     this.#lastPrompt = saved?.lastPrompt ?? "";
-    this.#skills = new LoadedSkills(saved?.skills ?? [], env.making.skills, () => this.#live);
+    this.#live = new CountedLive(env.making.liveAgents);
+    this.#skills = new LoadedSkills(saved?.skills ?? [], env.making.skills, () => this.#live.get());
     this.tickets = new PromptTickets(saved?.prompts ?? 0);
     this.shown = new AgentObserver(
       session,
@@ -96,7 +98,7 @@ export class AgentSlot {
 
   /** The live agent, if it is live (made, and not parked or closed since). */
   get agent(): Agent | undefined {
-    return this.#live?.agent;
+    return this.#live.get()?.agent;
   }
 
   /** The last prompt it was given. */
@@ -203,7 +205,7 @@ export class AgentSlot {
 
   /** The toolsrv connection of the live agent, if it has one. */
   get toolsrv(): ToolsrvConn | undefined {
-    return this.#live?.toolsrv();
+    return this.#live.get()?.toolsrv();
   }
 
   /**
@@ -227,7 +229,7 @@ export class AgentSlot {
     if (!agent) return;
     await agent.close();
     this.saved = agent.snapshot();
-    this.setLive(undefined);
+    this.#live.set(undefined);
     this.activating = undefined;
   }
 
@@ -337,7 +339,7 @@ export class AgentSlot {
     this.#loaded = [...agent.runtime.toolInfo.keys()].filter((n) => !SKILL_TOOLS.some((t) => t.name === n));
     this.shown.keepLastTurn(agent.usage);
     // From here a use makes a new agent, which waits for this one to be closed.
-    this.setLive(undefined);
+    this.#live.set(undefined);
     this.activating = undefined;
     this.shown.procs.stop();
     this.#parking = agent.close().finally(() => {
@@ -367,16 +369,9 @@ export class AgentSlot {
       showing: (state) => this.makingWith(state),
       onEvent: (e) => this.onEvent(e),
     });
-    this.setLive(live);
+    this.#live.set(live);
     this.#idle.start();
     return live.agent;
-  }
-
-  /** The live agent comes or goes, and the daemon's count of them with it. */
-  private setLive(live: MadeAgent | undefined): void {
-    const was = this.#live !== undefined;
-    this.#live = live;
-    if (was !== (live !== undefined)) this.env.making.liveAgents.changed(!was);
   }
 
   /**
@@ -384,7 +379,7 @@ export class AgentSlot {
    * agent says itself when it runs them again (after a compaction).
    */
   private makingWith(state: "prompt commands" | "idle"): void {
-    if (this.#live || this.shown.state.get() === state || (state === "idle" && this.#waiting > 0)) return;
+    if (this.agent || this.shown.state.get() === state || (state === "idle" && this.#waiting > 0)) return;
     this.shown.show(state);
   }
 

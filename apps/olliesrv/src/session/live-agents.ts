@@ -22,3 +22,19 @@ export class LiveAgents {
     return () => this.#listeners.delete(listener);
   }
 }
+
+/** One slot's live agent, counted in the daemon's LiveAgents while there is one. */
+export class CountedLive<T> {
+  #value: T | undefined;
+
+  constructor(private readonly count: LiveAgents) {}
+
+  get(): T | undefined {
+    return this.#value;
+  }
+
+  set(value: T | undefined): void {
+    if ((this.#value === undefined) !== (value === undefined)) this.count.changed(value !== undefined);
+    this.#value = value;
+  }
+}
