@@ -13,7 +13,7 @@ function refusal(spec: string): SessionSpecError {
   throw new Error(`parseSpec accepted ${spec}`);
 }
 
-const KEYS = "(the keys are: agent, profile, cwd, remote, backend, model, name, callback)";
+const KEYS = "(the keys are: agent, profile, cwd, remote, backend, model, name, callback, mcpServers)";
 
 describe("a session spec", () => {
   it("takes key=value words or a JSON object of the same keys", () => {
@@ -76,5 +76,22 @@ describe("a session spec", () => {
       { key: "colour", problem: `unknown key ${KEYS}`, position: { line: 2, column: 23 } },
     ]);
     expect(refusal('{"cwd": ').message).toBe("session spec:1:9: not JSON: unexpected end of the text");
+  });
+
+  it("takes the session's own MCP servers in a JSON spec, and names what is wrong with one", () => {
+    const mcpServers = {
+      files: { command: "mcp-files", args: ["--root", "."], env: { LEVEL: "1" } },
+      docs: { url: "https://docs.example/mcp", headers: { Authorization: "Bearer x" } },
+    };
+    expect(parseSpec(JSON.stringify({ agent: "coding", mcpServers }))).toEqual({
+      agent: "coding",
+      mcpServers,
+    });
+    const named = refusal(JSON.stringify({ mcpServers: { "a b": { command: "x" } } }));
+    expect(named.problems.map((p) => p.problem)).toEqual(["a server name is letters, digits, '_' and '-'"]);
+    const shaped = refusal(JSON.stringify({ mcpServers: { ok: { cmd: "x" } } }));
+    expect(shaped.problems.map((p) => p.problem)).toEqual([
+      "a server is {command, args, env} or {url, headers}",
+    ]);
   });
 });

@@ -18,8 +18,21 @@ const httpServer = z.strictObject({
   headers: z.record(z.string(), z.string()).optional(),
 });
 
+const SERVER_NAME = /^[A-Za-z0-9_-]+$/;
+
 /** Server names become tool names (`mcp__NAME__TOOL`): letters, digits, `_` and `-`. */
-export const sessionMcpServersSchema = z.record(
-  z.string().regex(/^[A-Za-z0-9_-]+$/, "a server name is letters, digits, '_' and '-'"),
-  z.union([stdioServer, httpServer], { error: "a server is {command, args, env} or {url, headers}" }),
-);
+export const sessionMcpServersSchema = z
+  .record(
+    z.string(),
+    z.union([stdioServer, httpServer], { error: "a server is {command, args, env} or {url, headers}" }),
+  )
+  .check((ctx) => {
+    for (const name of Object.keys(ctx.value))
+      if (!SERVER_NAME.test(name))
+        ctx.issues.push({
+          code: "custom",
+          input: name,
+          path: [name],
+          message: "a server name is letters, digits, '_' and '-'",
+        });
+  });
