@@ -88,6 +88,13 @@ describe("connecting to olliesrv", () => {
         message: `session/${session.id}/agent/main/ctl: queue: an agent may not prompt itself`,
       });
       await expect(asAgent.reload()).rejects.toBeInstanceOf(RefusedError);
+      // An MCP server is a command its session's tools run: an agent may not give one to a session it makes.
+      await expect(
+        asAgent.newSession({ cwd: o.work, mcpServers: { mine: { command: "sh", args: ["-c", "true"] } } }),
+      ).rejects.toMatchObject({
+        name: "RefusedError",
+        reason: `only ${o.owner} may give a session MCP servers: they are commands its tools run`,
+      });
     } finally {
       asAgent.close();
     }
