@@ -4,6 +4,7 @@ import { parseActivity } from "./activity.js";
 import { parseAgentConfig, settingsLines } from "./agent-config.js";
 import { callingTools, parseState } from "./agent-state.js";
 import { parseOperations, parsePending } from "./bypass-lines.js";
+import { parseHistory } from "./history.js";
 import { parseOutcome, parseTurnEnd } from "./outcome.js";
 import {
   parseBackendChecks,
@@ -222,5 +223,25 @@ describe("toolsrv's lines of stats", () => {
     });
     expect(parseToolsrvStatus("sessions 1\ntoolsrv external\n")).toBeUndefined();
     expect(parseToolsrvStatus("sessions 1\n")).toBeUndefined();
+  });
+});
+
+describe("an agent's history (context)", () => {
+  it("reads the messages as the model has them, and refuses what is not a list of them", () => {
+    const messages = [
+      { role: "system", content: "You are." },
+      { role: "user", content: "List it." },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [{ id: "c1", name: "shell", arguments: { command: "ls" } }],
+      },
+      { role: "tool", toolCallId: "c1", name: "shell", content: "a\nb\n" },
+      { role: "assistant", content: "Two files." },
+    ];
+    expect(parseHistory(JSON.stringify(messages), P)).toEqual(messages);
+    expect(() => parseHistory("{}", P)).toThrow(ReplyFormatError);
+    expect(() => parseHistory('[{"role":"robot","content":"x"}]', P)).toThrow("not a list of messages");
+    expect(() => parseHistory("[", P)).toThrow("not JSON");
   });
 });
