@@ -96,6 +96,7 @@ describe("ollie acp's transcript", () => {
     const agent = editor.connection.agent;
     await agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
     const { sessionId } = await agent.request("session/new", { cwd: o.work, mcpServers: [] });
+    await vi.waitFor(() => expect(editor.of(sessionId, "available_commands_update")).toHaveLength(1), WAIT);
 
     // A turn with reasoning, a tool call that runs until the test says, a plan changed meanwhile, a reply.
     o.mock.enqueue(
@@ -155,6 +156,7 @@ describe("ollie acp's transcript", () => {
       [
         "agent_message_chunk",
         "agent_thought_chunk",
+        "available_commands_update",
         "plan",
         "tool_call",
         "tool_call_update",

@@ -18,6 +18,11 @@ beforeAll(async () => {
         join(config, "bypass.yaml"),
         `operations:\n  - name: touch_marker\n    argv: [touch, ${marker}]\n    timeout: 30\n`,
       );
+      mkdirSync(join(config, "skills"), { recursive: true });
+      writeFileSync(
+        join(config, "skills", "review.md"),
+        "---\nname: review\ndescription: Review a change with care\n---\nRead every line twice.\n",
+      );
       mkdirSync(join(config, "agents"), { recursive: true });
       writeFileSync(
         join(config, "agents", "asker.json"),
@@ -240,7 +245,10 @@ describe("ollie acp", () => {
       mcpServers: [],
     });
     expect(loaded.modes?.currentModeId).toBe("coding");
-    const kinds = editor.updates.filter((n) => n.sessionId === sessionId).map((n) => n.update.sessionUpdate);
+    // The commands are told beside the history, whenever they come.
+    const kinds = editor.updates
+      .filter((n) => n.sessionId === sessionId && n.update.sessionUpdate !== "available_commands_update")
+      .map((n) => n.update.sessionUpdate);
     expect(kinds).toEqual(["user_message_chunk", "tool_call", "tool_call_update", "agent_message_chunk"]);
     expect(editor.of(sessionId, "user_message_chunk")[0]!.content).toEqual({
       type: "text",
@@ -321,5 +329,40 @@ describe("ollie acp", () => {
       mcpServers: [],
     });
     expect(sessionId).toMatch(/^\d+-/);
+  });
+
+  it("offers /compact and a command per skill; /review loads the skill, and prompts with what follows", async () => {
+    const editor = await initialized();
+    const { sessionId } = await editor.connection.agent.request("session/new", {
+      cwd: o.work,
+      mcpServers: [],
+    });
+    await vi.waitFor(() => expect(editor.of(sessionId, "available_commands_update")).toHaveLength(1), WAIT);
+    const [offered] = editor.of(sessionId, "available_commands_update");
+    const review = () =>
+      editor
+        .of(sessionId, "available_commands_update")
+        .at(-1)!
+        .availableCommands.find((c) => c.name === "review");
+    expect(offered!.availableCommands[0]!.name).toBe("compact");
+    expect(review()?.description).toBe("load the skill: Review a change with care");
+
+    o.mock.enqueue({ text: "Reviewed." });
+    const answer = await editor.connection.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "/review the notes, please" }],
+    });
+    expect(answer).toEqual({ stopReason: "end_turn" });
+    expect(await o.read(`session/${sessionId}/agent/main/prompt.prev`)).toBe("the notes, please\n");
+    expect(JSON.stringify(o.mock.lastRequest?.body)).toContain("Read every line twice.");
+    await vi.waitFor(() => expect(editor.of(sessionId, "available_commands_update")).toHaveLength(2), WAIT);
+    expect(review()?.description).toMatch(/^\(loaded\) /);
+    // A slash that names no command is a prompt as it is.
+    o.mock.enqueue({ text: "A path." });
+    await editor.connection.agent.request("session/prompt", {
+      sessionId,
+      prompt: [{ type: "text", text: "/usr/bin?" }],
+    });
+    expect(await o.read(`session/${sessionId}/agent/main/prompt.prev`)).toBe("/usr/bin?\n");
   });
 });

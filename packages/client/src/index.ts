@@ -44,6 +44,7 @@ export type {
   ModelInfo,
   ProfileInfo,
   SessionEntry,
+  SkillInfo,
 } from "./formats/tables.js";
 export type { ToolsrvStatus } from "./formats/toolsrv-status.js";
 export type { AgentCost, AgentUsage, ContextSize, UsageTotals } from "./formats/usage.js";

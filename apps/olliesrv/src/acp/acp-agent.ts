@@ -11,11 +11,12 @@ import {
 import { NoSuchSessionError, type OllieClient } from "@ollie/client";
 import { DIRECTORY_PROFILE } from "../cli/directory-session.js";
 import { type AcpSession, acpSession, usageUpdate } from "./acp-session.js";
+import { sessionMcpServers } from "./mcp-servers.js";
 import { SessionPermissions } from "./permissions.js";
 import { promptText } from "./prompt-text.js";
-import { sessionMcpServers } from "./mcp-servers.js";
 import { PromptTurn, TurnFailedError } from "./prompt-turn.js";
 import { replayUpdates } from "./replay.js";
+import { availableCommands, commandOf, runCommand } from "./session-commands.js";
 import { MODEL_OPTION, sessionConfig, sessionModes } from "./session-options.js";
 
 /** What `ollie acp` is given: how to reach olliesrv, the profile of its sessions, where its log goes. */
@@ -76,6 +77,33 @@ export function ollieAcpAgent(options: AcpAgentOptions): AgentApp {
     ]);
     return { modes, configOptions };
   };
+  /** The session's commands, told once the editor knows the session (it may be answered first). */
+  const tellCommands = (s: AcpSession) => {
+    setImmediate(() => {
+      void availableCommands(s.session.agent())
+        .then(send(s.session.id))
+        .catch((error: unknown) => options.log(`session ${s.session.id}: ${(error as Error).message}`));
+    });
+  };
+  /**
+   * A prompt that is a command (`/compact`, `/SKILL [TEXT]`) is run: the text it leaves, if any, is the
+   * prompt; undefined when nothing is left to prompt (the editor was told what the command did).
+   */
+  const afterCommand = async (s: AcpSession, text: string): Promise<string | undefined> => {
+    if (!text.startsWith("/")) return text;
+    const agent = s.session.agent();
+    const names = (await agent.skills()).map((skill) => skill.name).concat("compact");
+    const command = commandOf(text, names);
+    if (!command) return text;
+    const done = await runCommand(agent, command);
+    tellCommands(s);
+    if ("prompt" in done) return done.prompt;
+    await send(s.session.id)({
+      sessionUpdate: "agent_message_chunk",
+      content: { type: "text", text: done.said },
+    });
+    return undefined;
+  };
 
   const app = acpAgent({ name: "ollie" })
     .onConnect((connection) => {
@@ -113,7 +141,9 @@ export function ollieAcpAgent(options: AcpAgentOptions): AgentApp {
           ...(mcpServers && { mcpServers }),
         });
         const s = await open(id, params.cwd);
-        return { sessionId: id, ...(await described(s)) };
+        const answer = { sessionId: id, ...(await described(s)) };
+        tellCommands(s);
+        return answer;
       } catch (error) {
         throw failed(error);
       }
@@ -132,7 +162,9 @@ export function ollieAcpAgent(options: AcpAgentOptions): AgentApp {
         const s = sessions.get(entry.id) ?? (await open(entry.id, cwd));
         const history = await s.session.agent().history();
         for (const update of replayUpdates(history, s.tools)) await send(entry.id)(update);
-        return await described(s);
+        const answer = await described(s);
+        tellCommands(s);
+        return answer;
       } catch (error) {
         throw failed(error);
       }
@@ -144,12 +176,13 @@ export function ollieAcpAgent(options: AcpAgentOptions): AgentApp {
           { sessionId: params.sessionId },
           `a prompt is running in session ${params.sessionId}: wait for its answer, or cancel it`,
         );
-      const text = promptText(params.prompt);
       const turn = new PromptTurn(s.session, { send: send(params.sessionId), tools: s.tools });
       s.turn = turn;
       const cancel = () => void turn.cancel().catch(() => {});
       signal.addEventListener("abort", cancel, { once: true });
       try {
+        const text = await afterCommand(s, promptText(params.prompt));
+        if (text === undefined) return { stopReason: "end_turn" as const };
         const stopReason = await turn.run(text, signal);
         const usage = await usageUpdate(s.session).catch(() => undefined);
         if (usage) await send(params.sessionId)(usage);

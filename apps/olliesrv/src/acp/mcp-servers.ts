@@ -14,7 +14,10 @@ export function sessionMcpServers(servers: readonly McpServer[]): Record<string,
   const taken: Record<string, McpServerSpec> = {};
   for (const server of servers) {
     if (server.name in taken)
-      throw RequestError.invalidParams({ mcpServer: server.name }, `two MCP servers are named ${server.name}`);
+      throw RequestError.invalidParams(
+        { mcpServer: server.name },
+        `two MCP servers are named ${server.name}`,
+      );
     if ("type" in server && server.type === "sse")
       throw RequestError.invalidParams(
         { mcpServer: server.name },

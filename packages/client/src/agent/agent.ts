@@ -12,7 +12,7 @@ import {
 import { type AgentState, parseState } from "../formats/agent-state.js";
 import { type HistoryMessage, parseHistory } from "../formats/history.js";
 import { type Outcome, parseOutcome } from "../formats/outcome.js";
-import { type ModelInfo, parseModels } from "../formats/tables.js";
+import { type ModelInfo, parseModels, parseSkills, type SkillInfo } from "../formats/tables.js";
 import {
   type AgentCost,
   type AgentUsage,
@@ -235,6 +235,12 @@ export class Agent {
   /** The models of its backend (reading them connects no paused agent). */
   async models(signal?: AbortSignal): Promise<ModelInfo[]> {
     return parseModels(await this.files.read(this.file("models"), signal));
+  }
+
+  /** The skills it may load, and whether each is loaded (`skill load NAME` on `ctl` loads one). */
+  async skills(signal?: AbortSignal): Promise<SkillInfo[]> {
+    const path = this.file("skills");
+    return parseSkills(await this.files.read(path, signal), path);
   }
 
   /** How full its next request is against the model's window (connects a paused agent). */

@@ -12,6 +12,7 @@ import {
   parseModels,
   parseProfiles,
   parseSessionIndex,
+  parseSkills,
   parseStats,
 } from "./tables.js";
 import { parseToolsrvStatus } from "./toolsrv-status.js";
@@ -243,5 +244,16 @@ describe("an agent's history (context)", () => {
     expect(() => parseHistory("{}", P)).toThrow(ReplyFormatError);
     expect(() => parseHistory('[{"role":"robot","content":"x"}]', P)).toThrow("not a list of messages");
     expect(() => parseHistory("[", P)).toThrow("not JSON");
+  });
+});
+
+describe("an agent's skills", () => {
+  it("reads each skill, loaded or not, and refuses a line that is not one", () => {
+    expect(parseSkills("* review\tReview a change\n  release\tCut a release: tag, notes\n", P)).toEqual([
+      { name: "review", description: "Review a change", loaded: true },
+      { name: "release", description: "Cut a release: tag, notes", loaded: false },
+    ]);
+    expect(parseSkills("", P)).toEqual([]);
+    expect(() => parseSkills("review Review a change\n", P)).toThrow("not a skill's line");
   });
 });

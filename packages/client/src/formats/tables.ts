@@ -87,6 +87,24 @@ export function parseProfiles(text: string): ProfileInfo[] {
   });
 }
 
+/** A skill an agent may load (a line of its `skills`). */
+export interface SkillInfo {
+  name: string;
+  description: string;
+  /** In the agent's system prompt now. */
+  loaded: boolean;
+}
+
+/** `* name\tdescription` (a space instead of `*` for a skill not loaded). */
+export function parseSkills(text: string, path: string): SkillInfo[] {
+  return lines(text).map((line) => {
+    const tab = line.indexOf("\t");
+    if (tab < 2 || (line[0] !== "*" && line[0] !== " ") || line[1] !== " ")
+      throw new ReplyFormatError(path, line, "not a skill's line");
+    return { name: line.slice(2, tab), description: line.slice(tab + 1), loaded: line[0] === "*" };
+  });
+}
+
 /** `* name\ttype\tmodel` (a space instead of `*` for all but the default). */
 export function parseBackends(text: string, path: string): BackendInfo[] {
   return lines(text).map((line) => {

@@ -57,6 +57,7 @@ export type AgentFile =
   | "outcome"
   | "prompt"
   | "prompt.prev"
+  | "skills"
   | "state"
   | "statewait"
   | "tail"
