@@ -1,5 +1,3 @@
-import { z } from "zod";
-
 /**
  * The one uname that may set an agent's own MCP servers (through the `agentmcp` file): the daemon that dials
  * toolsrv for its agents, which attaches as it beside its attach as the agent, on the same connection. Under
@@ -40,20 +38,16 @@ export interface McpHttpServerEntry {
 export type McpServerEntry = McpStdioServerEntry | McpHttpServerEntry;
 
 /** What the daemon writes to `agentmcp`: an agent's own servers, and where and with what they run. */
-export const agentMcpRequestSchema = z.strictObject({
+export interface AgentMcpRequest {
   /** The agent whose servers they are. */
-  agent: z.string().min(1),
+  agent: string;
   /** The agent's working directory: where its stdio servers start, and what its policy's `{CWD}` is. */
-  cwd: z.string().startsWith("/", "cwd must be an absolute path"),
+  cwd: string;
   /** The agent's session environment, as its calls carry it. */
-  env: z.record(z.string(), z.string()).default({}),
+  env?: Record<string, string>;
   /** By name, as in mcp.json (checked server by server: one that is wrong is reported, not the request). */
-  mcpServers: z.record(z.string(), z.unknown()),
-});
-
-export type AgentMcpRequest = Omit<z.input<typeof agentMcpRequestSchema>, "mcpServers"> & {
   mcpServers: Record<string, McpServerEntry>;
-};
+}
 
 /** How one of an agent's own servers stands. */
 export interface AgentMcpServerState {

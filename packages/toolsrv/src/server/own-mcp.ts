@@ -2,7 +2,8 @@ import { describeIssues, formatProblems } from "@ollie/config-file";
 import { type AgentMcpServers, ownSource } from "../mcp/agent-mcp-servers.js";
 import { parseAgentMcpServers } from "../mcp/mcp-config.js";
 import { mcpToolName } from "../mcp/mcp-tool-meta.js";
-import { type AgentMcpStatus, agentMcpRequestSchema } from "../protocol/agent-mcp.js";
+import type { AgentMcpStatus } from "../protocol/agent-mcp.js";
+import { agentMcpRequestSchema } from "../protocol/agent-mcp-request.js";
 import type { ToolService } from "./tool-service.js";
 import { isMcpTool, isOwnMcpTool } from "./tool-sources.js";
 
