@@ -3,6 +3,14 @@
 export { BypassConn, type BypassConnOptions } from "./client/bypass-conn.js";
 export { ToolsrvConn, type ToolsrvConnOptions } from "./client/toolsrv-conn.js";
 export type { ToolMeta } from "./metadata/tool-meta.js";
+export {
+  type AgentMcpServerState,
+  type AgentMcpStatus,
+  DAEMON_UNAME,
+  type McpHttpServerEntry,
+  type McpServerEntry,
+  type McpStdioServerEntry,
+} from "./protocol/agent-mcp.js";
 export type { AgentSandbox } from "./protocol/agent-sandbox.js";
 export type { BypassFiling } from "./protocol/bypass-filing.js";
 export type { BypassRequestInfo, PendingBypass } from "./protocol/bypass-request.js";

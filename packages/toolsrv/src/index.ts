@@ -11,6 +11,12 @@ export {
   loadBypassPolicy,
 } from "./broker/bypass-policy.js";
 export { DEFAULT_TOOL_TIMEOUT_MS, type ToolMeta } from "./metadata/tool-meta.js";
+export {
+  type AgentMcpRequest,
+  type AgentMcpStatus,
+  DAEMON_UNAME,
+  type McpServerEntry,
+} from "./protocol/agent-mcp.js";
 export type { AgentSandbox } from "./protocol/agent-sandbox.js";
 export type { CallRequest, CallResult } from "./protocol/call.js";
 export { createToolServer, type ToolServer, type ToolServerOptions } from "./server/tool-server.js";

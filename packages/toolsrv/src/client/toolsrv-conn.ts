@@ -3,6 +3,12 @@ import type { Authenticator, File, Fsys } from "@ollie/ninep";
 import { ORDWR, OREAD } from "@ollie/ninep";
 import { limitThatStopped } from "../exec/limit-stop.js";
 import type { ToolMeta } from "../metadata/tool-meta.js";
+import {
+  type AgentMcpRequest,
+  type AgentMcpStatus,
+  DAEMON_UNAME,
+  type McpServerEntry,
+} from "../protocol/agent-mcp.js";
 import type { AgentSandbox } from "../protocol/agent-sandbox.js";
 import type { CallResult } from "../protocol/call.js";
 import type { ProcessInfo } from "../protocol/process-info.js";
@@ -20,6 +26,14 @@ export interface ToolsrvConnOptions {
   /** The session environment tools get (they never see toolsrv's own). */
   env?: Record<string, string>;
   authenticator?: Authenticator;
+  /**
+   * The agent's own MCP servers (an editor's, for its session), by name as in mcp.json's `mcpServers`:
+   * started for this agent alone, in `cwd` with `env` under its sandbox, their tools (`mcp__SERVER__TOOL`)
+   * offered and loaded for it; stopped when this connection closes. Set through toolsrv's `agentmcp` file,
+   * attached as DAEMON_UNAME beside the agent, which only the daemon's key may do. A server that cannot
+   * start is reported in `mcpStatus`, not thrown.
+   */
+  mcpServers?: Readonly<Record<string, McpServerEntry>>;
 }
 
 /** Slack over a tool's own timeout, so toolsrv's kill (with its clearer message) comes first. */
@@ -38,6 +52,8 @@ export class ToolsrvConn implements ToolExecutor {
    */
   private spare: Promise<File> | undefined;
   private closing = false;
+  /** The open of `agentmcp` that keeps the agent's own servers running, and what it answered. */
+  private own: { file: File; status: AgentMcpStatus } | undefined;
 
   private constructor(
     private readonly link: ToolsrvLink,
@@ -47,10 +63,37 @@ export class ToolsrvConn implements ToolExecutor {
   }
 
   static async dial(options: ToolsrvConnOptions, signal?: AbortSignal): Promise<ToolsrvConn> {
-    const link = await ToolsrvLink.dial(options, signal, async (fsys) => {
-      if (options.autoLoad) await fsys.writeFile("ctl", `reset ${options.autoLoad.join(" ")}\n`);
+    let own: ToolsrvConn["own"];
+    const link = await ToolsrvLink.dial(options, signal, async (link) => {
+      if (options.autoLoad) await link.fsys.writeFile("ctl", `reset ${options.autoLoad.join(" ")}\n`);
+      // After the reset, which would drop the servers' tools from the loaded set.
+      if (options.mcpServers) own = await setOwnServers(link, options, options.mcpServers, signal);
     });
-    return new ToolsrvConn(link, options);
+    const conn = new ToolsrvConn(link, options);
+    conn.own = own;
+    return conn;
+  }
+
+  /**
+   * How the agent's own MCP servers stood once their first starts ended (or 10 s passed): each server's
+   * state and tools, and what cannot be used. Undefined when none were given.
+   */
+  get mcpStatus(): AgentMcpStatus | undefined {
+    return this.own?.status;
+  }
+
+  /**
+   * Replaces the agent's own MCP servers (none stops them all): the new ones start, then the old ones stop.
+   * Resolves with how the new ones stand.
+   */
+  async setMcpServers(
+    servers: Readonly<Record<string, McpServerEntry>>,
+    signal?: AbortSignal,
+  ): Promise<AgentMcpStatus> {
+    const previous = this.own;
+    this.own = await setOwnServers(this.link, this.options, servers, signal);
+    await previous?.file.close().catch(() => {});
+    return this.own.status;
   }
 
   /** Resolves when the connection to toolsrv ends, from either side. */
@@ -193,6 +236,37 @@ export class ToolsrvConn implements ToolExecutor {
   async close(): Promise<void> {
     this.closing = true;
     await this.link.close();
+  }
+}
+
+/**
+ * Sets the agent's own servers through `agentmcp`, attached as the daemon on the link's connection, and
+ * keeps that open: the servers run while it lasts.
+ */
+async function setOwnServers(
+  link: ToolsrvLink,
+  options: ToolsrvConnOptions,
+  servers: Readonly<Record<string, McpServerEntry>>,
+  signal?: AbortSignal,
+): Promise<{ file: File; status: AgentMcpStatus }> {
+  const daemon = await link.attachAs(DAEMON_UNAME, signal);
+  const file = await daemon.open("agentmcp", ORDWR, signal);
+  try {
+    const request: AgentMcpRequest = {
+      agent: options.uname,
+      cwd: options.cwd,
+      env: options.env ?? {},
+      mcpServers: { ...servers },
+    };
+    await file.write(JSON.stringify(request), 0, signal);
+    const status = JSON.parse((await readResult(file)).toString("utf8")) as AgentMcpStatus;
+    return { file, status };
+  } catch (error) {
+    await file.close().catch(() => {});
+    throw error;
+  } finally {
+    // The open holds the servers; the attach's root is needed no longer.
+    await daemon.close().catch(() => {});
   }
 }
 

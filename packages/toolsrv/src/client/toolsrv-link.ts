@@ -14,6 +14,7 @@ export class ToolsrvLink {
     private readonly client: NinepClient,
     /** toolsrv's namespace as the attached uname sees it. */
     readonly fsys: Fsys,
+    private readonly authenticator: Authenticator | undefined,
   ) {}
 
   /**
@@ -23,7 +24,7 @@ export class ToolsrvLink {
   static async dial(
     options: ToolsrvLinkOptions,
     signal?: AbortSignal,
-    setup?: (fsys: Fsys) => Promise<void>,
+    setup?: (link: ToolsrvLink) => Promise<void>,
   ): Promise<ToolsrvLink> {
     const client = await NinepClient.dial(options.address, signal ? { signal } : {});
     try {
@@ -31,12 +32,25 @@ export class ToolsrvLink {
         uname: options.uname,
         ...(options.authenticator && { authenticator: options.authenticator }),
       });
-      await setup?.(fsys);
-      return new ToolsrvLink(client, fsys);
+      const link = new ToolsrvLink(client, fsys, options.authenticator);
+      await setup?.(link);
+      return link;
     } catch (error) {
       client.close();
       throw error;
     }
+  }
+
+  /**
+   * Attaches again on this connection as `uname`, proving it with the same authenticator: what lives on
+   * that attach ends with the connection, as the first one's does.
+   */
+  attachAs(uname: string, signal?: AbortSignal): Promise<Fsys> {
+    return this.client.attach({
+      uname,
+      ...(this.authenticator && { authenticator: this.authenticator }),
+      ...(signal && { signal }),
+    });
   }
 
   /** Resolves when the connection ends, from either side (toolsrv stopped, or the way to it broke). */

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { readMcpConfig } from "./mcp-config.js";
+import { parseAgentMcpServers, readMcpConfig } from "./mcp-config.js";
 
 const dir = mkdtempSync(join(tmpdir(), "mcp-config-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -95,5 +95,41 @@ describe("readMcpConfig", () => {
       ],
     });
     expect(await readMcpConfig(join(dir, "absent.json"), {})).toEqual({ servers: [], broken: [] });
+  });
+});
+
+describe("parseAgentMcpServers", () => {
+  it("takes mcp.json's entries as given, expanding nothing, and refuses what would widen the agent's sandbox", () => {
+    const { servers, broken } = parseAgentMcpServers(
+      {
+        fs: { command: "npx", args: ["-y", "server", "${HOME}"], env: { TOKEN: "${TOKEN}" } },
+        web: { type: "http", url: "https://example.com/mcp", headers: { Authorization: "Bearer x" } },
+        here: { command: "srv", cwd: "/" },
+        wide: { command: "srv", sandbox: { filesystem: { rw: ["/"] } } },
+        typo: { comand: "srv" },
+      },
+      "a1's own MCP servers",
+    );
+    expect(servers).toMatchObject([
+      { kind: "stdio", name: "fs", args: ["-y", "server", "${HOME}"], env: { TOKEN: "${TOKEN}" } },
+      { kind: "http", name: "web", headers: { Authorization: "Bearer x" } },
+    ]);
+    expect(servers[0]).not.toHaveProperty("sandbox");
+    expect(broken).toEqual([
+      {
+        file: "a1's own MCP servers: mcpServers.here",
+        reason:
+          "cwd cannot be set for an agent's own server: it runs in the agent's directory, under the agent's sandbox",
+      },
+      {
+        file: "a1's own MCP servers: mcpServers.wide",
+        reason: expect.stringMatching(/^sandbox cannot be set/),
+      },
+      {
+        file: "a1's own MCP servers: mcpServers.typo",
+        reason: expect.stringContaining("mcpServers.typo.command"),
+      },
+    ]);
+    expect(() => parseAgentMcpServers(["srv"], "a1")).toThrow("mcpServers must be an object");
   });
 });

@@ -109,7 +109,13 @@ export async function readMcpConfig(file: string, env: NodeJS.ProcessEnv): Promi
     for (const [name, raw] of Object.entries(top.mcpServers)) {
       const source = `${file}: mcpServers.${name}`;
       try {
-        const server = checkServer(name, raw, env, nested(doc, name), source);
+        const server = checkServer(
+          name,
+          raw,
+          (text) => expandVariables(text, env),
+          nested(doc, name),
+          source,
+        );
         if (server) servers.push(server);
       } catch (error) {
         broken.push(
@@ -123,6 +129,49 @@ export async function readMcpConfig(file: string, env: NodeJS.ProcessEnv): Promi
     throw error;
   }
 }
+
+/** What an agent's own server may not say: it runs in the agent's directory, under the agent's policy. */
+const AGENT_FORBIDS = ["cwd", "sandbox", "shared"] as const;
+
+/**
+ * An agent's own servers, given as an object shaped like mcp.json's `mcpServers` (`{NAME: {command, args?,
+ * env?} | {url, headers?}}`): what an editor handed the agent, passed on by the daemon. Unlike mcp.json's
+ * entries, nothing is expanded (`${VAR}` stays as written: the values come from the editor, not from the
+ * user's file), and `cwd`, `sandbox` and `shared` are refused: the server runs in the agent's directory
+ * under the agent's sandbox, which no entry may widen. `source` names where they came from in messages; an
+ * entry that is wrong is reported as broken and the others are used. Throws when `servers` is no object.
+ */
+export function parseAgentMcpServers(servers: unknown, source: string): McpConfig {
+  if (typeof servers !== "object" || servers === null || Array.isArray(servers))
+    throw new Error("mcpServers must be an object of servers by name, as in mcp.json");
+  const result: McpConfig = { servers: [], broken: [] };
+  for (const [name, raw] of Object.entries(servers)) {
+    const at = `${source}: mcpServers.${name}`;
+    try {
+      const refused = AGENT_FORBIDS.find((key) => typeof raw === "object" && raw !== null && key in raw);
+      if (refused)
+        throw new Error(
+          `${refused} cannot be set for an agent's own server: it runs in the agent's directory, under the agent's sandbox`,
+        );
+      const server = checkServer(name, raw, (text) => text, plain(at, name), at);
+      if (server) result.servers.push(server);
+    } catch (error) {
+      result.broken.push({ file: at, reason: problemOf(error) });
+    }
+  }
+  return result;
+}
+
+/** Checks one server's entry given as an object, its problems named from `mcpServers.NAME.KEY`. */
+function plain(at: string, name: string): EntryCheck {
+  return <S extends z.ZodType>(schema: S, raw: unknown) => {
+    const whole = z.object({ mcpServers: z.object({ [name]: schema }) });
+    return checkConfig(whole, { mcpServers: { [name]: raw } }, { file: at }).mcpServers[name] as z.output<S>;
+  };
+}
+
+const problemOf = (error: unknown): string =>
+  error instanceof ConfigError ? formatProblems(undefined, error.problems) : (error as Error).message;
 
 /** The file's identity for noticing edits: undefined when it does not exist. */
 export async function configStamp(file: string): Promise<string | undefined> {
@@ -154,7 +203,8 @@ function brokenOf(error: ConfigError): BrokenTool {
 function checkServer(
   name: string,
   raw: unknown,
-  env: NodeJS.ProcessEnv,
+  /** What `${VAR}` in its values becomes. */
+  expand: (text: string) => string,
   check: EntryCheck,
   source: string,
 ): McpServerConfig | undefined {
@@ -169,7 +219,6 @@ function checkServer(
     callTimeoutMs: (r.timeout ?? DEFAULT_CALL_SECONDS) * 1000,
     startupTimeoutMs: (r.startupTimeout ?? DEFAULT_STARTUP_SECONDS) * 1000,
   });
-  const expand = (text: string) => expandVariables(text, env);
   const expandAll = (record: Record<string, string>) =>
     Object.fromEntries(Object.entries(record).map(([k, v]) => [k, expand(v)]));
   if (isHttp) {

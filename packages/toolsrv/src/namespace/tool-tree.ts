@@ -14,13 +14,17 @@ import {
 import type { ProcessInfo } from "../protocol/process-info.js";
 import { agentSandbox } from "../server/agent-sandbox.js";
 import type { AgentTools } from "../server/agent-tools.js";
+import type { OwnMcp } from "../server/own-mcp.js";
 import type { ProcEntry } from "../server/proc-table.js";
 import type { ToolService } from "../server/tool-service.js";
+import { agentMcpFile } from "./agent-mcp-file.js";
 import { callFile } from "./call-file.js";
 
 export interface ToolTreeOptions {
   /** The uname that owns the tree (the human running toolsrv). */
   owner: string;
+  /** Where agents' own MCP servers are set (no `agentmcp` file without it). */
+  ownMcp?: OwnMcp;
   /** More top-level nodes (the bypass broker's). */
   extra?: Parameters<typeof dir>[1];
 }
@@ -40,12 +44,15 @@ export function toolTree(service: ToolService, options: ToolTreeOptions): Virtua
     dir("/", [
       file(
         "tools",
-        text(async () => json([...(await sources.tools()).values()].map((t) => t.meta)), atOpenOnly),
+        text(
+          async ({ uname }) => json([...(await sources.tools(uname)).values()].map((t) => t.meta)),
+          atOpenOnly,
+        ),
       ),
       file(
         "broken",
         text(
-          async () => (await sources.broken()).map((b) => `${b.file}: ${b.reason}\n`).join(""),
+          async ({ uname }) => (await sources.broken(uname)).map((b) => `${b.file}: ${b.reason}\n`).join(""),
           atOpenOnly,
         ),
       ),
@@ -85,10 +92,15 @@ export function toolTree(service: ToolService, options: ToolTreeOptions): Virtua
         0o666,
       ),
       file("call", callFile(service), 0o666),
+      // Anyone may try to open it; the file says who may not, and why.
+      ...(options.ownMcp ? [file("agentmcp", agentMcpFile(options.ownMcp), 0o666)] : []),
       // The servers' standard error may say what agents must not read (another agent's own server's, say).
       file(
         "mcp",
-        text(async () => json((await sources.mcp?.status()) ?? []), atOpenOnly),
+        text(
+          async () => json([...((await sources.mcp?.status()) ?? []), ...(sources.own?.status() ?? [])]),
+          atOpenOnly,
+        ),
         { mode: 0o400, owner: options.owner },
       ),
       each(

@@ -4,10 +4,12 @@ import { BypassBroker } from "../broker/bypass-broker.js";
 import { type BypassPolicy, EMPTY_BYPASS_POLICY } from "../broker/bypass-policy.js";
 import { ToolCatalog } from "../catalog/tool-catalog.js";
 import { timingRequested } from "../exec/call-timing.js";
+import { AgentMcpServers } from "../mcp/agent-mcp-servers.js";
 import { McpBridge } from "../mcp/mcp-bridge.js";
 import { bypassTree } from "../namespace/bypass-tree.js";
 import { toolTree } from "../namespace/tool-tree.js";
 import { AgentToolSets } from "./agent-tools.js";
+import { OwnMcp } from "./own-mcp.js";
 import { ProcTable } from "./proc-table.js";
 import { ToolService } from "./tool-service.js";
 import { ToolSources } from "./tool-sources.js";
@@ -67,6 +69,9 @@ export interface McpOptions {
   clientInfo?: { name: string; version: string };
 }
 
+/** How toolsrv names itself in MCP's initialize unless told otherwise. */
+const CLIENT_INFO = { name: "ollie-toolsrv", version: "1" };
+
 /** toolsrv without its transport: the namespace to serve, and what shuts it down. */
 export interface ToolServer {
   readonly tree: VirtualTree;
@@ -81,7 +86,18 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
   const procs = new ProcTable();
   const agents = new AgentToolSets(options.defaultTools ?? ["client_9p"]);
   const mcp = options.mcp && startMcp(options, options.mcp, () => agents.bumpAll());
-  const service = new ToolService(new ToolSources(catalog, mcp), agents, procs, {
+  let ownToolsChanged = (_uname: string) => {};
+  const own: AgentMcpServers = new AgentMcpServers({
+    context: () => ({
+      policy: service.currentPolicy(),
+      clientInfo: options.mcp?.clientInfo ?? CLIENT_INFO,
+      ...(options.protect && { protect: options.protect }),
+      ...(options.protectWrites && { protectWrites: options.protectWrites }),
+      ...(options.log && { log: options.log }),
+    }),
+    onToolsChanged: (uname) => ownToolsChanged(uname),
+  });
+  const service: ToolService = new ToolService(new ToolSources(catalog, mcp, own), agents, procs, {
     policy: options.policy,
     ...(options.maxOutputBytes !== undefined && { maxOutputBytes: options.maxOutputBytes }),
     ...(options.baseEnv && { baseEnv: options.baseEnv }),
@@ -91,13 +107,21 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
     timing: options.timing ?? timingRequested(process.env),
   });
   const broker = new BypassBroker(options.bypass ?? EMPTY_BYPASS_POLICY, options.log);
-  const tree = toolTree(service, { owner: options.owner, extra: [bypassTree(broker, options.owner)] });
+  const ownMcp = new OwnMcp(service, own);
+  ownToolsChanged = (uname) => {
+    ownMcp.loadNew(uname).catch((error: unknown) => options.log?.(`mcp: ${(error as Error).message}`));
+  };
+  const tree = toolTree(service, {
+    owner: options.owner,
+    ownMcp,
+    extra: [bypassTree(broker, options.owner)],
+  });
   return {
     tree,
     service,
     broker,
     close: async () => {
-      await Promise.all([procs.killAll(), mcp?.close()]);
+      await Promise.all([procs.killAll(), mcp?.close(), own.close()]);
     },
   };
 }
@@ -108,7 +132,7 @@ function startMcp(options: ToolServerOptions, mcp: McpOptions, onToolsChanged: (
     workDir: mcp.workDir,
     env: mcp.env ?? options.baseEnv ?? {},
     variables: mcp.variables ?? process.env,
-    clientInfo: mcp.clientInfo ?? { name: "ollie-toolsrv", version: "1" },
+    clientInfo: mcp.clientInfo ?? CLIENT_INFO,
     policy: options.policy,
     ...(options.protect && { protect: options.protect }),
     ...(options.protectWrites && { protectWrites: options.protectWrites }),

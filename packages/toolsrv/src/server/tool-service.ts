@@ -11,7 +11,7 @@ import { BUILTINS, isBuiltin } from "./builtins.js";
 import { Companions } from "./companions.js";
 import type { ProcTable } from "./proc-table.js";
 import { processKill, processOutput } from "./process-builtins.js";
-import { isMcpTool, type ToolSources } from "./tool-sources.js";
+import { isMcpTool, isOwnMcpTool, type ToolSources } from "./tool-sources.js";
 
 export interface ToolServiceOptions {
   policy: SandboxPolicy;
@@ -78,6 +78,16 @@ export class ToolService {
     this.policy = policy;
   }
 
+  /** The policy every call starts from now (see setPolicy). */
+  currentPolicy(): SandboxPolicy {
+    return this.policy;
+  }
+
+  /** The variables every tool gets unless its session's environment sets them. */
+  get baseEnv(): Readonly<Record<string, string>> {
+    return this.options.baseEnv ?? {};
+  }
+
   /** A record of a call's phases when timing is on; undefined (and no cost) when it is off. */
   startTiming(): CallTiming | undefined {
     return this.options.timing ? new CallTiming() : undefined;
@@ -85,7 +95,7 @@ export class ToolService {
 
   /** An agent's tools: the builtins, then the loaded tools that exist, by name. */
   async loaded(uname: string): Promise<ToolMeta[]> {
-    const tools = await this.sources.tools();
+    const tools = await this.sources.tools(uname);
     const names = [...this.agents.of(uname).loaded].sort();
     return [...BUILTINS, ...names.flatMap((n) => tools.get(n)?.meta ?? [])];
   }
@@ -104,7 +114,7 @@ export class ToolService {
     if (!agent.loaded.has(request.tool)) {
       return failure(`${request.tool} is not loaded: load it with tool_load (tool_list shows what exists)`);
     }
-    const entry = await this.sources.get(request.tool);
+    const entry = await this.sources.get(request.tool, uname);
     if (!entry) return failure(`${request.tool} is no longer offered (tool_list shows what exists)`);
     // A tool that may run in the background does when the model sets its argument for it.
     const background = entry.meta.background;
@@ -130,7 +140,10 @@ export class ToolService {
       run = isMcpTool(entry)
         ? startMcpCall(
             entry,
-            this.sources.mcp!.linkFor(entry, { uname, cwd: request.cwd, env }),
+            // An agent's own server is the one it was given; mcp.json's are shared, or made per agent.
+            isOwnMcpTool(entry)
+              ? entry.link
+              : this.sources.mcp!.linkFor(entry, { uname, cwd: request.cwd, env }),
             request.args,
             {
               ...(this.options.maxOutputBytes && { maxOutputBytes: this.options.maxOutputBytes }),
@@ -187,7 +200,7 @@ export class ToolService {
 
   /** Loads `names` for an agent if every one exists: the names it added, or the ones that do not exist. */
   async load(uname: string, names: readonly string[]): Promise<{ added: string[] } | { unknown: string[] }> {
-    const tools = await this.sources.tools();
+    const tools = await this.sources.tools(uname);
     const unknown = names.filter((n) => !tools.has(n));
     return unknown.length > 0 ? { unknown } : { added: this.agents.of(uname).load(names) };
   }
@@ -201,7 +214,7 @@ export class ToolService {
     if (tool === "process_output") return processOutput(this.procs, uname, args, signal);
     if (tool === "process_kill") return processKill(this.procs, uname, args, signal);
     const agent = this.agents.of(uname);
-    const tools = await this.sources.tools();
+    const tools = await this.sources.tools(uname);
     if (tool === "tool_active") {
       const lines = [...agent.loaded]
         .sort()
