@@ -127,7 +127,8 @@ export async function makeAgent(
 }
 
 /**
- * Dials toolsrv at `address` as the agent with `autoLoad` loaded. Its tools get their own TMPDIR, here or on
+ * Dials toolsrv at `address` as the agent with `autoLoad` loaded, and the session's own MCP servers, which
+ * toolsrv runs for this agent alone (their tools loaded as they are listed). Its tools get their own TMPDIR, here or on
  * the session's host (made there for them), so the policy's `{TMPDIR}` grants that and never the shared
  * /tmp. A remote host's tools do not get the key that reaches olliesrv, which they cannot reach from there.
  */
@@ -149,5 +150,6 @@ async function dialToolsrv(
       ? { TMPDIR: await env.remotes.agentTmpDir(remote.destination, recipe.uname), ...session.env }
       : { TMPDIR: recipe.tmpDir, ...session.env, OLLIE_KEY: env.agentKey(recipe.uname) },
     ...(authenticator && { authenticator }),
+    ...(session.mcpServers && { mcpServers: session.mcpServers }),
   });
 }
