@@ -177,21 +177,36 @@ describe("web_fetch", () => {
     expect(note).toMatch(/^[\d,]+ of [\d,]+ characters shown; max_chars shows up to 100,000\]$/);
   });
 
-  it("gives text and JSON as served, in their charset, and describes binaries without dumping them", async () => {
+  // One fetch a test: each runs the tool in its own sandboxed process, which a loaded machine makes slow.
+  it("gives JSON as served", async () => {
     expect(await fetched({ url: `${base}/data.json` })).toMatchObject({
       code: 0,
       out: `URL: ${base}/data.json\nStatus: 200 OK\nContent-Type: application/json\n\n{"name":"ollie","tools":["web_fetch"]}`,
     });
+  });
+
+  it("gives text in its charset", async () => {
     expect(content((await fetched({ url: `${base}/latin1` })).out)).toBe("café crème");
+  });
+
+  it("describes a binary without dumping it", async () => {
     expect(content((await fetched({ url: `${base}/image.png` })).out)).toBe(
       `[image/png, ${png.length.toLocaleString("en-US")} bytes: not text, not shown]`,
     );
-    // Served without a Content-Type: the first bytes decide.
+  });
+
+  it("tells text served without a Content-Type by its first bytes", async () => {
     const text = await fetched({ url: `${base}/unlabelled-text` });
     expect(text.out).toContain("Content-Type: (none given)\n\nplain words, served without a type");
+  });
+
+  it("tells a binary served without a Content-Type by its first bytes", async () => {
     expect(content((await fetched({ url: `${base}/unlabelled-binary` })).out)).toBe(
       "[binary data, 8 bytes: not text, not shown]",
     );
+  });
+
+  it("says an empty page has no text", async () => {
     expect(content((await fetched({ url: `${base}/empty` })).out)).toBe("(no text)");
   });
 
