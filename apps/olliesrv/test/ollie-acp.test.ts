@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PROTOCOL_VERSION, RequestError } from "@agentclientprotocol/sdk";
+import { type McpServer, PROTOCOL_VERSION, RequestError } from "@agentclientprotocol/sdk";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Editor, startEditor } from "./acp-editor.js";
 import { type Ollie, startOllie, WAIT } from "./harness.js";
@@ -381,7 +381,7 @@ describe("ollie acp", () => {
 
   it("runs the editor's MCP server for the session alone: the agent calls its tool, in the sandbox", async () => {
     const editor = await initialized();
-    const everything = {
+    const everything: McpServer = {
       name: "everything",
       command: process.execPath,
       args: [EVERYTHING, "stdio"],
