@@ -23,7 +23,11 @@ export interface TranscriptLine {
  * standard input and output: every session/update it gets is kept, every line both ways is in the
  * transcript, and `permission` answers session/request_permission (rejecting by default).
  */
-export function startEditor(o: Ollie, args: readonly string[] = [], address = o.address) {
+export function startEditor(
+  o: Pick<Ollie, "address" | "env" | "work">,
+  args: readonly string[] = [],
+  address = o.address,
+) {
   const child = execa(process.execPath, [OLLIE, "-a", address, "acp", ...args], {
     cwd: o.work,
     env: o.env,

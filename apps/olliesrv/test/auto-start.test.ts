@@ -11,8 +11,10 @@ import {
 } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
+import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { execa } from "execa";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
+import { startEditor } from "./acp-editor.js";
 import { OLLIE, OLLIESRV } from "./harness.js";
 
 // `ollie` from an empty home, with no olliesrv running: it starts one when a command needs it.
@@ -181,6 +183,31 @@ describe("ollie starting olliesrv", () => {
     expect(stderr).toContain("no client and no live agent for 1 s: stopping (--idle-exit)");
     // Not before the agent, live since its turn, was parked (3 s idle) and the daemon then idle for 1 s.
     expect(performance.now() - answered).toBeGreaterThanOrEqual(4_000);
+  });
+
+  it("ollie acp starts it at the editor's initialize, and its session is an ordinary one", async () => {
+    const user = freshUser();
+    started.push(user);
+    expect((await user.ollie("init", "demo")).exitCode).toBe(0);
+    const work = join(user.root, "work");
+    const editor = startEditor({ address: `unix!${user.socket}`, env: user.env, work });
+    try {
+      await editor.connection.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION });
+      expect(daemons(user)).toHaveLength(1);
+      const { sessionId } = await editor.connection.agent.request("session/new", {
+        cwd: work,
+        mcpServers: [],
+      });
+      const answer = await editor.connection.agent.request("session/prompt", {
+        sessionId,
+        prompt: [{ type: "text", text: "what is here?" }],
+      });
+      expect(answer).toEqual({ stopReason: "end_turn" });
+      expect(editor.of(sessionId, "tool_call")[0]).toMatchObject({ kind: "search", status: "pending" });
+      expect((await user.ollie("ls")).stdout).toContain(`${sessionId}\t`);
+    } finally {
+      expect(await editor.close()).toBe(0);
+    }
   });
 
   it("starts none at another address, inside an agent's tool, with OLLIE_AUTOSTART=0, nor for init and backends", async () => {
