@@ -1,8 +1,9 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MockReply, RecordedRequest } from "@ollie/backends/testing";
 import type { File } from "@ollie/ninep";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { askerFixture } from "./asker-fixture.js";
 import { type Ollie, startOllie, untilTurns, WAIT } from "./harness.js";
 import { ollieCommand } from "./ollie-cli.js";
 
@@ -70,7 +71,6 @@ beforeAll(async () => {
     mock: { replies: model },
     setup: (config) => {
       const root = join(config, "..", "..");
-      marker = join(root, "marker.txt");
       notified = join(root, "notified.txt");
       const script = join(root, "record-notice.sh");
       writeFileSync(script, `#!/bin/sh\nprintf '%s\\n' "$@" >> '${notified}'\n`);
@@ -79,15 +79,7 @@ beforeAll(async () => {
         join(config, "notify.conf"),
         `# what to run when an agent asks\nbypass = ${script} "{agent} asks to {operation}: {reason}" {id}\n`,
       );
-      writeFileSync(
-        join(config, "bypass.yaml"),
-        `operations:\n  - name: touch_marker\n    argv: [touch, ${marker}]\n    timeout: 30\n`,
-      );
-      mkdirSync(join(config, "agents"), { recursive: true });
-      writeFileSync(
-        join(config, "agents", "asker.json"),
-        JSON.stringify({ prompt: ["echo You ask."], autoLoad: ["bypass_request", "client_9p"] }),
-      );
+      marker = askerFixture(config, ["client_9p"]);
     },
   });
 });

@@ -1,19 +1,12 @@
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Ollie, prompt, startOllie } from "./harness.js";
+import { EVERYTHING, EVERYTHING_STORE } from "./server-everything.js";
 
 // server-everything from npm, behind a tee that writes every message each way into one log, in order.
-const EVERYTHING = join(
-  realpathSync(
-    fileURLToPath(new URL("../node_modules/@modelcontextprotocol/server-everything", import.meta.url)),
-  ),
-  "dist",
-  "index.js",
-);
-const STORE = EVERYTHING.slice(0, EVERYTHING.indexOf("/node_modules/") + "/node_modules".length);
+const STORE = EVERYTHING_STORE;
 const place = mkdtempSync(join(tmpdir(), "olliesrv-mcp-"));
 const wire = join(place, "wire.log");
 const LONG = "mcp__everything__trigger-long-running-operation";

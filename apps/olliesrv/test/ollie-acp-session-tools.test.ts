@@ -1,24 +1,17 @@
-import { mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { type McpServer, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Editor, startEditor } from "./acp-editor.js";
 import { type Ollie, startOllie, WAIT } from "./harness.js";
+import { EVERYTHING, EVERYTHING_STORE } from "./server-everything.js";
 
 // What an editor adds to an `ollie acp` session beyond prompts: the commands it offers after `/` (a
 // skill's, /compact) and the MCP servers it hands the session.
 
 // server-everything from npm, as the editor's MCP server; the sandbox lets its tools' processes read the
 // package store it is in.
-const EVERYTHING = join(
-  realpathSync(
-    fileURLToPath(new URL("../node_modules/@modelcontextprotocol/server-everything", import.meta.url)),
-  ),
-  "dist",
-  "index.js",
-);
-const STORE = EVERYTHING.slice(0, EVERYTHING.indexOf("/node_modules/") + "/node_modules".length);
+const STORE = EVERYTHING_STORE;
 
 let o: Ollie;
 beforeAll(async () => {

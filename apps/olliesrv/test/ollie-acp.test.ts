@@ -1,8 +1,9 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROTOCOL_VERSION, RequestError } from "@agentclientprotocol/sdk";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type Editor, startEditor } from "./acp-editor.js";
+import { askerFixture } from "./asker-fixture.js";
 import { type Ollie, startOllie, WAIT } from "./harness.js";
 
 // `ollie acp` as an editor drives it: the ACP SDK's client side over the command's standard input and
@@ -13,20 +14,7 @@ let marker: string;
 beforeAll(async () => {
   o = await startOllie("olliesrv-acp-", {
     setup: (config) => {
-      marker = join(config, "..", "..", "marker.txt");
-      writeFileSync(
-        join(config, "bypass.yaml"),
-        `operations:\n  - name: touch_marker\n    argv: [touch, ${marker}]\n    timeout: 30\n`,
-      );
-      mkdirSync(join(config, "agents"), { recursive: true });
-      writeFileSync(
-        join(config, "agents", "asker.json"),
-        JSON.stringify({
-          description: "asks to run things outside the sandbox",
-          prompt: ["echo You ask."],
-          autoLoad: ["bypass_request", "shell"],
-        }),
-      );
+      marker = askerFixture(config, ["shell"], "asks to run things outside the sandbox");
     },
   });
 });

@@ -1,9 +1,10 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { MockReply, RecordedRequest } from "@ollie/backends/testing";
 import type { RunEvent } from "@ollie/client";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { askerFixture } from "./asker-fixture.js";
 import { OLLIE, type Ollie, startOllie, WAIT } from "./harness.js";
 import { runEvents } from "./run-event-schema.js";
 
@@ -73,19 +74,10 @@ beforeAll(async () => {
       })),
     },
     setup: (config) => {
-      marker = join(config, "..", "..", "marker.txt");
       // The price table knows gpt-5, so its usage has a cost.
       const conf = join(config, "backends.conf");
       writeFileSync(conf, `${readText(conf)}[priced]\ntype = openai\nurl = ${urlOf(conf)}\nmodel = gpt-5\n`);
-      writeFileSync(
-        join(config, "bypass.yaml"),
-        `operations:\n  - name: touch_marker\n    argv: [touch, ${marker}]\n    timeout: 30\n`,
-      );
-      mkdirSync(join(config, "agents"), { recursive: true });
-      writeFileSync(
-        join(config, "agents", "asker.json"),
-        JSON.stringify({ prompt: ["echo You ask."], autoLoad: ["bypass_request"] }),
-      );
+      marker = askerFixture(config);
     },
   });
 });

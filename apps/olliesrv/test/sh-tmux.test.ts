@@ -1,7 +1,8 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa, execaSync } from "execa";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { askerFixture } from "./asker-fixture.js";
 import { OLLIE, type Ollie, startOllie } from "./harness.js";
 import { ollieCommand } from "./ollie-cli.js";
 
@@ -18,16 +19,7 @@ let marker: string;
 beforeAll(async () => {
   o = await startOllie("olliesrv-tmux-", {
     setup: (config) => {
-      marker = join(config, "..", "..", "marker.txt");
-      writeFileSync(
-        join(config, "bypass.yaml"),
-        `operations:\n  - name: touch_marker\n    argv: [touch, ${marker}]\n    timeout: 30\n`,
-      );
-      mkdirSync(join(config, "agents"), { recursive: true });
-      writeFileSync(
-        join(config, "agents", "asker.json"),
-        JSON.stringify({ prompt: ["echo You ask."], autoLoad: ["bypass_request", "shell"] }),
-      );
+      marker = askerFixture(config, ["shell"]);
     },
   });
 });

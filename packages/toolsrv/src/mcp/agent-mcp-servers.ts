@@ -1,8 +1,9 @@
 import type { BrokenTool } from "../metadata/tool-meta.js";
-import type { McpServerStatus, McpToolEntry } from "./mcp-bridge.js";
+import type { McpToolEntry } from "./links-survey.js";
+import { surveyLinks } from "./links-survey.js";
+import type { McpServerStatus } from "./mcp-bridge.js";
 import type { McpServerConfig } from "./mcp-config.js";
 import type { LinkContext, McpLink } from "./mcp-link.js";
-import { mcpToolMeta } from "./mcp-tool-meta.js";
 
 /** Where an agent's own servers start: its directory, and the environment its tools get. */
 export interface AgentPlace {
@@ -104,32 +105,9 @@ export class AgentMcpServers {
    * still starting appear once it has.
    */
   survey(uname: string): { tools: Map<string, McpToolEntry>; broken: BrokenTool[] } {
-    const tools = new Map<string, McpToolEntry>();
     const set = this.sets.get(uname);
-    if (!set) return { tools, broken: [] };
-    const broken = [...set.broken];
-    for (const link of set.links) {
-      if (link.state.get() === "broken" && link.tools.length === 0)
-        broken.push({ file: link.config.source, reason: link.problem ?? "not running" });
-      for (const refused of link.listing.refused)
-        broken.push({
-          file: link.config.source,
-          reason: `its tool '${refused.name}' cannot be used: ${refused.reason}`,
-        });
-      for (const tool of link.tools) {
-        const meta = mcpToolMeta(link.config, tool);
-        const earlier = tools.get(meta.name);
-        if (earlier) {
-          broken.push({
-            file: link.config.source,
-            reason: `its tool '${tool.name}' is named ${meta.name} like '${earlier.tool}' of ${earlier.link.name}`,
-          });
-          continue;
-        }
-        tools.set(meta.name, { meta, link, tool: tool.name });
-      }
-    }
-    return { tools, broken };
+    if (!set) return { tools: new Map(), broken: [] };
+    return surveyLinks(set.links, [...set.broken]);
   }
 
   /** Of `names`, those not loaded for `uname` before, now noted as loaded. */

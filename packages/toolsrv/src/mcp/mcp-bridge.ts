@@ -1,15 +1,7 @@
-import type { BrokenTool, ToolMeta } from "../metadata/tool-meta.js";
+import type { BrokenTool } from "../metadata/tool-meta.js";
+import { type McpToolEntry, surveyLinks } from "./links-survey.js";
 import { configStamp, readMcpConfig } from "./mcp-config.js";
 import type { LinkContext, LinkState, McpLink } from "./mcp-link.js";
-import { mcpToolMeta } from "./mcp-tool-meta.js";
-
-/** A tool of an MCP server, as an Ollie tool. */
-export interface McpToolEntry {
-  meta: ToolMeta;
-  link: McpLink;
-  /** Its name on the server. */
-  tool: string;
-}
 
 /** What the namespace's `mcp` file says of a server. */
 export interface McpServerStatus {
@@ -132,30 +124,7 @@ export class McpBridge {
       await Promise.all(
         links.map((l) => Promise.race([l.firstAttempt, settle(l.createdAt + FIRST_LOOK_MS - now)])),
       );
-    const tools = new Map<string, McpToolEntry>();
-    const broken = [...this.configBroken];
-    for (const link of links) {
-      if (link.state.get() === "broken" && link.tools.length === 0)
-        broken.push({ file: link.config.source, reason: link.problem ?? "not running" });
-      for (const refused of link.listing.refused)
-        broken.push({
-          file: link.config.source,
-          reason: `its tool '${refused.name}' cannot be used: ${refused.reason}`,
-        });
-      for (const tool of link.tools) {
-        const meta = mcpToolMeta(link.config, tool);
-        const earlier = tools.get(meta.name);
-        if (earlier) {
-          broken.push({
-            file: link.config.source,
-            reason: `its tool '${tool.name}' is named ${meta.name} like '${earlier.tool}' of ${earlier.link.name}`,
-          });
-          continue;
-        }
-        tools.set(meta.name, { meta, link, tool: tool.name });
-      }
-    }
-    return { tools, broken };
+    return surveyLinks(links, [...this.configBroken]);
   }
 
   private context(): LinkContext {

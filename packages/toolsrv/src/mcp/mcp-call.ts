@@ -2,7 +2,7 @@ import type { Progress } from "@modelcontextprotocol/sdk/types.js";
 import { AppendBuffer } from "@ollie/virtfs";
 import { OutputBuffer } from "../exec/output-buffer.js";
 import type { ToolOutcome, ToolRun } from "../exec/run-tool.js";
-import type { McpToolEntry } from "./mcp-bridge.js";
+import type { McpToolEntry } from "./links-survey.js";
 import type { McpLink } from "./mcp-link.js";
 import { mcpResultText } from "./mcp-result.js";
 

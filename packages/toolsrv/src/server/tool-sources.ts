@@ -1,6 +1,7 @@
 import type { CatalogEntry, ToolCatalog } from "../catalog/tool-catalog.js";
 import type { AgentMcpServers } from "../mcp/agent-mcp-servers.js";
-import type { McpBridge, McpToolEntry } from "../mcp/mcp-bridge.js";
+import type { McpToolEntry } from "../mcp/links-survey.js";
+import type { McpBridge } from "../mcp/mcp-bridge.js";
 import type { BrokenTool } from "../metadata/tool-meta.js";
 
 /** A tool an agent can load: an executable on the tools path, or a tool of an MCP server. */
