@@ -13,6 +13,12 @@ export {
 } from "./agent/errors.js";
 export { Submission } from "./agent/submission.js";
 export {
+  type PlannedRequest,
+  type SpendingGate,
+  type SpendingLimit,
+  spendingLimit,
+} from "./budget/spending-gate.js";
+export {
   type CompactionOptions,
   type CompactionTrigger,
   DEFAULT_COMPACTION,
@@ -23,6 +29,7 @@ export type { AgentEvent, AgentListener, AgentState } from "./events/agent-event
 export type { StopNotice } from "./events/stop-notice.js";
 export type {
   BlockedOutcome,
+  BudgetOutcome,
   DoneOutcome,
   ErrorOutcome,
   HandledOutcome,

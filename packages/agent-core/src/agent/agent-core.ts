@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Message, Tool, ToolResultMessage } from "@ollie/backends";
+import type { SpendingGate } from "../budget/spending-gate.js";
 import { type CompactionHost, compactAgent } from "../compaction/agent-compaction.js";
 import {
   type CompactionOptions,
@@ -75,6 +76,7 @@ export class AgentCore implements TurnContext, CompactionHost {
   readonly retry: RetryPolicy;
   readonly safety: SafetyLimits;
   readonly dispatch: DispatchOptions;
+  readonly spending: SpendingGate | undefined;
   readonly compaction: CompactionOptions;
   autoCompactions = 0;
   /**
@@ -118,6 +120,7 @@ export class AgentCore implements TurnContext, CompactionHost {
     this.retry = options.retry ? { ...DEFAULT_RETRY_POLICY, ...options.retry } : DEFAULT_RETRY_POLICY;
     this.safety = options.safety ? { ...DEFAULT_SAFETY_LIMITS, ...options.safety } : DEFAULT_SAFETY_LIMITS;
     this.dispatch = options.dispatch ? { ...DEFAULT_DISPATCH, ...options.dispatch } : DEFAULT_DISPATCH;
+    this.spending = options.spending;
     this.compaction = options.compaction
       ? { ...DEFAULT_COMPACTION, ...options.compaction }
       : DEFAULT_COMPACTION;

@@ -1,4 +1,5 @@
 import type { Message } from "@ollie/backends";
+import type { SpendingGate } from "../budget/spending-gate.js";
 import type { CompactionOptions } from "../compaction/compaction-options.js";
 import type { AgentListener } from "../events/agent-events.js";
 import type { TaskState } from "../history/task-state.js";
@@ -38,6 +39,11 @@ export interface AgentOptions extends RuntimeSpec {
   retry?: Partial<RetryPolicy>;
   safety?: Partial<SafetyLimits>;
   dispatch?: Partial<DispatchOptions>;
+  /**
+   * Asked before each model request of a turn whether it may be made (`spendingLimit({ usd, tokens })` holds
+   * the agent to a budget); a refusal ends the turn in `budget`, the request not made. None: no budget.
+   */
+  spending?: SpendingGate;
   /** Prompts that may wait behind the running turn (default 64); more are refused. */
   maxQueue?: number;
   /**

@@ -15,7 +15,7 @@ describe("a turn's outcome", () => {
 
   it("has the statuses of TurnStatus, and the common fields on every one", () => {
     expectTypeOf<TurnStatus>().toEqualTypeOf<
-      "done" | "interrupted" | "maxsteps" | "error" | "handled" | "blocked"
+      "done" | "interrupted" | "maxsteps" | "error" | "handled" | "blocked" | "budget"
     >();
     expectTypeOf(outcome.status).toEqualTypeOf<TurnStatus>();
     expectTypeOf(outcome.steps).toEqualTypeOf<number>();
@@ -64,6 +64,11 @@ describe("a turn's outcome", () => {
       // @ts-expect-error a refusal is not an error
       outcome.error;
     }
+    if (outcome.status === "budget") {
+      expectTypeOf(outcome.reason).toEqualTypeOf<string>();
+      // @ts-expect-error a spent budget is not an error
+      outcome.error;
+    }
   });
 
   it("narrows in a switch, exhaustively", () => {
@@ -79,6 +84,7 @@ describe("a turn's outcome", () => {
         case "handled":
           return o.error.message;
         case "blocked":
+        case "budget":
           return o.reason;
         default:
           expectTypeOf(o).toBeNever();

@@ -81,8 +81,20 @@ export interface BlockedOutcome extends OutcomeBase {
 }
 
 /**
+ * The spending gate (AgentOptions.spending) refused the turn's next request: the budget is spent, or the
+ * request would pass it. What the turn did before stands in the history; raising the budget lets the next
+ * prompt run.
+ */
+export interface BudgetOutcome extends OutcomeBase {
+  status: "budget";
+  /** What the gate said. */
+  reason: string;
+}
+
+/**
  * How a turn ended. Narrow on `status` for what each ending carries: the error on `error` and `handled`,
- * the partial text on `interrupted`, the limit on `maxsteps`, the hook's reason on `blocked`.
+ * the partial text on `interrupted`, the limit on `maxsteps`, the hook's reason on `blocked`, the gate's
+ * on `budget`.
  */
 export type TurnOutcome =
   | DoneOutcome
@@ -90,7 +102,8 @@ export type TurnOutcome =
   | MaxStepsOutcome
   | ErrorOutcome
   | HandledOutcome
-  | BlockedOutcome;
+  | BlockedOutcome
+  | BudgetOutcome;
 
-/** How a turn ended: `done`, `interrupted`, `maxsteps`, `error`, `handled` or `blocked`. */
+/** How a turn ended: `done`, `interrupted`, `maxsteps`, `error`, `handled`, `blocked` or `budget`. */
 export type TurnStatus = TurnOutcome["status"];

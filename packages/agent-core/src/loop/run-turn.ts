@@ -5,7 +5,7 @@ import type { TurnError, TurnOutcome } from "../events/turn-outcome.js";
 import { afterRound } from "./after-round.js";
 import { askModel } from "./ask-model.js";
 import { refuseCalls, runCallRound } from "./call-round.js";
-import { nextRequest } from "./next-request.js";
+import { nextRequest, type RequestPlan } from "./next-request.js";
 import { recoverFromOverflow } from "./overflow-recovery.js";
 import { ReadCache } from "./read-cache.js";
 import { recordCutRequest, recordReply } from "./record-reply.js";
@@ -70,6 +70,8 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
     t.setState("thinking");
     const plan = await nextRequest(t, signal);
     if (plan === undefined) return interrupted();
+    const refused = await spendingRefusal(t, plan);
+    if (refused !== undefined) return finish({ ...sofar(), status: "budget", reason: refused });
     const answer = await askModel(t, plan, signal, onError);
 
     if (!answer.ok) {
@@ -121,4 +123,15 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
       );
     }
   }
+}
+
+/** What the spending gate says of the planned request: a reason to end the turn, or undefined. */
+async function spendingRefusal(t: TurnContext, plan: RequestPlan): Promise<string | undefined> {
+  if (!t.spending) return undefined;
+  const { tokens } = await t.measure(plan.messages, plan.tools);
+  return t.spending.beforeRequest({
+    model: plan.runtime.backend.model,
+    inputTokens: tokens,
+    spent: t.usage.session,
+  });
 }

@@ -1,4 +1,5 @@
 import type { Message, Tool, ToolResultMessage } from "@ollie/backends";
+import type { SpendingGate } from "../budget/spending-gate.js";
 import type { CompactionOptions, CompactionTrigger } from "../compaction/compaction-options.js";
 import type { ContextFigures } from "../context/context-meter.js";
 import type { AgentEvent, AgentState } from "../events/agent-events.js";
@@ -24,6 +25,8 @@ export interface TurnContext {
   readonly retry: RetryPolicy;
   readonly safety: SafetyLimits;
   readonly dispatch: DispatchOptions;
+  /** Asked before each model request whether it may be made. */
+  readonly spending: SpendingGate | undefined;
   emit(event: AgentEvent): void;
   setState(state: AgentState): void;
   /** Text injected while the turn runs, to be put before the model at the next step. */
