@@ -16,7 +16,7 @@ const totals = z.strictObject({
   costUsd: z.number().nonnegative(),
 });
 
-const turnStatus = z.enum(["done", "interrupted", "maxsteps", "blocked", "handled", "error"]);
+const turnStatus = z.enum(["done", "interrupted", "maxsteps", "blocked", "handled", "budget", "error"]);
 
 export const runEventSchema = z.discriminatedUnion("type", [
   z.strictObject({

@@ -38,6 +38,9 @@ export function stopReasonOf(record: TurnRecord): StopReason {
       return "max_turn_requests";
     case "blocked":
       return "refusal";
+    // The spending limit (tokens, or what they cost) ended it: the protocol's nearest word.
+    case "budget":
+      return "max_tokens";
     case "error":
       throw new TurnFailedError(`the turn failed: ${record.error ?? "no reason given"}`);
     default:

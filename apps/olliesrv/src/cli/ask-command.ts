@@ -8,7 +8,7 @@ import { catchTurnInterrupts } from "./turn-interrupts.js";
 /**
  * `ollie ask`'s exit status for how the turn ended (the agent's `outcome`): 0 `done` or `handled` (a hook
  * took a failure over), 1 `error` (and any failure of ollie itself), 3 `maxsteps`, 4 `blocked` by the
- * preTurn hook, 130 `interrupted` (Ctrl-C, or a stop from elsewhere) — 128 plus SIGINT, as a shell reports
+ * preTurn hook, 5 `budget` (a budget refused a model request), 130 `interrupted` (Ctrl-C, or a stop from elsewhere) — 128 plus SIGINT, as a shell reports
  * a command Ctrl-C ended. 2 stays the usage mistake's.
  */
 export function askExitStatus(outcome: string): number {
@@ -20,6 +20,8 @@ export function askExitStatus(outcome: string): number {
       return 3;
     case "blocked":
       return 4;
+    case "budget":
+      return 5;
     case "interrupted":
       return 130;
     default:

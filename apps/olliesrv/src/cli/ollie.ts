@@ -92,8 +92,9 @@ You attach as yourself, proven with the owner key olliesrv made ($XDG_DATA_HOME/
 names another, e.g. a copy for a TCP listener); inside an agent's tool, as that agent ($OLLIE_UNAME, proven
 with $OLLIE_KEY).
 Exit status: 0 done, 1 failed, 2 a usage mistake; ask says how the turn ended: 0 done (or handled by a
-hook), 1 error, 3 maxsteps, 4 blocked by a hook, 130 interrupted (or left running by a second Ctrl-C); run
-too, and 5 when it cost more than --max-cost, 6 when an agent asked for an approval with --approve fail.
+hook), 1 error, 3 maxsteps, 4 blocked by a hook, 5 budget (the session's budget refused a request), 130
+interrupted (or left running by a second Ctrl-C); run too, and 5 when it cost more than --max-cost, 6 when
+an agent asked for an approval with --approve fail.
 sh and top colour their output on a terminal, unless NO_COLOR is set (not empty) or TERM is dumb.
 `;
 

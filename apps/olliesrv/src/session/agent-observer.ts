@@ -71,7 +71,7 @@ export class AgentObserver {
     this.chat.onNote = (text) => session.events.publish(`agent.${name}.note`, { text });
   }
 
-  /** How the last turn ended: `done`, `interrupted`, `maxsteps`, `blocked`, `handled` or `error: …`. */
+  /** How the last turn ended: `done`, `interrupted`, `maxsteps`, `blocked`, `handled`, `budget` or `error: …`. */
   get lastOutcome(): string {
     return this.#lastOutcome;
   }

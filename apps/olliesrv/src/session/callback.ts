@@ -38,6 +38,8 @@ function problemOf(outcome: TurnOutcome): string {
       return outcome.error.message;
     case "blocked":
       return `the preTurn hook blocked the turn: ${outcome.reason}`;
+    case "budget":
+      return `the budget stopped the turn: ${outcome.reason}`;
     default:
       return "";
   }

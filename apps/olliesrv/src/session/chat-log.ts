@@ -70,6 +70,7 @@ export class ChatLog {
         this.line(`! ${e.message}`);
         break;
       case "turn":
+        if (e.outcome.status === "budget") this.line(`! budget: ${e.outcome.reason}`);
         this.endTurn();
         break;
     }

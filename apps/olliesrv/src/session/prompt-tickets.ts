@@ -2,7 +2,7 @@ import type { TurnOutcome } from "@ollie/agent-core";
 
 /** How a prompt's turn ended, as `prompts/N` shows it. */
 export interface PromptResult {
-  /** `done`, `interrupted`, `maxsteps`, `blocked`, `handled` or `error: …` (the `outcome` file's words). */
+  /** `done`, `interrupted`, `maxsteps`, `blocked`, `handled`, `budget` or `error: …` (the `outcome` file's words). */
   outcome: string;
   /** The model's last complete reply of the turn ("" if there was none). */
   reply: string;

@@ -62,7 +62,7 @@ export interface TurnRecord {
   partial?: string;
   /** For `maxsteps`: the step limit reached. */
   maxSteps?: number;
-  /** For `blocked`: why the preTurn hook refused the turn. */
+  /** For `blocked`: why the preTurn hook refused the turn; for `budget`, why the budget refused a request. */
   reason?: string;
   usage: UsageTotals;
   /** How the last reply ended, when not normally (the output limit, a filter, a refusal…). */

@@ -2,11 +2,12 @@ import { ReplyFormatError } from "../errors.js";
 
 /**
  * How a turn ended: `done` (the model answered), `interrupted` (stopped), `maxsteps` (the step limit),
- * `blocked` (a preTurn hook refused it), `handled` (a turnError hook took a failure over) or `error`.
+ * `blocked` (a preTurn hook refused it), `handled` (a turnError hook took a failure over), `budget` (a
+ * budget refused its next model request) or `error`.
  */
-export type TurnStatus = "done" | "interrupted" | "maxsteps" | "blocked" | "handled" | "error";
+export type TurnStatus = "done" | "interrupted" | "maxsteps" | "blocked" | "handled" | "budget" | "error";
 
-const STATUSES: readonly string[] = ["done", "interrupted", "maxsteps", "blocked", "handled"];
+const STATUSES: readonly string[] = ["done", "interrupted", "maxsteps", "blocked", "handled", "budget"];
 
 /** A turn's outcome, as the `outcome` file and the first line of `prompts/N` say it. */
 export interface Outcome {
