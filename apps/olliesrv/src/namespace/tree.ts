@@ -21,6 +21,7 @@ import { eventsFile } from "./events-file.js";
 import { fail, failWith } from "./fail.js";
 import { modelsFile } from "./models-file.js";
 import { promptFile } from "./prompt-file.js";
+import { setBudget } from "./session-budget-ctl.js";
 import { killSession } from "./session-kill.js";
 import { parseSpec } from "./session-spec.js";
 import type { DaemonStats } from "./stats-file.js";
@@ -221,8 +222,14 @@ function sessionTree(sessions: Sessions, session: Session) {
           if (!session.grants.delete(c.rest.trim())) fail(`'${c.rest.trim()}' was not granted`);
           await session.save();
         },
+        budget: (_a, c) => setBudget(session, c.rest, c.uname, sessions.environment.policy.owner),
       }),
       { mode: 0o664, group },
+    ),
+    file(
+      "budget",
+      text(() => session.budget.text()),
+      { mode: 0o444, group },
     ),
     // The session's events as JSON lines, filtered by topic (see NAMESPACE.md).
     eventsFile(session, group),

@@ -117,7 +117,12 @@ export async function makeAgent(
     persist: () => session.save(),
     journal: (entry) => session.journal(recipe.name, entry),
     readPlanStep: async () => session.planStep(),
-    onEvent: (e) => recipe.onEvent(e),
+    onEvent: (e) => {
+      // Every request is charged to the session's budget and those of the sessions it was made from.
+      if (e.type === "usage") session.charge(e.costUsd, e.request.inputTokens + e.request.outputTokens);
+      recipe.onEvent(e);
+    },
+    spending: { beforeRequest: (r) => session.spendingRefusal(r.model, r.inputTokens) },
     compaction: { snapshotDir: env.snapshotDir },
   };
   const agent = recipe.saved

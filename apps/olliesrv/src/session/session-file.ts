@@ -12,6 +12,7 @@ import {
 import { AGENT_NAME, PROFILE_NAME, SESSION_ID } from "../names.js";
 import { parseRemoteTarget } from "../remote/remote-target.js";
 import { type SessionMcpServers, sessionMcpServersSchema } from "./mcp-servers.js";
+import { type SavedBudget, savedBudgetSchema } from "./session-budget.js";
 
 /** One agent of a session as it is saved. */
 export interface SavedAgent {
@@ -60,6 +61,8 @@ export interface SessionFile {
   remote?: string;
   /** Its own MCP servers. */
   mcpServers?: SessionMcpServers;
+  /** What it has spent and may spend (absent in files saved before budgets). */
+  budget?: SavedBudget;
   agents: SavedAgent[];
 }
 
@@ -93,6 +96,7 @@ const schema = z.object({
     }, "not an ssh destination ([user@]host)")
     .optional(),
   mcpServers: sessionMcpServersSchema.optional(),
+  budget: savedBudgetSchema.optional(),
   agents: z.array(
     z.object({
       name: z.string().regex(AGENT_NAME, "not an agent name"),

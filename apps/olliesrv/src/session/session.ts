@@ -10,9 +10,10 @@ import { EventBus } from "./event-bus.js";
 import type { SessionMcpServers } from "./mcp-servers.js";
 import { realDirectory } from "./real-directory.js";
 import { SaveRetry } from "./save-retry.js";
+import { SessionBudget } from "./session-budget.js";
 import type { SessionFile } from "./session-file.js";
 import { type SessionHome, SessionStore } from "./session-store.js";
-import { type Peers, type SessionEnvironment, splitUname } from "./slot-context.js";
+import { type BudgetedSession, type Peers, type SessionEnvironment, splitUname } from "./slot-context.js";
 
 /** What a session is created with (what is written to session/new). */
 export interface SessionSpec {
@@ -67,6 +68,8 @@ export class Session {
   #remote: RemoteTarget | undefined;
   /** Its own MCP servers, given when it was made; saved with it. */
   readonly mcpServers: SessionMcpServers | undefined;
+  /** What it has spent and may spend (the `budget` file); saved with it. */
+  readonly budget: SessionBudget;
   private saving: Promise<void> = Promise.resolve();
   private killed = false;
   private readonly environment: SessionEnvironment;
@@ -95,6 +98,7 @@ export class Session {
     this.grants = new Set(file?.grants ?? []);
     this.profiles = new Map(Object.entries((file ? file.profiles : spec.profiles) ?? {}));
     this.mcpServers = file ? file.mcpServers : spec.mcpServers;
+    this.budget = new SessionBudget(file?.budget);
     this.environment = environment;
     this.store = new SessionStore(
       home.dir,
@@ -219,6 +223,35 @@ export class Session {
     await this.save();
   }
 
+  /** This session and every session it was made from, nearest first. */
+  lineage(): BudgetedSession[] {
+    const chain: BudgetedSession[] = [this];
+    for (let up = this.peers.sessionOf(this.parent ?? ""); up && !chain.includes(up); ) {
+      chain.push(up);
+      up = up.parent === undefined ? undefined : this.peers.sessionOf(up.parent);
+    }
+    return chain;
+  }
+
+  charge(usd: number, tokens: number): void {
+    for (const s of this.lineage()) {
+      s.budget.charge(usd, tokens);
+      // Its own agents save this one; an ancestor is saved now, its charge as durable as the child's.
+      if (s !== this) s.save().catch(() => {});
+    }
+  }
+
+  spendingRefusal(model: string, inputTokens: number): string | undefined {
+    for (const s of this.lineage()) {
+      const why = s.budget.refusal(model, inputTokens);
+      if (why === undefined) continue;
+      return s === this
+        ? `this session's budget: ${why}`
+        : `the budget of session ${s.id}, which made this one: ${why}`;
+    }
+    return undefined;
+  }
+
   toFile(): SessionFile {
     return {
       version: 1,
@@ -237,6 +270,7 @@ export class Session {
       ...(this.profiles.size > 0 && { profiles: Object.fromEntries(this.profiles) }),
       ...(this.remote && { remote: this.remote.destination }),
       ...(this.mcpServers && { mcpServers: this.mcpServers }),
+      budget: this.budget.toSaved(),
       agents: [...this.agents.values()].map((a) => a.toSaved()),
     };
   }

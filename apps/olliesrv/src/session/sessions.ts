@@ -185,6 +185,11 @@ export class Sessions implements Peers {
   }
 
   /** The agent-to-agent hops behind the turn `uname` runs (or last ran); 0 for anyone but an agent. */
+  sessionOf(uname: string): Session | undefined {
+    const named = splitUname(uname);
+    return named && this.byId.get(named.session);
+  }
+
   hopsOf(uname: string): number {
     return this.agent(uname)?.shown.turnHops ?? 0;
   }

@@ -12,6 +12,7 @@ import type { SessionLimits } from "./limits.js";
 import type { LiveAgents } from "./live-agents.js";
 import type { SessionMcpServers } from "./mcp-servers.js";
 import type { PromptSandbox } from "./sandboxed-prompts.js";
+import type { SessionBudget } from "./session-budget.js";
 
 /** What it takes to make an agent, and to keep it: what the daemon gives every agent it makes. */
 export interface AgentMaking {
@@ -67,7 +68,17 @@ export interface SessionEnvironment {
 }
 
 /** The other agents of the daemon, as an agent reaches them: the Sessions that hold them all. */
+/** What a session's budget needs of another session: its budget, the agent that made it, a save. */
+export interface BudgetedSession {
+  readonly id: string;
+  readonly parent: string | undefined;
+  readonly budget: SessionBudget;
+  save(): Promise<void>;
+}
+
 export interface Peers {
+  /** The session of the agent `uname`, if it is there: a session's parent's, for its budget. */
+  sessionOf(uname: string): BudgetedSession | undefined;
   /** The agent-to-agent hops behind the turn `uname` runs (or last ran); 0 for anyone but an agent. */
   hopsOf(uname: string): number;
   /** Submits `text` to the agent `to` as `from` (how a child's callback reaches its parent). */
@@ -89,6 +100,10 @@ export interface SlotSession {
   readonly remote: RemoteTarget | undefined;
   /** Its own MCP servers, which its agents' toolsrv connections take. */
   readonly mcpServers: SessionMcpServers | undefined;
+  /** Charges a request of one of its agents to its budget, and to those of the sessions it was made from. */
+  charge(usd: number, tokens: number): void;
+  /** Why a request of `inputTokens` to `model` may not be made now (see SessionBudget.refusal). */
+  spendingRefusal(model: string, inputTokens: number): string | undefined;
   /** The agent that spawned the session, which hears how the turns it asked for ended. */
   readonly parent: string | undefined;
   /** False when the parent waits for the turns itself and wants no callbacks. */

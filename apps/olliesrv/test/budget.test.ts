@@ -1,0 +1,123 @@
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { connect, type OllieClient, RefusedError } from "@ollie/client";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Ollie, readText, startOllie } from "./harness.js";
+
+// A session's budget, enforced by olliesrv before each model request: in tokens, in dollars at the price
+// table's rate, and over the sessions an agent makes, whose spending is charged to their maker's session.
+
+let o: Ollie;
+let owner: OllieClient;
+beforeAll(async () => {
+  o = await startOllie("olliesrv-budget-", {
+    mock: { models: ["mock-model", "gpt-5"].map((id) => ({ id, contextLength: 32_768 })) },
+    setup: (config) => {
+      // The price table knows gpt-5 ($1.25 a million input tokens), so its requests cost dollars.
+      const conf = join(config, "backends.conf");
+      const url = /^url = (.*)$/m.exec(readText(conf))![1];
+      writeFileSync(conf, `${readText(conf)}[priced]\ntype = openai\nurl = ${url}\nmodel = gpt-5\n`);
+    },
+  });
+  owner = await connect({ env: o.env });
+});
+afterAll(async () => {
+  owner?.close();
+  await o?.stop();
+  await o?.remove();
+});
+
+const shell = (command: string) => ({ toolCalls: [{ name: "shell", arguments: { command } }] });
+const budgetOf = async (id: string) =>
+  Object.fromEntries(
+    (await o.read(`session/${id}/budget`))
+      .trim()
+      .split("\n")
+      .map((line) => line.split(/=(.*)/s).slice(0, 2)),
+  );
+
+describe("a session's budget", () => {
+  it("in tokens stops the turn's second request; the chat, outcome and budget file say so; raising it goes on", async () => {
+    const session = await owner.newSession({ agent: "coding", cwd: o.work });
+    // The coding profile's prompt and tools are some 2,500 tokens: the first request fits, then reports 3,060.
+    await session.ctl("budget tokens 3000");
+    o.mock.enqueue({ ...shell("true"), usage: { input: 3000, output: 60 } });
+    const first = await (await session.agent().prompt("Do it")).ended;
+    expect(first.outcome).toMatchObject({ status: "budget" });
+    expect(await session.agent().chatText()).toContain(
+      "! budget: this session's budget: 3000 tokens are spent (3060)",
+    );
+    expect(await budgetOf(session.id)).toMatchObject({
+      tokens: "3000",
+      tokens_spent: "3060",
+      tokens_left: "0",
+    });
+
+    await session.ctl("budget tokens 100000");
+    o.mock.enqueue({ text: "Now I can." });
+    expect((await (await session.agent().prompt("Go on")).ended).outcome.status).toBe("done");
+  });
+
+  it("in dollars, with a priced model, stops at the limit", async () => {
+    const session = await owner.newSession({ agent: "coding", cwd: o.work, backend: "priced" });
+    await session.ctl("budget $1");
+    o.mock.enqueue({ ...shell("true"), usage: { input: 1_000_000, output: 0 } });
+    expect((await (await session.agent().prompt("Spend")).ended).outcome.status).toBe("budget");
+    expect(await budgetOf(session.id)).toMatchObject({
+      usd: "1.0000",
+      usd_spent: "1.2500",
+      usd_left: "0.0000",
+    });
+  });
+
+  it("covers the sessions its agents make: a child's spending stops at the maker's limit, and is charged to it", async () => {
+    const parent = await owner.newSession({ agent: "coding", cwd: o.work, backend: "priced" });
+    await parent.ctl("budget 2");
+    // The parent's agent hands the test its credentials, to make a session as that agent would.
+    o.mock.enqueue(shell(`printf '%s\\n%s\\n' "$OLLIE_UNAME" "$OLLIE_KEY" > who`), { text: "Written." });
+    await (await parent.agent().prompt("Say who you are")).ended;
+    const [uname = "", key = ""] = readFileSync(join(o.work, "who"), "utf8").split("\n");
+    const asAgent = await connect({
+      env: { HOME: o.root, OLLIE_UNAME: uname, OLLIE_KEY: key, OLLIE_ADDRESS: o.address },
+    });
+    try {
+      const child = await asAgent.newSession({ agent: "coding", cwd: o.work, backend: "priced" });
+      // An agent may not lift its own session's budget, nor give a child more than its maker has left.
+      await expect(asAgent.session(parent.id).ctl("budget 100")).rejects.toBeInstanceOf(RefusedError);
+      await expect(asAgent.session(child.id).ctl("budget 3")).rejects.toMatchObject({
+        reason: expect.stringMatching(
+          /^budget: session \S+, which made this one, has \$1\.99\d\d left: no more/,
+        ),
+      });
+      await asAgent.session(child.id).ctl("budget 1.5");
+      await asAgent.session(child.id).ctl("budget off");
+
+      // Two requests of $1.25 each: the child's $2.50 is charged to the parent, whose $2 stops the third.
+      const million = { input: 1_000_000, output: 0 };
+      o.mock.enqueue({ ...shell("true"), usage: million }, { ...shell("true"), usage: million });
+      const spent = await (await owner.session(child.id).agent().prompt("Spend")).ended;
+      expect(spent.outcome.status).toBe("budget");
+      expect(await owner.session(child.id).agent().chatText()).toMatch(
+        new RegExp(`! budget: the budget of session ${parent.id}, which made this one: \\$2\\.0000 is spent`),
+      );
+      expect(Number((await budgetOf(parent.id)).usd_spent)).toBeGreaterThanOrEqual(2.5);
+      expect(Number((await budgetOf(child.id)).usd_spent)).toBe(2.5);
+    } finally {
+      asAgent.close();
+    }
+  });
+
+  it("reads the same after a restart", async () => {
+    const session = await owner.newSession({ agent: "coding", cwd: o.work });
+    await session.ctl("budget tokens 5000");
+    o.mock.enqueue({ text: "Hello.", usage: { input: 30, output: 12 } });
+    await (await session.agent().prompt("Hi")).ended;
+    const before = await budgetOf(session.id);
+    expect(before).toMatchObject({ tokens: "5000", tokens_spent: "42" });
+    owner.close();
+    await o.stop();
+    await o.restart();
+    owner = await connect({ env: o.env });
+    expect(await budgetOf(session.id)).toEqual(before);
+  });
+});
