@@ -116,7 +116,9 @@ describe("trying Ollie offline, with the demo backend", () => {
     expect(empty.plain).not.toContain("is kept");
     expect((await ollie("ls")).stdout).toBe(`id\tname\tstate\tdirectory\n${id}\t${id}\tidle\t${o.work}`);
     const again = atTerminal(o, `sh ${id}`, { TERM: "dumb", NO_COLOR: "1" });
-    await again.until(`session ${id}, profile default`);
+    const named = await again.until(`session ${id}, profile default`);
+    // Ctrl-D once sh reads the terminal (its prompt is out): typed before, the terminal keeps it as a NUL.
+    await again.until("» ", named);
     again.type("\u0004");
     expect((await again.child).exitCode).toBe(0);
     expect(again.plain).not.toContain("is kept");
