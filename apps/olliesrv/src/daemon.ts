@@ -122,7 +122,11 @@ async function serveLocked(
           },
         })
       : undefined;
-  if (idle) ollie.making.liveAgents.listen(() => idle.changed());
+  if (idle)
+    ollie.making.liveAgents.listen(() => {
+      sessionsLog.debug(`live agents: ${ollie.making.liveAgents.count}`);
+      idle.changed();
+    });
   const mountSocket =
     options.mountSocket ?? (parsedAddress.kind === "unix" ? `${parsedAddress.path}.mount` : false);
   // Up before the sessions are restored, like the main socket; a failure to listen stops the daemon.

@@ -12,6 +12,7 @@ import {
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
+import { connect } from "@ollie/client";
 import { execa } from "execa";
 import { afterAll, afterEach, describe, expect, it, vi } from "vitest";
 import { startEditor } from "./acp-editor.js";
@@ -161,28 +162,27 @@ describe("ollie starting olliesrv", () => {
     expect(argv[argv.indexOf("--idle-exit") + 1]).toBe("0");
   });
 
-  it("--idle-exit waits while an agent is live: the daemon stops once the agent is parked, and the wait after", async () => {
-    const user = freshUser();
+  it("--idle-exit waits while an agent is live: the daemon stops once the agent is parked, and not before", async () => {
+    const user = freshUser({ OLLIE_LOG: "debug" });
     expect((await user.ollie("init", "demo")).exitCode).toBe(0);
     const daemon = execa(
       process.execPath,
       [OLLIESRV, "--idle-exit", "1s", "--idle-close", "3", "--print-address"],
-      {
-        cwd: user.root,
-        env: user.env,
-        extendEnv: false,
-        reject: false,
-      },
+      { cwd: user.root, env: user.env, extendEnv: false, reject: false },
     );
     await new Promise((resolve) => daemon.stdout!.once("data", resolve));
+    // Held from the moment it serves, from this running process: the daemon cannot be idle before the ask.
+    const holding = await connect({ env: user.env });
     const asked = await user.ollie("ask", "--keep", "what is here?");
+    holding.close();
     expect(asked.exitCode, asked.stderr).toBe(0);
-    const answered = performance.now();
     const { exitCode, stderr } = await daemon;
     expect(exitCode).toBe(0);
-    expect(stderr).toContain("no client and no live agent for 1 s: stopping (--idle-exit)");
-    // Not before the agent, live since its turn, was parked (3 s idle) and the daemon then idle for 1 s.
-    expect(performance.now() - answered).toBeGreaterThanOrEqual(4_000);
+    // The agent, live since its turn, is parked 3 s after it; only then does the daemon's idle second start.
+    const parked = stderr.indexOf("live agents: 0");
+    const stopping = stderr.indexOf("no client and no live agent for 1 s: stopping (--idle-exit)");
+    expect(parked, stderr).toBeGreaterThan(stderr.indexOf("live agents: 1"));
+    expect(stopping, stderr).toBeGreaterThan(parked);
   });
 
   it("ollie acp starts it at the editor's initialize, and its session is an ordinary one", async () => {

@@ -21,6 +21,8 @@ afterAll(async () => {
 });
 
 const ollie = ollieCommand(() => o, { NO_COLOR: "1" });
+/** The session the first sh kept, which the next test names. */
+let keptBySh = "";
 const NEW_SESSION =
   /^ollie: new session (\d{19}-[0-9a-f]{6}), profile coding \(ollie ask --agent PROFILE for another\)$/m;
 
@@ -102,8 +104,11 @@ describe("trying Ollie offline, with the demo backend", () => {
       `session ${id} is kept: 'ollie sh ${id}' goes on with it, 'ollie rm ${id}' removes it`,
     );
     expect((await ollie("ls")).stdout).toContain(`${id}\t${id}\tidle\t`);
+    keptBySh = id;
+  });
 
-    // One in which nothing was said is removed as sh ends; one named is talked to as it is.
+  it("sh: removes a session nothing was said in as it ends, and talks to one named as it is", async () => {
+    const id = keptBySh;
     const empty = atTerminal(o, "sh", { TERM: "dumb", NO_COLOR: "1" });
     await empty.until("» ");
     empty.type("\u0004");
@@ -111,7 +116,9 @@ describe("trying Ollie offline, with the demo backend", () => {
     expect(empty.plain).not.toContain("is kept");
     expect((await ollie("ls")).stdout).toBe(`id\tname\tstate\tdirectory\n${id}\t${id}\tidle\t${o.work}`);
     const again = atTerminal(o, `sh ${id}`, { TERM: "dumb", NO_COLOR: "1" });
-    await again.until(`session ${id}, profile default`);
+    const named = await again.until(`session ${id}, profile default`);
+    // Ctrl-D once sh reads the terminal (its prompt is out): typed before, the terminal keeps it as a NUL.
+    await again.until("» ", named);
     again.type("\u0004");
     expect((await again.child).exitCode).toBe(0);
     expect(again.plain).not.toContain("is kept");
