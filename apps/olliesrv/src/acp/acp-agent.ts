@@ -17,7 +17,7 @@ import { promptText } from "./prompt-text.js";
 import { PromptTurn, TurnFailedError } from "./prompt-turn.js";
 import { replayUpdates } from "./replay.js";
 import { availableCommands, commandOf, runCommand } from "./session-commands.js";
-import { MODEL_OPTION, sessionConfig, sessionModes } from "./session-options.js";
+import { availableModes, MODEL_OPTION, sessionConfig, sessionModes } from "./session-options.js";
 
 /** What `ollie acp` is given: how to reach olliesrv, the profile of its sessions, where its log goes. */
 export interface AcpAgentOptions {
@@ -71,9 +71,10 @@ export function ollieAcpAgent(options: AcpAgentOptions): AgentApp {
   };
   const described = async (s: AcpSession) => {
     const agent = s.session.agent();
+    const cfg = await agent.cfg();
     const [modes, configOptions] = await Promise.all([
-      sessionModes(connected(), agent),
-      sessionConfig(agent),
+      sessionModes(connected(), cfg),
+      sessionConfig(agent, cfg),
     ]);
     return { modes, configOptions };
   };
@@ -92,10 +93,10 @@ export function ollieAcpAgent(options: AcpAgentOptions): AgentApp {
   const afterCommand = async (s: AcpSession, text: string): Promise<string | undefined> => {
     if (!text.startsWith("/")) return text;
     const agent = s.session.agent();
-    const names = (await agent.skills()).map((skill) => skill.name).concat("compact");
-    const command = commandOf(text, names);
+    const skills = await agent.skills();
+    const command = commandOf(text, [...skills.map((skill) => skill.name), "compact"]);
     if (!command) return text;
-    const done = await runCommand(agent, command);
+    const done = await runCommand(agent, command, skills);
     tellCommands(s);
     if ("prompt" in done) return done.prompt;
     await send(s.session.id)({
@@ -199,8 +200,7 @@ export function ollieAcpAgent(options: AcpAgentOptions): AgentApp {
     })
     .onRequest("session/set_mode", async ({ params }) => {
       const s = known(params.sessionId);
-      const modes = await sessionModes(connected(), s.session.agent());
-      if (!modes.availableModes.some((m) => m.id === params.modeId))
+      if (!(await availableModes(connected())).some((m) => m.id === params.modeId))
         throw RequestError.invalidParams({ modeId: params.modeId }, `no profile ${params.modeId}`);
       await s.session
         .agent()
@@ -218,7 +218,7 @@ export function ollieAcpAgent(options: AcpAgentOptions): AgentApp {
       await agent.configure({ model: params.value }).catch((error: unknown) => {
         throw failed(error);
       });
-      return { configOptions: await sessionConfig(agent) };
+      return { configOptions: await sessionConfig(agent, await agent.cfg()) };
     });
   return app;
 }

@@ -1,5 +1,5 @@
 import type { AvailableCommand, SessionUpdate } from "@agentclientprotocol/sdk";
-import type { Agent } from "@ollie/client";
+import type { Agent, SkillInfo } from "@ollie/client";
 
 /** `/compact`: compacts the history now, as `compact` on the agent's ctl does. */
 const COMPACT: AvailableCommand = {
@@ -40,18 +40,19 @@ export function commandOf(text: string, names: readonly string[]): CommandPrompt
 }
 
 /**
- * Runs a command prompt: `/compact` compacts; `/SKILL` loads the skill (once). Returns the text to prompt
+ * Runs a command prompt: `/compact` compacts; `/SKILL` loads the skill (once), one of `skills` as read. Returns the text to prompt
  * with afterwards (what followed the command), or what to tell the editor when nothing is left to prompt.
  */
 export async function runCommand(
   agent: Agent,
   command: CommandPrompt,
+  skills: readonly SkillInfo[],
 ): Promise<{ prompt: string } | { said: string }> {
   if (command.name === COMPACT.name) {
     await agent.ctl("compact");
     return { said: "The history is compacted." };
   }
-  const skill = (await agent.skills()).find((s) => s.name === command.name);
+  const skill = skills.find((s) => s.name === command.name);
   if (skill && !skill.loaded) await agent.ctl(`skill load ${skill.name}`);
   if (command.rest !== "") return { prompt: command.rest };
   return { said: `The skill ${command.name} is loaded.` };

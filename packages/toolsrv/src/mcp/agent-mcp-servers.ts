@@ -1,7 +1,5 @@
 import type { BrokenTool } from "../metadata/tool-meta.js";
-import type { McpToolEntry } from "./links-survey.js";
-import { surveyLinks } from "./links-survey.js";
-import type { McpServerStatus } from "./mcp-bridge.js";
+import { linkStatus, type McpServerStatus, type McpToolEntry, surveyLinks } from "./links-survey.js";
 import type { McpServerConfig } from "./mcp-config.js";
 import type { LinkContext, McpLink } from "./mcp-link.js";
 
@@ -121,19 +119,7 @@ export class AgentMcpServers {
 
   /** Every agent's own servers, for the owner's `mcp` file. */
   status(): McpServerStatus[] {
-    return [...this.sets.values()].flatMap((set) =>
-      set.links.map((link) => ({
-        name: link.name,
-        agent: link.agent ?? null,
-        state: link.state.get(),
-        transport: link.config.kind,
-        pid: link.pid ?? null,
-        restarts: link.restarts,
-        tools: link.tools.length,
-        problem: link.problem ?? null,
-        stderr: link.stderrTail(),
-      })),
-    );
+    return [...this.sets.values()].flatMap((set) => set.links.map(linkStatus));
   }
 
   /** One agent's own servers, as setting them answers. */

@@ -1,5 +1,5 @@
 import type { BrokenTool, ToolMeta } from "../metadata/tool-meta.js";
-import type { McpLink } from "./mcp-link.js";
+import type { LinkState, McpLink } from "./mcp-link.js";
 import { mcpToolMeta } from "./mcp-tool-meta.js";
 
 /** A tool of an MCP server, as an Ollie tool. */
@@ -42,4 +42,33 @@ export function surveyLinks(
     }
   }
   return { tools, broken };
+}
+
+/** What the namespace's `mcp` file says of a server. */
+export interface McpServerStatus {
+  name: string;
+  /** The agent whose own server it is (`"shared": false`); null for a server all agents share. */
+  agent: string | null;
+  state: LinkState;
+  transport: "stdio" | "http";
+  pid: number | null;
+  restarts: number;
+  tools: number;
+  problem: string | null;
+  stderr: string;
+}
+
+/** A server as the `mcp` file shows it. */
+export function linkStatus(link: McpLink): McpServerStatus {
+  return {
+    name: link.name,
+    agent: link.agent ?? null,
+    state: link.state.get(),
+    transport: link.config.kind,
+    pid: link.pid ?? null,
+    restarts: link.restarts,
+    tools: link.tools.length,
+    problem: link.problem ?? null,
+    stderr: link.stderrTail(),
+  };
 }

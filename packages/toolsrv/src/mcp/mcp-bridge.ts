@@ -1,21 +1,7 @@
 import type { BrokenTool } from "../metadata/tool-meta.js";
-import { type McpToolEntry, surveyLinks } from "./links-survey.js";
+import { linkStatus, type McpServerStatus, type McpToolEntry, surveyLinks } from "./links-survey.js";
 import { configStamp, readMcpConfig } from "./mcp-config.js";
-import type { LinkContext, LinkState, McpLink } from "./mcp-link.js";
-
-/** What the namespace's `mcp` file says of a server. */
-export interface McpServerStatus {
-  name: string;
-  /** The agent whose own server it is (`"shared": false`); null for a server all agents share. */
-  agent: string | null;
-  state: LinkState;
-  transport: "stdio" | "http";
-  pid: number | null;
-  restarts: number;
-  tools: number;
-  problem: string | null;
-  stderr: string;
-}
+import type { LinkContext, McpLink } from "./mcp-link.js";
 
 /** The agent a call is for: where its own server (of an entry with `"shared": false`) starts. */
 export interface McpAgent {
@@ -88,17 +74,7 @@ export class McpBridge {
   async status(): Promise<McpServerStatus[]> {
     await this.refresh();
     const links = [...[...this.links.values()].map((l) => l.link), ...this.agentLinks.values()];
-    return links.map((link) => ({
-      name: link.name,
-      agent: link.agent ?? null,
-      state: link.state.get(),
-      transport: link.config.kind,
-      pid: link.pid ?? null,
-      restarts: link.restarts,
-      tools: link.tools.length,
-      problem: link.problem ?? null,
-      stderr: link.stderrTail(),
-    }));
+    return links.map(linkStatus);
   }
 
   async close(): Promise<void> {
