@@ -36,6 +36,16 @@ const budgetOf = async (id: string) =>
       .map((line) => line.split(/=(.*)/s).slice(0, 2)),
   );
 
+/** A client that is the main agent of `session`, as its tools are: the agent writes its credentials. */
+async function asAgentOf(session: {
+  agent(): { prompt(text: string): Promise<{ ended: Promise<unknown> }> };
+}) {
+  o.mock.enqueue(shell(`printf '%s\\n%s\\n' "$OLLIE_UNAME" "$OLLIE_KEY" > who`), { text: "Written." });
+  await (await session.agent().prompt("Say who you are")).ended;
+  const [uname = "", key = ""] = readFileSync(join(o.work, "who"), "utf8").split("\n");
+  return connect({ env: { HOME: o.root, OLLIE_UNAME: uname, OLLIE_KEY: key, OLLIE_ADDRESS: o.address } });
+}
+
 describe("a session's budget", () => {
   it("in tokens stops the turn's second request; the chat, outcome and budget file say so; raising it goes on", async () => {
     const session = await owner.newSession({ agent: "coding", cwd: o.work });
@@ -74,12 +84,7 @@ describe("a session's budget", () => {
     const parent = await owner.newSession({ agent: "coding", cwd: o.work, backend: "priced" });
     await parent.ctl("budget 2");
     // The parent's agent hands the test its credentials, to make a session as that agent would.
-    o.mock.enqueue(shell(`printf '%s\\n%s\\n' "$OLLIE_UNAME" "$OLLIE_KEY" > who`), { text: "Written." });
-    await (await parent.agent().prompt("Say who you are")).ended;
-    const [uname = "", key = ""] = readFileSync(join(o.work, "who"), "utf8").split("\n");
-    const asAgent = await connect({
-      env: { HOME: o.root, OLLIE_UNAME: uname, OLLIE_KEY: key, OLLIE_ADDRESS: o.address },
-    });
+    const asAgent = await asAgentOf(parent);
     try {
       const child = await asAgent.newSession({ agent: "coding", cwd: o.work, backend: "priced" });
       // An agent may not lift its own session's budget, nor give a child more than its maker has left.
@@ -103,6 +108,64 @@ describe("a session's budget", () => {
       expect(Number((await budgetOf(parent.id)).usd_spent)).toBeGreaterThanOrEqual(2.5);
       expect(Number((await budgetOf(child.id)).usd_spent)).toBe(2.5);
     } finally {
+      asAgent.close();
+    }
+  });
+
+  it("stops every turn charged to it once spent: a child mid-tool ends in budget, the events warned, the parent hears", async () => {
+    const parent = await owner.newSession({ agent: "coding", cwd: o.work, backend: "priced" });
+    await parent.ctl("budget 2");
+    const asAgent = await asAgentOf(parent);
+    const events = await parent.events({ topics: "session.budget" });
+    try {
+      const waiting = await asAgent.newSession({ agent: "coding", cwd: o.work, backend: "priced" });
+      const spending = await asAgent.newSession({ agent: "coding", cwd: o.work, backend: "priced" });
+      // The first child's request costs $1.25 (half the parent's $2 passed), then its tool runs until stopped.
+      o.mock.enqueue({ ...shell("exec tail -f /dev/null"), usage: { input: 1_000_000, output: 0 } });
+      // The parent's agent asks for both turns: it hears how they end.
+      const held = await asAgent.session(waiting.id).agent().prompt("Wait");
+      await owner
+        .session(waiting.id)
+        .agent()
+        .waitState({ until: (s) => s.startsWith("calling") });
+      // The second child's reply spends the rest: the first child's turn stops at once, in budget.
+      o.mock.enqueue({ text: "Spent.", usage: { input: 1_000_000, output: 0 } });
+      await (await asAgent.session(spending.id).agent().prompt("Spend")).ended;
+      const stopped = await held.ended;
+      expect(stopped.outcome.status).toBe("budget");
+      // What the parent's agent spent making them is charged too: a little over $2.50.
+      expect(await owner.session(waiting.id).agent().chatText()).toMatch(
+        new RegExp(
+          `! budget: the budget of session ${parent.id}, which made this one: \\$2\\.0000 is spent \\(\\$2\\.50\\d\\d\\)`,
+        ),
+      );
+
+      const marks = [];
+      for await (const event of events) {
+        marks.push(event);
+        if (marks.length === 2) break;
+      }
+      expect(marks).toMatchObject([
+        {
+          kind: "session",
+          type: "budget",
+          fraction: 0.5,
+          message: expect.stringMatching(/^50% of \$2\.0000 is spent \(\$1\.25\d\d\)$/),
+        },
+        {
+          kind: "session",
+          type: "budget",
+          fraction: 1,
+          message: expect.stringMatching(/^\$2\.0000 is spent \(\$2\.50\d\d\)$/),
+        },
+      ]);
+      // The parent's agent is told how its children's turns ended (its own turn then stops at its budget).
+      await parent.agent().waitTurns(3);
+      expect(await parent.agent().chatText()).toContain(
+        `the budget stopped the turn: the budget of session ${parent.id}, which made this one: $2.0000 is spent`,
+      );
+    } finally {
+      await events.close();
       asAgent.close();
     }
   });

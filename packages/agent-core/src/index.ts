@@ -13,11 +13,12 @@ export {
 } from "./agent/errors.js";
 export { Submission } from "./agent/submission.js";
 export {
-  type PlannedRequest,
-  type SpendingGate,
+  type BudgetedRequest,
+  budgetRefusal,
   type SpendingLimit,
-  spendingLimit,
-} from "./budget/spending-gate.js";
+  type Spent,
+} from "./budget/budget-refusal.js";
+export { type PlannedRequest, type SpendingGate, spendingLimit } from "./budget/spending-gate.js";
 export {
   type CompactionOptions,
   type CompactionTrigger,

@@ -15,7 +15,7 @@ export { CredentialStoreError, credentialStoreFile } from "./config/credential-s
 export { CredentialError, resolveCredential } from "./config/credentials.js";
 export { BackendPool, type CreateOptions, createBackend, UnknownProfileError } from "./config/pool.js";
 export { Secret } from "./config/secret.js";
-export { costOf } from "./cost/cost.js";
+export { costOf, pricedInDollars } from "./cost/cost.js";
 export { COPILOT_PREMIUM_MULTIPLIERS, type ModelPrice, PRICES, priceOf } from "./cost/price-table.js";
 export {
   AuthError,

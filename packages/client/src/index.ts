@@ -33,6 +33,7 @@ export type {
 export type { AgentActivity } from "./formats/activity.js";
 export type { AgentConfig, AgentSettings, RemoteTools } from "./formats/agent-config.js";
 export { type AgentState, callingTools } from "./formats/agent-state.js";
+export type { SessionBudget } from "./formats/budget.js";
 export type { BypassOperation, PendingBypass } from "./formats/bypass-lines.js";
 export type { HistoryMessage } from "./formats/history.js";
 export type { Outcome, TurnEnd, TurnStatus } from "./formats/outcome.js";

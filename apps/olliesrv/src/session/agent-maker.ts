@@ -119,10 +119,11 @@ export async function makeAgent(
     readPlanStep: async () => session.planStep(),
     onEvent: (e) => {
       // Every request is charged to the session's budget and those of the sessions it was made from.
-      if (e.type === "usage") session.charge(e.costUsd, e.request.inputTokens + e.request.outputTokens);
+      if (e.type === "usage")
+        session.charge(e.costUsd, e.request.inputTokens + e.request.outputTokens, recipe.uname);
       recipe.onEvent(e);
     },
-    spending: { beforeRequest: (r) => session.spendingRefusal(r.model, r.inputTokens) },
+    spending: { beforeRequest: (r) => session.spendingRefusal(r) },
     compaction: { snapshotDir: env.snapshotDir },
   };
   const agent = recipe.saved

@@ -1,10 +1,18 @@
-import { costOf } from "@ollie/backends";
+import { type BudgetedRequest, budgetRefusal, type SpendingLimit } from "@ollie/agent-core";
 import { z } from "zod";
+import { dollars } from "../dollars.js";
 
 /** What a session may spend: US dollars, tokens (input and output), or both. */
-export interface BudgetLimit {
-  usd?: number;
-  tokens?: number;
+export type BudgetLimit = SpendingLimit;
+
+/** The fractions of a limit at which a session's events warn that it is being spent. */
+export const BUDGET_WARNINGS: readonly number[] = [0.5, 0.8];
+
+/** A fraction of a limit a charge passed: a warning below 1, the limit itself at 1. */
+export interface BudgetMark {
+  fraction: number;
+  /** `80% of $2.0000 is spent ($1.6100)`; at the limit, as a refusal says it: `$2.0000 is spent ($2.0100)`. */
+  message: string;
 }
 
 /** A session's budget as its file saves it: the limit, if one is set, and what has been spent. */
@@ -15,8 +23,6 @@ export const savedBudgetSchema = z.object({
   spentTokens: z.number().int().nonnegative(),
 });
 export type SavedBudget = z.infer<typeof savedBudgetSchema>;
-
-const dollars = (usd: number) => `$${usd.toFixed(4)}`;
 
 /**
  * What a session has spent — its agents' requests, their compactions, and those of every session made from
@@ -35,9 +41,34 @@ export class SessionBudget {
     if (saved?.tokens !== undefined) this.limit.tokens = saved.tokens;
   }
 
-  charge(usd: number, tokens: number): void {
+  /** Adds a request's cost and tokens; resolves the warnings it passed, and the limit it reached. */
+  charge(usd: number, tokens: number): BudgetMark[] {
+    const before = { usd: this.spentUsd, tokens: this.spentTokens };
     this.spentUsd += usd;
     this.spentTokens += tokens;
+    const after = { usd: this.spentUsd, tokens: this.spentTokens };
+    const marks: BudgetMark[] = [];
+    for (const unit of ["usd", "tokens"] as const) {
+      const limit = this.limit[unit];
+      if (limit === undefined) continue;
+      const say = (n: number) => (unit === "usd" ? dollars(n) : `${n} tokens`);
+      const passed = (at: number) => before[unit] < at && after[unit] >= at;
+      for (const fraction of BUDGET_WARNINGS)
+        if (passed(limit * fraction) && after[unit] < limit)
+          marks.push({
+            fraction,
+            message: `${fraction * 100}% of ${say(limit)} is spent (${say(after[unit])})`,
+          });
+      if (passed(limit))
+        marks.push({
+          fraction: 1,
+          message:
+            unit === "usd"
+              ? `${say(limit)} is spent (${say(after[unit])})`
+              : `${limit} tokens are spent (${after[unit]})`,
+        });
+    }
+    return marks;
   }
 
   /** What is left of each limit set (none left: 0). */
@@ -48,29 +79,9 @@ export class SessionBudget {
     };
   }
 
-  /**
-   * Why a request of `inputTokens` to `model` may not be made: the budget is spent, or the request's input
-   * alone would pass it. Undefined when it may.
-   */
-  refusal(model: string, inputTokens: number): string | undefined {
-    const { usd, tokens } = this.limit;
-    if (tokens !== undefined) {
-      if (this.spentTokens >= tokens) return `${tokens} tokens are spent (${this.spentTokens})`;
-      if (this.spentTokens + inputTokens > tokens)
-        return `the next request's ${inputTokens} input tokens would pass ${tokens} (${this.spentTokens} spent)`;
-    }
-    if (usd !== undefined) {
-      if (this.spentUsd >= usd) return `${dollars(usd)} is spent (${dollars(this.spentUsd)})`;
-      const input = costOf(model, {
-        inputTokens,
-        outputTokens: 0,
-        cachedInputTokens: 0,
-        cacheCreationTokens: 0,
-      });
-      if (this.spentUsd + input > usd)
-        return `the next request's input (${dollars(input)}) would pass ${dollars(usd)} (${dollars(this.spentUsd)} spent)`;
-    }
-    return undefined;
+  /** Why `request` may not be made under this budget (see budgetRefusal); undefined when it may. */
+  refusal(request: BudgetedRequest): string | undefined {
+    return budgetRefusal(this.limit, { usd: this.spentUsd, tokens: this.spentTokens }, request);
   }
 
   /** The `budget` file: `key=value` lines. */
@@ -83,6 +94,7 @@ export class SessionBudget {
       `tokens=${this.limit.tokens ?? "none"}`,
       `tokens_spent=${this.spentTokens}`,
       `tokens_left=${left.tokens ?? "-"}`,
+      `warn_at=${BUDGET_WARNINGS.map((f) => `${f * 100}%`).join(",")}`,
       "counts=the model requests of this session's agents and their compactions, and those of every session made from it",
       "",
     ].join("\n");
@@ -91,6 +103,16 @@ export class SessionBudget {
   toSaved(): SavedBudget {
     return { ...this.limit, spentUsd: this.spentUsd, spentTokens: this.spentTokens };
   }
+}
+
+/**
+ * `why` a budget refuses, said to an agent of session `to`: of its own session's budget, or of the session
+ * `owner` it was made from.
+ */
+export function budgetReason(owner: string, to: string, why: string): string {
+  return owner === to
+    ? `this session's budget: ${why}`
+    : `the budget of session ${owner}, which made this one: ${why}`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { rm } from "node:fs/promises";
 import { resolve } from "node:path";
-import type { JournalEntry } from "@ollie/agent-core";
+import type { BudgetedRequest, JournalEntry } from "@ollie/agent-core";
 import { newSessionId } from "@ollie/agent-core/sessions";
 import { type GeneratedProfile, generatedAgentConfig } from "../config/generated-profile.js";
 import type { BookedProfile } from "../config/profile-book.js";
@@ -10,7 +10,7 @@ import { EventBus } from "./event-bus.js";
 import type { SessionMcpServers } from "./mcp-servers.js";
 import { realDirectory } from "./real-directory.js";
 import { SaveRetry } from "./save-retry.js";
-import { SessionBudget } from "./session-budget.js";
+import { budgetReason, SessionBudget } from "./session-budget.js";
 import type { SessionFile } from "./session-file.js";
 import { type SessionHome, SessionStore } from "./session-store.js";
 import { type BudgetedSession, type Peers, type SessionEnvironment, splitUname } from "./slot-context.js";
@@ -233,21 +233,23 @@ export class Session {
     return chain;
   }
 
-  charge(usd: number, tokens: number): void {
+  charge(usd: number, tokens: number, by: string): void {
     for (const s of this.lineage()) {
-      s.budget.charge(usd, tokens);
+      const marks = s.budget.charge(usd, tokens);
       // Its own agents save this one; an ancestor is saved now, its charge as durable as the child's.
       if (s !== this) s.save().catch(() => {});
+      for (const { fraction, message } of marks) {
+        s.events.publish("session.budget", { fraction, message });
+        // The agent that charged it asks at its next request; every other turn under it stops now.
+        if (fraction === 1) this.peers.stopSpending(s.id, message, by);
+      }
     }
   }
 
-  spendingRefusal(model: string, inputTokens: number): string | undefined {
+  spendingRefusal(request: BudgetedRequest): string | undefined {
     for (const s of this.lineage()) {
-      const why = s.budget.refusal(model, inputTokens);
-      if (why === undefined) continue;
-      return s === this
-        ? `this session's budget: ${why}`
-        : `the budget of session ${s.id}, which made this one: ${why}`;
+      const why = s.budget.refusal(request);
+      if (why !== undefined) return budgetReason(s.id, this.id, why);
     }
     return undefined;
   }

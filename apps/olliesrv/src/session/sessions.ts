@@ -7,6 +7,7 @@ import type { SessionLimits } from "./limits.js";
 import { realDirectory } from "./real-directory.js";
 import { applyJournals, repairSessionFile } from "./repair-history.js";
 import { Session, type SessionSpec } from "./session.js";
+import { budgetReason } from "./session-budget.js";
 import { quarantineSessionFile, readSessionFiles } from "./session-file.js";
 import type { SessionHome } from "./session-store.js";
 import { type Peers, type SessionEnvironment, splitUname } from "./slot-context.js";
@@ -188,6 +189,16 @@ export class Sessions implements Peers {
   sessionOf(uname: string): Session | undefined {
     const named = splitUname(uname);
     return named && this.byId.get(named.session);
+  }
+
+  stopSpending(id: string, spent: string, except: string): void {
+    for (const session of this.list()) {
+      if (!session.lineage().some((s) => s.id === id)) continue;
+      const reason = budgetReason(id, session.id, spent);
+      for (const slot of session.agents.values())
+        if (slot.uname !== except && slot.agent?.stopForBudget(reason))
+          this.log.info(`stopped the turn of ${slot.uname}: ${reason}`);
+    }
   }
 
   hopsOf(uname: string): number {

@@ -1,4 +1,4 @@
-import type { JournalEntry } from "@ollie/agent-core";
+import type { BudgetedRequest, JournalEntry } from "@ollie/agent-core";
 import type { BackendPool } from "@ollie/backends";
 import type { Authenticator } from "@ollie/ninep";
 import type { ModelCache } from "../config/model-cache.js";
@@ -68,17 +68,27 @@ export interface SessionEnvironment {
 }
 
 /** The other agents of the daemon, as an agent reaches them: the Sessions that hold them all. */
-/** What a session's budget needs of another session: its budget, the agent that made it, a save. */
+/**
+ * What a session's budget needs of another session: its budget, the agent that made it, a save, and its
+ * events (where its budget's warnings go).
+ */
 export interface BudgetedSession {
   readonly id: string;
   readonly parent: string | undefined;
   readonly budget: SessionBudget;
+  readonly events: EventBus;
   save(): Promise<void>;
 }
 
 export interface Peers {
   /** The session of the agent `uname`, if it is there: a session's parent's, for its budget. */
   sessionOf(uname: string): BudgetedSession | undefined;
+  /**
+   * Stops every running turn charged to session `id`'s budget — its own agents' and those of every session
+   * made from it — but `except`'s (the agent whose request spent it, which is refused at its next one):
+   * `spent` says which limit was reached.
+   */
+  stopSpending(id: string, spent: string, except: string): void;
   /** The agent-to-agent hops behind the turn `uname` runs (or last ran); 0 for anyone but an agent. */
   hopsOf(uname: string): number;
   /** Submits `text` to the agent `to` as `from` (how a child's callback reaches its parent). */
@@ -100,10 +110,13 @@ export interface SlotSession {
   readonly remote: RemoteTarget | undefined;
   /** Its own MCP servers, which its agents' toolsrv connections take. */
   readonly mcpServers: SessionMcpServers | undefined;
-  /** Charges a request of one of its agents to its budget, and to those of the sessions it was made from. */
-  charge(usd: number, tokens: number): void;
-  /** Why a request of `inputTokens` to `model` may not be made now (see SessionBudget.refusal). */
-  spendingRefusal(model: string, inputTokens: number): string | undefined;
+  /**
+   * Charges a request of its agent `by` (a uname) to its budget, and to those of the sessions it was made
+   * from.
+   */
+  charge(usd: number, tokens: number, by: string): void;
+  /** Why `request` may not be made now, by its budget or one above it (see SessionBudget.refusal). */
+  spendingRefusal(request: BudgetedRequest): string | undefined;
   /** The agent that spawned the session, which hears how the turns it asked for ended. */
   readonly parent: string | undefined;
   /** False when the parent waits for the turns itself and wants no callbacks. */

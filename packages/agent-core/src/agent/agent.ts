@@ -14,6 +14,7 @@ import type { AgentOptions } from "./agent-options.js";
 import { BoundedQueue } from "./bounded-queue.js";
 import {
   AgentBusyError,
+  BudgetStopError,
   HookBlockedError,
   InjectionsFullError,
   QueueFullError,
@@ -218,6 +219,17 @@ export class Agent {
   interrupt(cause = "interrupted"): boolean {
     if (!this.running || this.running.signal.aborted) return false;
     this.running.abort(new TurnInterruptedError(cause));
+    return true;
+  }
+
+  /**
+   * Stops the running turn — its model request and its tool calls — because a budget it is charged to is
+   * spent (`reason` says which): the turn ends in `budget` rather than `interrupted`, what the cut request
+   * used counted. False if none ran.
+   */
+  stopForBudget(reason: string): boolean {
+    if (!this.running || this.running.signal.aborted) return false;
+    this.running.abort(new BudgetStopError(reason));
     return true;
   }
 

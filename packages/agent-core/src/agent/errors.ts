@@ -22,6 +22,17 @@ export class TurnInterruptedError extends Error {
   }
 }
 
+/**
+ * Why a running turn was stopped by Agent.stopForBudget: a budget it is charged to is spent (by another
+ * agent, or by the request this turn was making). The turn ends in `budget` with `budget` as its reason.
+ */
+export class BudgetStopError extends Error {
+  override readonly name = "BudgetStopError";
+  constructor(readonly budget: string) {
+    super(`the turn was stopped: budget: ${budget}`);
+  }
+}
+
 /** An operation that cannot happen while a turn runs. */
 export class AgentBusyError extends Error {
   override readonly name = "AgentBusyError";

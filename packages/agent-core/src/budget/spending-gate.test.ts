@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { call, echoTool, ended, scriptedAgent, tools } from "../__fixtures__/agents.js";
+import { describe, expect, it, vi } from "vitest";
+import { call, echoTool, ended, scriptedAgent, tools, WAIT } from "../__fixtures__/agents.js";
 import { type SpendingGate, spendingLimit } from "./spending-gate.js";
 
 describe("a spending limit", () => {
@@ -13,7 +13,7 @@ describe("a spending limit", () => {
       { tools: tools(echoTool("echo")), spending: spendingLimit({ tokens: 100 }) },
     );
     const outcome = ended(await agent.submit("Echo hi"), "budget");
-    expect(outcome.reason).toBe("the budget of 100 tokens is spent (110)");
+    expect(outcome.reason).toBe("this agent's budget: 100 tokens are spent (110)");
     expect(outcome.steps).toBe(1);
     expect(backend.calls).toHaveLength(1);
     expect(of("tool")).toHaveLength(1);
@@ -28,7 +28,7 @@ describe("a spending limit", () => {
     backend.setModel("gpt-5");
     const outcome = ended(await agent.submit("A long question ".repeat(50)), "budget");
     expect(outcome.reason).toMatch(
-      /^the next request's input \(\$0\.\d{4}\) would pass the budget of \$0\.0000/,
+      /^this agent's budget: the next request's input \(\$0\.\d{4}\) would pass \$0\.0000/,
     );
     expect(backend.calls).toHaveLength(0);
   });
@@ -48,5 +48,57 @@ describe("a spending limit", () => {
     });
     expect((await agent.submit("Go")).status).toBe("done");
     expect(asked).toEqual([0, 1]);
+  });
+
+  it("in dollars on a model with no price in dollars: refused, unless a limit in tokens holds it", async () => {
+    const unpriced = await scriptedAgent([{ text: "never sent" }], {
+      spending: spendingLimit({ usd: 5 }),
+    });
+    unpriced.backend.setModel("house-model-7");
+    const outcome = ended(await unpriced.agent.submit("Hello"), "budget");
+    expect(outcome.reason).toBe(
+      "this agent's budget: house-model-7 (scripted) has no price in dollars, so a budget in dollars cannot hold it: set one in tokens",
+    );
+    expect(unpriced.backend.calls).toHaveLength(0);
+
+    const counted = await scriptedAgent([{ text: "Hi.", usage: { input: 10, output: 5 } }], {
+      spending: spendingLimit({ usd: 5, tokens: 1000 }),
+    });
+    counted.backend.setModel("house-model-7");
+    expect((await counted.agent.submit("Hello")).status).toBe("done");
+  });
+
+  it("asks the gate before a compaction's request too, and a refusal leaves the history as it was", async () => {
+    const purposes: string[] = [];
+    const { agent, backend, of } = await scriptedAgent([{ text: "Done." }], {
+      spending: {
+        beforeRequest: ({ purpose }) => {
+          purposes.push(purpose);
+          return purpose === "compaction" ? "nothing left for summaries" : undefined;
+        },
+      },
+    });
+    await agent.submit("Hello");
+    const before = agent.history.length;
+    expect(await agent.compact()).toBe(false);
+    expect(purposes).toEqual(["turn", "compaction"]);
+    expect(backend.calls).toHaveLength(1);
+    expect(agent.history).toHaveLength(before);
+    expect(of("info").map((e) => e.message)).toContain(
+      "the compaction was not made: budget: nothing left for summaries",
+    );
+  });
+
+  it("stopped for a budget spent elsewhere, a turn ends in budget with what its cut request used", async () => {
+    const { agent, of } = await scriptedAgent([
+      { text: "A long answer that streams slowly.", chunkSize: 1, delayMs: 5 },
+    ]);
+    const turn = agent.submit("Go");
+    await vi.waitFor(() => expect(of("assistant").length).toBeGreaterThanOrEqual(3), WAIT);
+    expect(agent.stopForBudget("the parent's $1.0000 is spent")).toBe(true);
+    const outcome = ended(await turn, "budget");
+    expect(outcome.reason).toBe("the parent's $1.0000 is spent");
+    expect(outcome.usage.outputTokens).toBeGreaterThan(0);
+    expect(agent.stopForBudget("again")).toBe(false);
   });
 });

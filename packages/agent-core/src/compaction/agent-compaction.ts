@@ -1,11 +1,11 @@
 import type { Backend, Message } from "@ollie/backends";
+import { askSpendingGate, type GatedAgent } from "../budget/ask-gate.js";
 import type { AgentEvent, AgentState } from "../events/agent-events.js";
 import { describeError } from "../events/describe-error.js";
 import { usageEvent } from "../events/usage-event.js";
 import type { History } from "../history/history.js";
 import { hookNote } from "../history/nudge.js";
 import type { TaskState } from "../history/task-state.js";
-import type { UsageMeter } from "../history/usage-meter.js";
 import type { HookEvent, HookResult } from "../hooks/agent-hooks.js";
 import type { RetryPolicy } from "../model/retry-policy.js";
 import { buildRuntime, type Runtime } from "../runtime/runtime.js";
@@ -13,15 +13,13 @@ import { compactHistory } from "./compact.js";
 import type { CompactionOptions, CompactionTrigger } from "./compaction-options.js";
 
 /** What compacting an agent reads and changes of it. */
-export interface CompactionHost {
+export interface CompactionHost extends GatedAgent {
   readonly sessionId: string;
   readonly history: History;
   taskState: TaskState;
   runtime: Runtime;
   readonly retry: RetryPolicy;
   readonly compaction: CompactionOptions;
-  /** Where the summary request's usage is recorded (as compaction usage). */
-  readonly usage: UsageMeter;
   /** Puts `messages` in place of the history (and forgets what was measured of the old one). */
   replaceHistory(messages: readonly Message[]): void;
   contextLength(): Promise<number>;
@@ -55,6 +53,18 @@ export async function compactAgent(
   const restoreModel = swapModel(backend, spec.compactionBackend ? undefined : spec.compactionModel);
   // The model that writes the summary, for the compaction event.
   const summaryModel = backend.model;
+  const overBudget = await askSpendingGate(
+    host,
+    backend,
+    host.history.messages,
+    runtime.toolSchemas,
+    "compaction",
+  );
+  if (overBudget !== undefined) {
+    restoreModel();
+    host.emit({ type: "info", message: `the compaction was not made: budget: ${overBudget}` });
+    return { compacted: false, progress: false };
+  }
   try {
     const result = await compactHistory({
       messages: host.history.messages,

@@ -1,11 +1,13 @@
 import { type AssistantMessage, ContextOverflowError } from "@ollie/backends";
+import { BudgetStopError } from "../agent/errors.js";
+import { askSpendingGate } from "../budget/ask-gate.js";
 import { describeError } from "../events/describe-error.js";
 import type { StopNotice } from "../events/stop-notice.js";
 import type { TurnError, TurnOutcome } from "../events/turn-outcome.js";
 import { afterRound } from "./after-round.js";
 import { askModel } from "./ask-model.js";
 import { refuseCalls, runCallRound } from "./call-round.js";
-import { nextRequest, type RequestPlan } from "./next-request.js";
+import { nextRequest } from "./next-request.js";
 import { recoverFromOverflow } from "./overflow-recovery.js";
 import { ReadCache } from "./read-cache.js";
 import { recordCutRequest, recordReply } from "./record-reply.js";
@@ -51,7 +53,11 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
     t.setState("idle");
     return outcome;
   };
-  const interrupted = (partial = "") => finish({ ...sofar(), status: "interrupted", partial });
+  // Stopped because a budget it is charged to was spent elsewhere (Agent.stopForBudget): a budget ending.
+  const interrupted = (partial = "") =>
+    signal.reason instanceof BudgetStopError
+      ? finish({ ...sofar(), status: "budget", reason: signal.reason.budget })
+      : finish({ ...sofar(), status: "interrupted", partial });
   const failed = (error: TurnError) => finish({ ...sofar(), status: "error", error });
   // The turnError hook hears the turn's first failure only.
   const onError = async (error: unknown) => {
@@ -70,7 +76,7 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
     t.setState("thinking");
     const plan = await nextRequest(t, signal);
     if (plan === undefined) return interrupted();
-    const refused = await spendingRefusal(t, plan);
+    const refused = await askSpendingGate(t, plan.runtime.backend, plan.messages, plan.tools, "turn");
     if (refused !== undefined) return finish({ ...sofar(), status: "budget", reason: refused });
     const answer = await askModel(t, plan, signal, onError);
 
@@ -123,15 +129,4 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
       );
     }
   }
-}
-
-/** What the spending gate says of the planned request: a reason to end the turn, or undefined. */
-async function spendingRefusal(t: TurnContext, plan: RequestPlan): Promise<string | undefined> {
-  if (!t.spending) return undefined;
-  const { tokens } = await t.measure(plan.messages, plan.tools);
-  return t.spending.beforeRequest({
-    model: plan.runtime.backend.model,
-    inputTokens: tokens,
-    spent: t.usage.session,
-  });
 }

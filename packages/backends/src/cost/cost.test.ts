@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { costOf } from "./cost.js";
+import { costOf, pricedInDollars } from "./cost.js";
 import { priceOf } from "./price-table.js";
 
 describe("costs", () => {
@@ -39,5 +39,14 @@ describe("costs", () => {
         },
       ),
     ).toBe(1);
+  });
+
+  it("count in dollars only what bills by the token at a listed price", () => {
+    expect(pricedInDollars("openai", "gpt-5.4")).toBe(true);
+    expect(pricedInDollars("anthropic", "claude-sonnet-4-6")).toBe(true);
+    // A subscription bills nothing per token, whatever the model's list price.
+    expect(pricedInDollars("copilot", "gpt-5.4")).toBe(false);
+    expect(pricedInDollars("kiro", "claude-sonnet-4-6")).toBe(false);
+    expect(pricedInDollars("ollama", "llama3.2")).toBe(false);
   });
 });

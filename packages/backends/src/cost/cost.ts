@@ -25,3 +25,19 @@ export function costOf(
     1_000_000
   );
 }
+
+/** Providers paid for by subscription: their replies cost 0 USD, whatever the model's list price. */
+const SUBSCRIPTION_PROVIDERS: ReadonlySet<string> = new Set(["copilot", "kiro"]);
+
+/**
+ * Whether what `model` at `provider` spends can be counted in dollars: the provider bills by the token
+ * and the price table knows the model. A budget in dollars cannot hold a subscription (Copilot, Kiro),
+ * a local model or one the table does not list: count its tokens instead.
+ */
+export function pricedInDollars(
+  provider: string,
+  model: string,
+  table: Readonly<Record<string, ModelPrice>> = PRICES,
+): boolean {
+  return !SUBSCRIPTION_PROVIDERS.has(provider) && priceOf(model, table) !== undefined;
+}

@@ -127,6 +127,11 @@ export type SessionEventBody =
   | { type: "plan"; plan: string }
   /** Its agent `agent` was forked to the new session `to`. */
   | { type: "fork"; agent: string; to: string; name: string; clean: boolean }
+  /**
+   * Its budget (see Session.budget) passed a warning's fraction of a limit (0.5, 0.8), or reached it
+   * (1: every turn charged to it stops).
+   */
+  | { type: "budget"; fraction: number; message: string }
   /** It was killed: the last record. */
   | { type: "kill" };
 

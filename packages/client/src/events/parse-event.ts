@@ -27,6 +27,7 @@ const SESSION_TYPES: ReadonlySet<string> = new Set<SessionEventBody["type"]>([
   "remote",
   "plan",
   "fork",
+  "budget",
   "kill",
 ]);
 

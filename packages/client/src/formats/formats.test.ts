@@ -3,6 +3,7 @@ import { ReplyFormatError } from "../errors.js";
 import { parseActivity } from "./activity.js";
 import { parseAgentConfig, settingsLines } from "./agent-config.js";
 import { callingTools, parseState } from "./agent-state.js";
+import { parseBudget } from "./budget.js";
 import { parseOperations, parsePending } from "./bypass-lines.js";
 import { parseHistory } from "./history.js";
 import { parseOutcome, parseTurnEnd } from "./outcome.js";
@@ -70,6 +71,22 @@ describe("an agent's files", () => {
     expect(
       parseActivity("state=hook\ntool=preTurn\narg=\nsince=2026-12-02T10:00:00.000Z\nturn_started=\n"),
     ).toMatchObject({ state: "hook", tools: ["preTurn"] });
+  });
+
+  it("budget, with limits and without", () => {
+    expect(
+      parseBudget(
+        "usd=2.0000\nusd_spent=0.7500\nusd_left=1.2500\ntokens=none\ntokens_spent=1200\ntokens_left=-\nwarn_at=50%,80%\ncounts=…\n",
+      ),
+    ).toEqual({
+      usd: 2,
+      usdSpent: 0.75,
+      usdLeft: 1.25,
+      tokens: undefined,
+      tokensSpent: 1200,
+      tokensLeft: undefined,
+      warnAt: [0.5, 0.8],
+    });
   });
 
   it("cfg, a remote session's too; and the lines that change it", () => {

@@ -39,7 +39,7 @@ export const NEW_SESSION = "session/new";
 export const SESSION_INDEX = "session/idx";
 
 /** A file of session `id`: `ctl`, `plan`, `env`, `events`, or the directory `agent`. */
-export const sessionFile = (id: string, name: "ctl" | "plan" | "env" | "events" | "agent") =>
+export const sessionFile = (id: string, name: "ctl" | "plan" | "env" | "events" | "agent" | "budget") =>
   `session/${id}/${name}`;
 
 /** The files of one agent (its directory is `session/ID/agent/NAME`). */

@@ -1,5 +1,6 @@
 import { Agent } from "../agent/agent.js";
 import { EventStream, type EventsOptions } from "../events/event-stream.js";
+import { parseBudget, type SessionBudget } from "../formats/budget.js";
 import { keyValues } from "../formats/key-values.js";
 import type { NamespaceFiles } from "../namespace/files.js";
 import { agentFile, checkAgentName, checkSessionId, sessionFile } from "../namespace/paths.js";
@@ -31,7 +32,7 @@ export class Session {
 
   /**
    * Writes a command to the session's ctl: `rename NAME`, `cd DIR`, `remote [USER@]HOST[:DIR]`, `local DIR`,
-   * `grant UNAME`, `revoke UNAME`, `kill` (see NAMESPACE.md). A refusal is a RefusedError saying why.
+   * `grant UNAME`, `revoke UNAME`, `budget …`, `kill` (see NAMESPACE.md). A refusal is a RefusedError saying why.
    */
   async ctl(command: string, options: { signal?: AbortSignal } = {}): Promise<void> {
     if (/[\n\r]/.test(command)) throw new TypeError("a ctl command is one line");
@@ -83,6 +84,14 @@ export class Session {
 
   async setPlan(plan: string, options: { signal?: AbortSignal } = {}): Promise<void> {
     await this.files.write(sessionFile(this.id, "plan"), plan, options.signal);
+  }
+
+  /**
+   * What it may spend and has spent: its agents' requests and compactions, and those of every session made
+   * from it. Set it with `ctl("budget 2.50")`, `ctl("budget tokens 50000")` or `ctl("budget off")`.
+   */
+  async budget(signal?: AbortSignal): Promise<SessionBudget> {
+    return parseBudget(await this.files.read(sessionFile(this.id, "budget"), signal));
   }
 
   /** The environment its agents' tools run with. */
