@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connect, type OllieClient, RefusedError } from "@ollie/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -16,7 +16,17 @@ beforeAll(async () => {
       // The price table knows gpt-5 ($1.25 a million input tokens), so its requests cost dollars.
       const conf = join(config, "backends.conf");
       const url = /^url = (.*)$/m.exec(readText(conf))![1];
-      writeFileSync(conf, `${readText(conf)}[priced]\ntype = openai\nurl = ${url}\nmodel = gpt-5\n`);
+      writeFileSync(
+        conf,
+        `${readText(conf)}[priced]\ntype = openai\nurl = ${url}\nmodel = gpt-5\n` +
+          `[capped]\ntype = openai\nurl = ${url}\nmodel = gpt-5\nbudget = 0.50\n`,
+      );
+      // An agent profile with a budget of its own, which goes before its backend's.
+      mkdirSync(join(config, "agents"), { recursive: true });
+      writeFileSync(
+        join(config, "agents", "frugal.json"),
+        JSON.stringify({ prompt: "Be brief.", backend: "capped", budget: { tokens: 3000 } }),
+      );
     },
   });
   owner = await connect({ env: o.env });
@@ -168,6 +178,27 @@ describe("a session's budget", () => {
       await events.close();
       asAgent.close();
     }
+  });
+
+  it("starts as the agent profile says, else as its backends.conf profile says; dollars need a price", async () => {
+    const frugal = await owner.newSession({ agent: "frugal", cwd: o.work });
+    expect(await frugal.budget()).toMatchObject({ usd: undefined, tokens: 3000 });
+    const capped = await owner.newSession({ agent: "coding", cwd: o.work, backend: "capped" });
+    expect(await capped.budget()).toMatchObject({ usd: 0.5, tokens: undefined });
+    const plain = await owner.newSession({ agent: "coding", cwd: o.work });
+    expect(await plain.budget()).toMatchObject({ usd: undefined, tokens: undefined, warnAt: [0.5, 0.8] });
+
+    // mock-model is in no price table: dollars cannot hold it, unless tokens do.
+    await expect(plain.ctl("budget 1")).rejects.toMatchObject({
+      reason:
+        "budget: a budget in dollars cannot hold agent main's model mock-model (openai), which has no price in dollars: set 'budget tokens N' first",
+    });
+    await plain.ctl("budget tokens 10000");
+    await plain.ctl("budget 1");
+    expect(await plain.budget()).toMatchObject({ usd: 1, tokens: 10000 });
+    o.mock.enqueue({ text: "Counted in tokens.", usage: { input: 100, output: 20 } });
+    expect((await (await plain.agent().prompt("Hi")).ended).outcome.status).toBe("done");
+    expect(await plain.budget()).toMatchObject({ usdSpent: 0, tokensSpent: 120 });
   });
 
   it("reads the same after a restart", async () => {

@@ -1,8 +1,10 @@
+import { pricedInDollars } from "@ollie/backends";
 import { Errno } from "@ollie/ninep";
 import type { Session } from "../session/session.js";
 import { parseBudget } from "../session/session-budget.js";
-import { splitUname } from "../session/slot-context.js";
+import { type SessionEnvironment, splitUname } from "../session/slot-context.js";
 import { fail, failWith } from "./fail.js";
+import { effectiveBackend } from "./models-file.js";
 
 /**
  * `budget USD`, `budget tokens N`, `budget off` on a session's ctl: sets what the session (and every session
@@ -10,7 +12,13 @@ import { fail, failWith } from "./fail.js";
  * own — never its own session's, which would undo the limit it is held to. No session is given more than a
  * session it was made from has left.
  */
-export async function setBudget(session: Session, words: string, by: string, owner: string): Promise<void> {
+export async function setBudget(
+  env: SessionEnvironment,
+  session: Session,
+  words: string,
+  by: string,
+): Promise<void> {
+  const owner = env.policy.owner;
   const lineage = session.lineage();
   if (by !== owner) {
     const from = splitUname(by)?.session;
@@ -35,6 +43,23 @@ export async function setBudget(session: Session, words: string, by: string, own
     if (limit.tokens !== undefined && left.tokens !== undefined && limit.tokens > left.tokens)
       fail(`session ${above.id}, which made this one, has ${left.tokens} tokens left: no more can be given`);
   }
+  if (limit.usd !== undefined && limit.tokens === undefined) {
+    const unpriced = await unpricedAgent(env, session);
+    if (unpriced)
+      fail(
+        `a budget in dollars cannot hold ${unpriced}, which has no price in dollars: set 'budget tokens N' first`,
+      );
+  }
   session.budget.limit = limit;
   await session.save();
+}
+
+/** The first of the session's agents whose requests cost no known dollars, worded; undefined if none. */
+async function unpricedAgent(env: SessionEnvironment, session: Session): Promise<string | undefined> {
+  for (const slot of session.agents.values()) {
+    const { backend, model } = await effectiveBackend(env, slot);
+    const provider = env.making.backends.conf.profiles.get(backend)?.type ?? "unknown";
+    if (!pricedInDollars(provider, model)) return `agent ${slot.name}'s model ${model} (${provider})`;
+  }
+  return undefined;
 }

@@ -222,7 +222,7 @@ function sessionTree(sessions: Sessions, session: Session) {
           if (!session.grants.delete(c.rest.trim())) fail(`'${c.rest.trim()}' was not granted`);
           await session.save();
         },
-        budget: (_a, c) => setBudget(session, c.rest, c.uname, sessions.environment.policy.owner),
+        budget: (_a, c) => setBudget(sessions.environment, session, c.rest, c.uname),
       }),
       { mode: 0o664, group },
     ),

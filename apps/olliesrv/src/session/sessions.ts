@@ -80,8 +80,11 @@ export class Sessions implements Peers {
     // A profile generated in the maker's session goes with the session it makes, which runs it.
     const generated = spec.profiles?.[agent] ?? home?.profiles.get(agent);
     if (generated) spec = { ...spec, profiles: { [agent]: generated } };
-    else await this.environment.making.profiles.get(agent);
-    if (spec.backend !== undefined) this.environment.making.backends.profile(spec.backend);
+    const booked = generated ? undefined : await this.environment.making.profiles.get(agent);
+    const backends = this.environment.making.backends;
+    if (spec.backend !== undefined) backends.profile(spec.backend);
+    const backendName =
+      spec.backend ?? generated?.backend ?? booked?.config.backend ?? backends.conf.defaultProfile;
     if (spec.model !== undefined)
       await checkModel(
         this.environment.making.backends,
@@ -90,6 +93,10 @@ export class Sessions implements Peers {
         this.environment.making.models,
       );
     const session = Session.create(this.home, this.environment, this, { ...spec, ...lineage });
+    // What it may spend starts as its agent profile says, else its backends.conf profile.
+    session.budget.limit = {
+      ...(booked?.config.budget ?? backends.conf.profiles.get(backendName ?? "")?.budget),
+    };
     // Saved before it is listed: a session that cannot be saved (a full disk) is not made at all.
     await session.save();
     this.byId.set(session.id, session);

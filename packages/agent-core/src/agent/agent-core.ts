@@ -76,7 +76,7 @@ export class AgentCore implements TurnContext, CompactionHost {
   readonly retry: RetryPolicy;
   readonly safety: SafetyLimits;
   readonly dispatch: DispatchOptions;
-  readonly spending: SpendingGate | undefined;
+  private readonly ownSpending: SpendingGate | undefined;
   readonly compaction: CompactionOptions;
   autoCompactions = 0;
   /**
@@ -120,7 +120,7 @@ export class AgentCore implements TurnContext, CompactionHost {
     this.retry = options.retry ? { ...DEFAULT_RETRY_POLICY, ...options.retry } : DEFAULT_RETRY_POLICY;
     this.safety = options.safety ? { ...DEFAULT_SAFETY_LIMITS, ...options.safety } : DEFAULT_SAFETY_LIMITS;
     this.dispatch = options.dispatch ? { ...DEFAULT_DISPATCH, ...options.dispatch } : DEFAULT_DISPATCH;
-    this.spending = options.spending;
+    this.ownSpending = options.spending;
     this.compaction = options.compaction
       ? { ...DEFAULT_COMPACTION, ...options.compaction }
       : DEFAULT_COMPACTION;
@@ -356,6 +356,11 @@ export class AgentCore implements TurnContext, CompactionHost {
 
   counted(messages: readonly Message[], inputTokens: number): void {
     this.meter.record(messages, inputTokens);
+  }
+
+  /** The gate asked before each request: the agent's own (AgentOptions.spending), else its profile's. */
+  get spending(): SpendingGate | undefined {
+    return this.ownSpending ?? this.runtime.spec.spending;
   }
 
   async contextLength(): Promise<number> {

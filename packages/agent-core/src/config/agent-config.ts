@@ -38,6 +38,16 @@ const schema = z.strictObject({
   /** The tools loaded from the start; the others are loaded when asked for. */
   autoLoad: z.array(z.string().min(1)).optional(),
   maxSteps: z.number().int().positive().optional(),
+  /**
+   * What an agent running this profile may spend over its session: US dollars, tokens (input and output),
+   * or both (see spendingLimit). Under olliesrv, the budget a session made with it starts with.
+   */
+  budget: z
+    .strictObject({
+      usd: z.number().positive().optional(),
+      tokens: z.number().int().positive().optional(),
+    })
+    .optional(),
   /** The model compaction summaries go to (default: the backends.conf profile's `compaction_model`). */
   compactionModel: z.string().min(1).optional(),
   hooks: z.partialRecord(z.enum(HOOK_NAMES), commands).optional(),

@@ -157,6 +157,35 @@ describe("switching profile", () => {
     expect(spec.environment).toEqual({ cwd: elsewhere });
   });
 
+  it("holds the agent to the profile's budget, unless the agent's own spending gate holds it", async () => {
+    profile("frugal", { prompt: "Be brief.", budget: { tokens: 100 } });
+    const spent = { text: "A long reply.", usage: { input: 80, output: 40 } };
+    const loader = () =>
+      profileLoader({
+        agentsDir,
+        backend: async () => new ScriptedBackend({ replies: [spent, spent] }),
+        tools: async () => new ToolSet([]),
+        prompt: { ollieDir: root, env: { PATH: process.env.PATH } },
+      });
+    const { agent } = await scriptedAgent([], { cwd: root, profiles: loader() });
+    await agent.switchProfile("frugal");
+    expect((await agent.submit("one")).status).toBe("done");
+    const second = await agent.submit("two");
+    expect(second).toMatchObject({
+      status: "budget",
+      reason: "this agent's budget: 100 tokens are spent (120)",
+    });
+
+    const own = await scriptedAgent([], {
+      cwd: root,
+      profiles: loader(),
+      spending: { beforeRequest: () => undefined },
+    });
+    await own.agent.switchProfile("frugal");
+    await own.agent.submit("one");
+    expect((await own.agent.submit("two")).status).toBe("done");
+  });
+
   it("is refused while a turn runs", async () => {
     const { agent } = await scriptedAgent([{ text: "slow", delayMs: 30 }], {
       profiles: async () => ({ backend: new ScriptedBackend() }),

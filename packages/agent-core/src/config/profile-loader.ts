@@ -1,5 +1,6 @@
 import { type Backend, loadSandbox } from "@ollie/backends";
 import type { ProfileLoader } from "../agent/agent-options.js";
+import { spendingLimit } from "../budget/spending-gate.js";
 import { shellHooks } from "../hooks/shell-hooks.js";
 import type { RuntimeSpec } from "../runtime/runtime.js";
 import type { ToolExecutor } from "../tools/tool-executor.js";
@@ -72,6 +73,7 @@ export function profileLoader(sources: ProfileSources): ProfileLoader {
       params: generationParams(config),
       ...(config.userPrompts && { userPrompts: config.userPrompts }),
       ...(config.maxSteps !== undefined && { maxSteps: config.maxSteps }),
+      ...(config.budget && { spending: spendingLimit(config.budget) }),
       // An agent made from a profile is Ollie's agent: it gets the loop's guidance in a long turn.
       guidance: true,
       ...(compactionModel && { compactionModel }),

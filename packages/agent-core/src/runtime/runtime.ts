@@ -1,4 +1,5 @@
 import type { Backend, GenerationParams, Message, Tool } from "@ollie/backends";
+import type { SpendingGate } from "../budget/spending-gate.js";
 import type { AgentHooks } from "../hooks/agent-hooks.js";
 import type { ToolExecutor, ToolInfo } from "../tools/tool-executor.js";
 import { UnknownToolError } from "../tools/tool-set.js";
@@ -49,6 +50,11 @@ export interface RuntimeSpec {
   reloadSystemPrompt?: () => Promise<string>;
   /** Lifecycle hooks (`shellHooks` from `@ollie/agent-core/config` runs shell commands). */
   hooks?: AgentHooks;
+  /**
+   * What the agent may spend while it runs this profile (a profile's `budget`), unless
+   * AgentOptions.spending holds it instead.
+   */
+  spending?: SpendingGate;
 }
 
 /** A RuntimeSpec made ready: tools listed, schemas and preamble rendered. */

@@ -33,6 +33,11 @@ export interface Profile {
   region?: string;
   /** kiro: the token file to use instead of looking in Ollie's credentials and Kiro's own. */
   tokenFile?: string;
+  /**
+   * What a session made with this profile may spend, unless its agent profile or the session says otherwise
+   * (olliesrv): `budget` in US dollars, `budget_tokens` in tokens.
+   */
+  budget?: { usd?: number; tokens?: number };
   /** The line of its `[section]` header. */
   line: number;
 }
@@ -71,6 +76,8 @@ const PROFILE_KEYS = new Set([
   "github_url",
   "region",
   "token_file",
+  "budget",
+  "budget_tokens",
 ]);
 
 interface Draft {
@@ -92,6 +99,7 @@ interface Draft {
  *     compaction_model = claude-haiku-4-5
  *     key_env = ANTHROPIC_API_KEY   # or key = LITERAL, or key_cmd = SHELL COMMAND
  *     header = anthropic-beta: some-beta   # repeatable
+ *     budget = 5.00             # what a session made with it may spend (USD); budget_tokens in tokens
  *     [copilot]
  *     type = copilot            # signed in with `ollie login copilot`; github_url for GitHub Enterprise
  *     model = claude-sonnet-4.5
@@ -230,7 +238,36 @@ function finishProfile(d: Draft, fail: (line: number, problem: string) => never)
       fail(d.values.get("num_ctx")!.line, `num_ctx in [${d.name}] is not a whole number`);
     profile.numCtx = Number(numCtx);
   }
+  const budget = parseBudget(d, get, fail);
+  if (budget) profile.budget = budget;
   return profile;
+}
+
+/** `budget` (US dollars, `$` optional) and `budget_tokens` of a section, checked. */
+function parseBudget(
+  d: Draft,
+  get: (key: string) => string | undefined,
+  fail: (line: number, problem: string) => never,
+): Profile["budget"] {
+  const usd = get("budget");
+  const tokens = get("budget_tokens");
+  if (usd === undefined && tokens === undefined) return undefined;
+  const budget: NonNullable<Profile["budget"]> = {};
+  if (usd !== undefined) {
+    const n = Number(usd.replace(/^\$/, ""));
+    if (!/^\$?\d*\.?\d+$/.test(usd) || !(n > 0))
+      fail(
+        d.values.get("budget")!.line,
+        `budget in [${d.name}] is US dollars above 0 (e.g. 2.50), not '${usd}'`,
+      );
+    budget.usd = n;
+  }
+  if (tokens !== undefined) {
+    if (!/^\d+$/.test(tokens) || Number(tokens) === 0)
+      fail(d.values.get("budget_tokens")!.line, `budget_tokens in [${d.name}] is a whole number above 0`);
+    budget.tokens = Number(tokens);
+  }
+  return budget;
 }
 
 /** Reads and parses a backends.conf file. */

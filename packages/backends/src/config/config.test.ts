@@ -29,6 +29,7 @@ model = deepseek/deepseek-r1
 key = ${SECRET}
 header = HTTP-Referer: https://example.org
 header = X-Title: ollie
+budget = $2.50
 max_tokens_field = max_completion_tokens
 system_role = developer
 
@@ -36,6 +37,7 @@ system_role = developer
 type = ollama
 model = qwen3:8b
 num_ctx = 32768
+budget_tokens = 500000
 
 [google]
 type = gemini
@@ -61,8 +63,14 @@ describe("backends.conf", () => {
       headers: { "HTTP-Referer": "https://example.org", "X-Title": "ollie" },
       maxTokensField: "max_completion_tokens",
       systemRole: "developer",
+      budget: { usd: 2.5 },
     });
-    expect(conf.profiles.get("local")).toMatchObject({ numCtx: 32768, credential: { kind: "none" } });
+    expect(conf.profiles.get("local")).toMatchObject({
+      numCtx: 32768,
+      credential: { kind: "none" },
+      budget: { tokens: 500000 },
+    });
+    expect(conf.profiles.get("claude")?.budget).toBeUndefined();
     expect(parseBackendsConf("[only]\ntype = ollama\nmodel = m\n").defaultProfile).toBe("only");
   });
 
@@ -130,6 +138,18 @@ describe("backends.conf", () => {
       "[a]\ntype = kiro\nmodel = m\nregion = mars\n",
       4,
       "region in [a] is not an AWS region (e.g. us-east-1)",
+    ],
+    [
+      "a budget that is not dollars",
+      "[a]\ntype = ollama\nmodel = m\nbudget = 2 dollars\n",
+      4,
+      "budget in [a] is US dollars above 0 (e.g. 2.50), not '2 dollars'",
+    ],
+    [
+      "a budget_tokens that is not a whole number",
+      "[a]\ntype = ollama\nmodel = m\nbudget_tokens = 1e6\n",
+      4,
+      "budget_tokens in [a] is a whole number above 0",
     ],
     [
       "a default that names no profile",
