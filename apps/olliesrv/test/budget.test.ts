@@ -1,8 +1,9 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connect, type OllieClient, RefusedError } from "@ollie/client";
+import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Ollie, readText, startOllie } from "./harness.js";
+import { OLLIE, type Ollie, readText, startOllie } from "./harness.js";
 
 // A session's budget, enforced by olliesrv before each model request: in tokens, in dollars at the price
 // table's rate, and over the sessions an agent makes, whose spending is charged to their maker's session.
@@ -185,6 +186,11 @@ describe("a session's budget", () => {
     expect(await frugal.budget()).toMatchObject({ usd: undefined, tokens: 3000 });
     const capped = await owner.newSession({ agent: "coding", cwd: o.work, backend: "capped" });
     expect(await capped.budget()).toMatchObject({ usd: 0.5, tokens: undefined });
+    const status = await execa(process.execPath, [OLLIE, "-a", o.address, "status", capped.id], {
+      env: o.env,
+      extendEnv: false,
+    });
+    expect(status.stdout).toMatch(/\t\$0\.0000 session\tbudget \$0\.0000 of \$0\.5000$/);
     const plain = await owner.newSession({ agent: "coding", cwd: o.work });
     expect(await plain.budget()).toMatchObject({ usd: undefined, tokens: undefined, warnAt: [0.5, 0.8] });
 

@@ -184,6 +184,27 @@ describe("ollie run --json", () => {
     expect(await sessionIds()).toEqual(before);
   });
 
+  it("--max-cost is the session's budget: a request whose input alone passes it is not made; dollars need a price", async () => {
+    const r = await run(["--json", "--backend", "priced", "--max-cost", "0.001", "--keep", "Greet", "me"]);
+    expect(r.exitCode).toBe(5);
+    const events = runEvents(r.stdout);
+    expect(ofType(events, "usage")).toEqual([]);
+    expect(events.at(-1)).toMatchObject({ status: "budget", exitStatus: 5 });
+    const id = events[0]!.type === "start" ? events[0]!.session : "";
+    // The coding profile's first request is some 2,500 tokens of gpt-5 input: $0.003, past $0.001.
+    expect(await o.read(`session/${id}/agent/main/chat`)).toMatch(
+      /! budget: this session's budget: the next request's input \(\$0\.00\d\d\) would pass \$0\.0010 \(\$0\.0000 spent\)/,
+    );
+    // The kept session has its own limit back: none.
+    expect(await o.read(`session/${id}/budget`)).toContain("usd=none\n");
+
+    const unpriced = await run(["--max-cost", "1", "Greet", "me"]);
+    expect(unpriced.exitCode).toBe(1);
+    expect(unpriced.stderr).toContain(
+      "a budget in dollars cannot hold agent main's model mock-model (openai), which has no price in dollars",
+    );
+  });
+
   it("denies an approval at once, telling the agent why, and with --approve fail ends the run (exit 6)", async () => {
     const denied = await run(["--json", "--agent", "asker", "Make the marker"]);
     expect(denied.exitCode).toBe(0);

@@ -30,7 +30,7 @@ export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] [-k KEYFILE] [--keep-dae
                             in session S (kept); - reads the prompt from standard input. The chat on stdout,
                             or with --json one JSON object a line (a versioned schema: see the README). An
                             approval is denied at once (--approve fail: and the run ends); --max-turns limits
-                            the rounds of tool calls, --max-cost stops the turn once it has cost more than USD
+                            the rounds of tool calls, --max-cost is the run's budget in US dollars
   sh [--agent P] [SESSION]  talk interactively; /help lists the commands; Ctrl-C stops a turn; /last or
                             Ctrl-O shows the last tool result whole; a bypass request is asked inline
                             (y/n/a). Without SESSION, a new session in this directory (profile coding

@@ -57,8 +57,11 @@ describe("ollie run's arguments", () => {
       [["--json"], "run needs a prompt"],
       [["--max-turns", "0", "go"], "--max-turns takes a whole number of rounds from 1 to 10000, not '0'"],
       [["--max-turns", "2.5", "go"], "--max-turns takes a whole number of rounds from 1 to 10000, not '2.5'"],
-      [["--max-cost", "$1", "go"], "--max-cost takes an amount of US dollars such as 0.50, not '$1'"],
-      [["--max-cost=-1", "go"], "--max-cost takes an amount of US dollars such as 0.50, not '-1'"],
+      [
+        ["--max-cost", "$1", "go"],
+        "--max-cost takes an amount of US dollars above 0, such as 0.50, not '$1'",
+      ],
+      [["--max-cost=-1", "go"], "--max-cost takes an amount of US dollars above 0, such as 0.50, not '-1'"],
       [["--approve", "ask", "go"], "--approve takes deny or fail, not 'ask'"],
       [
         ["--session", "s", "--agent", "coding", "go"],

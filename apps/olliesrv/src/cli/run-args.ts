@@ -82,7 +82,7 @@ function turns(value: string | undefined): number | undefined {
 
 function dollars(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^(\d+(\.\d*)?|\.\d+)$/.test(value))
-    throw new Error(`--max-cost takes an amount of US dollars such as 0.50, not '${value}'`);
+  if (!/^(\d+(\.\d*)?|\.\d+)$/.test(value) || Number(value) === 0)
+    throw new Error(`--max-cost takes an amount of US dollars above 0, such as 0.50, not '${value}'`);
   return Number(value);
 }

@@ -73,6 +73,10 @@ async function runIn(
   // Read once: the start line shows it, and the step limit the run changes is put back from it.
   const cfg = await agent.cfg();
   const putBack = await limitSteps(agent, cfg.maxSteps, run.maxTurns, kept);
+  const putBudgetBack = await limitSpending(session, run.maxCostUsd, kept).catch(async (error: unknown) => {
+    await putBack();
+    throw error;
+  });
   try {
     const emit = run.json ? printLine : textLine;
     emit({
@@ -131,6 +135,9 @@ async function runIn(
     await putBack().catch((error: unknown) => {
       say(`could not give session ${session.id} its step limit back: ${(error as Error).message}`);
     });
+    await putBudgetBack().catch((error: unknown) => {
+      say(`could not give session ${session.id} its budget back: ${(error as Error).message}`);
+    });
   }
 }
 
@@ -187,6 +194,24 @@ async function limitSteps(
   await agent.configure({ maxSteps: steps });
   return async () => {
     if (kept && before !== undefined) await agent.configure({ maxSteps: before });
+  };
+}
+
+/**
+ * `--max-cost`: the session's budget in dollars becomes what it has spent plus USD for the run, so that
+ * olliesrv holds every request to it — those of the sessions its agent makes too — and refuses one whose
+ * input alone would pass it. A kept session gets its own limit back after the run.
+ */
+async function limitSpending(
+  session: Session,
+  maxCostUsd: number | undefined,
+  kept: boolean,
+): Promise<() => Promise<void>> {
+  if (maxCostUsd === undefined) return async () => {};
+  const before = await session.budget();
+  await session.ctl(`budget ${(before.usdSpent + maxCostUsd).toFixed(6)}`);
+  return async () => {
+    if (kept) await session.ctl(before.usd === undefined ? "budget usd off" : `budget ${before.usd}`);
   };
 }
 

@@ -19,6 +19,15 @@ const rows: TopRow[] = [
     turns: 3,
     outcome: { status: "done", text: "done" },
     usage: { inputTokens: 12_345, outputTokens: 678, costUsd: 0.0123 },
+    budget: {
+      usd: 0.05,
+      usdSpent: 0.0123,
+      usdLeft: 0.0377,
+      tokens: 100_000,
+      tokensSpent: 13_023,
+      tokensLeft: 86_977,
+      warnAt: [0.5, 0.8],
+    },
   },
   {
     session: "1796046449450612060-ab0742",
@@ -34,9 +43,12 @@ const rows: TopRow[] = [
 describe("ollie top's table", () => {
   it("has every column when nothing bounds it", () => {
     const [head, busy, idle] = renderTable(rows, palette(false), now, Number.POSITIVE_INFINITY);
-    expect(head).toMatch(/^SESSION +NAME +AGENT +STATE +FOR +TOOL +TURNS +TOKENS +COST +AGE$/);
+    expect(head).toMatch(/^SESSION +NAME +AGENT +STATE +FOR +TOOL +TURNS +TOKENS +COST +BUDGET +AGE$/);
+    // The budget shows the limit nearest its end: 24% of the dollars (13% of the tokens).
     expect(busy).toMatch(
-      new RegExp(`^${id} lead +main +calling +5s shell: npm test -- --run +3 +12k/678 +\\$0\\.0123 +1m$`),
+      new RegExp(
+        `^${id} lead +main +calling +5s shell: npm test -- --run +3 +12k/678 +\\$0\\.0123 +24% of \\$0\\.05 +1m$`,
+      ),
     );
     // A session never named has no name to show but its id.
     expect(idle).toMatch(/^1796046449450612060-ab0742 +main +idle/);

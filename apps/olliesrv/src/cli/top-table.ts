@@ -1,6 +1,7 @@
-import type { AgentActivity, Outcome, UsageTotals } from "@ollie/client";
+import type { AgentActivity, Outcome, SessionBudget, UsageTotals } from "@ollie/client";
 import { dollars } from "../dollars.js";
 import { failureOf, REASON_CHARS, shortCount, toolText } from "../frontend/agent-text.js";
+import { budgetCell } from "../frontend/budget-text.js";
 import { oneLine, shorten } from "../one-line.js";
 import type { Palette } from "./colour.js";
 
@@ -16,6 +17,8 @@ export interface TopRow {
   outcome: Outcome | undefined;
   /** The session's totals. */
   usage: Pick<UsageTotals, "inputTokens" | "outputTokens" | "costUsd"> | undefined;
+  /** The session's budget (undefined until read). */
+  budget?: SessionBudget | undefined;
 }
 
 /** Why the agent's last turn failed, on one line and shortened, when it did and the agent is idle since. */
@@ -80,6 +83,7 @@ const COLUMNS: Column[] = [
     cell: (r) => (r.usage ? `${shortCount(r.usage.inputTokens)}/${shortCount(r.usage.outputTokens)}` : "0/0"),
   },
   { title: "COST", width: 8, right: true, cell: (r) => dollars(r.usage?.costUsd ?? 0) },
+  { title: "BUDGET", width: 13, right: true, optional: 4, cell: (r) => budgetCell(r.budget) },
   {
     title: "AGE",
     width: 4,

@@ -99,13 +99,14 @@ export class Agents {
   }
 
   private async refresh(w: Watched): Promise<void> {
-    const [activity, turns, outcome, usage] = await Promise.all([
+    const [activity, turns, outcome, usage, budget] = await Promise.all([
       w.agent.activity(),
       w.agent.turns(),
       w.agent.outcome(),
       w.agent.usage(),
+      this.client.session(w.row.session).budget(),
     ]);
-    Object.assign(w.row, { activity, turns, outcome, usage: usage.session });
+    Object.assign(w.row, { activity, turns, outcome, usage: usage.session, budget });
   }
 
   private drop(uname: string): void {

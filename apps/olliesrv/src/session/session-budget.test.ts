@@ -10,6 +10,8 @@ describe("a session's budget", () => {
     expect(parseBudget("tokens 5000", { usd: 1 })).toEqual({ usd: 1, tokens: 5000 });
     expect(parseBudget("tokens off", { usd: 1, tokens: 5 })).toEqual({ usd: 1 });
     expect(parseBudget("off", { usd: 1, tokens: 5 })).toEqual({});
+    expect(parseBudget("usd 4", { tokens: 5 })).toEqual({ usd: 4, tokens: 5 });
+    expect(parseBudget("usd off", { usd: 1, tokens: 5 })).toEqual({ tokens: 5 });
     expect(() => parseBudget("tokens 1.5", {})).toThrow(
       "budget tokens takes a whole number above 0, not '1.5'",
     );

@@ -116,14 +116,17 @@ export function budgetReason(owner: string, to: string, why: string): string {
 }
 
 /**
- * `budget USD` (`$` optional), `budget tokens N`, `budget off`: the limit a ctl command sets (`off` takes
- * both away). Throws an Error saying what it takes.
+ * `budget USD` (`$` optional; `budget usd USD` too), `budget tokens N`, `budget usd off`, `budget tokens off`,
+ * `budget off`: the limit a ctl command sets (`off` takes both away). Throws an Error saying what it takes.
  */
 export function parseBudget(words: string, current: BudgetLimit): BudgetLimit {
   const [first = "", second, ...more] = words.trim().split(/\s+/);
   const usage = "budget USD, budget tokens N or budget off";
   if (more.length > 0) throw new Error(usage);
   if (first === "off" && second === undefined) return {};
+  if (first === "usd" && second === "off")
+    return { ...(current.tokens !== undefined && { tokens: current.tokens }) };
+  if (first === "usd") return parseBudget(second ?? "", current);
   if (first === "tokens") {
     if (second === "off") return { ...(current.usd !== undefined && { usd: current.usd }) };
     const n = Number(second);
