@@ -56,10 +56,20 @@ function gitEnv(place: GitPlace): Record<string, string> {
   };
 }
 
-/** The last non-empty line of git's standard error: the one that says what failed. */
+/** The line of git's standard error that says what failed: its last `fatal:` or `error:`, or its last. */
 function lastLine(stderr: string): string {
-  const lines = stderr.split("\n").filter((line) => line.trim() !== "");
-  return lines.at(-1)?.trim() ?? "";
+  const lines = stderr
+    .split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "");
+  return lines.findLast((line) => /^(fatal|error):/.test(line)) ?? lines.at(-1) ?? "";
+}
+
+let commandsRun = 0;
+
+/** How many git commands this process has run for checkpoints: what a test of a fast path counts. */
+export function gitCommandsRun(): number {
+  return commandsRun;
 }
 
 /**
@@ -69,6 +79,7 @@ function lastLine(stderr: string): string {
  */
 export async function runGit(place: GitPlace, args: readonly string[], run: GitRun = {}): Promise<Buffer> {
   const config = (run.config ?? []).flatMap((setting) => ["-c", setting]);
+  commandsRun++;
   const result = await execa("git", [...PINNED, ...config, ...args], {
     cwd: place.workTree,
     env: gitEnv(place),
@@ -107,19 +118,25 @@ export function parseGitVersion(text: string): [number, number] | undefined {
   return match ? [Number(match[1]), Number(match[2])] : undefined;
 }
 
-let checked: Promise<[number, number]> | undefined;
+/** The version of the git of each PATH, asked once. */
+const versions = new Map<string | undefined, Promise<[number, number]>>();
 
 /**
- * The version of the `git` on PATH (asked once per process), or CheckpointsUnavailable when there is none
- * or it is older than 2.30.
+ * The version of the `git` on PATH (asked once per PATH), or CheckpointsUnavailable when there is none or
+ * it is older than 2.30.
  */
 export function gitVersion(directory: string): Promise<[number, number]> {
-  checked ??= (async () => {
-    const out = await runGit({ workTree: "/" }, ["--version"]);
-    const version = parseGitVersion(out.toString("utf8"));
-    if (!version) throw new Error(`git printed no version: ${out.toString("utf8").trim()}`);
-    return version;
-  })();
+  const path = process.env.PATH;
+  let checked = versions.get(path);
+  if (!checked) {
+    checked = (async () => {
+      const out = await runGit({ workTree: "/" }, ["--version"]);
+      const version = parseGitVersion(out.toString("utf8"));
+      if (!version) throw new Error(`git printed no version: ${out.toString("utf8").trim()}`);
+      return version;
+    })();
+    versions.set(path, checked);
+  }
   return checked.then(
     (version) => {
       const [major, minor] = version;
@@ -131,7 +148,7 @@ export function gitVersion(directory: string): Promise<[number, number]> {
       return version;
     },
     (error: unknown) => {
-      checked = undefined;
+      versions.delete(path);
       const reason = error instanceof CheckpointsUnavailable ? error.reason : String(error);
       throw new CheckpointsUnavailable(directory, reason, { cause: error });
     },

@@ -1,6 +1,3 @@
-import type { Stats } from "node:fs";
-import { lstat } from "node:fs/promises";
-
 /**
  * Paths as git prints them are bytes, not always UTF-8. They are carried here as "raw" strings, one char per
  * byte (latin1), which give the same bytes back to the file system and to git; they become readable text
@@ -31,15 +28,4 @@ export function displayPath(raw: RawPath): string {
 /** The file-system path of `raw` under `directory`, as bytes (so nothing is re-encoded). */
 export function fsPath(directory: string, raw: RawPath): Buffer {
   return Buffer.concat([Buffer.from(`${directory}/`), Buffer.from(raw, "latin1")]);
-}
-
-/** lstat that takes a missing path (or one under a file) for an answer: undefined. */
-export async function lstatOrMissing(path: Buffer): Promise<Stats | undefined> {
-  try {
-    return await lstat(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return undefined;
-    throw error;
-  }
 }

@@ -1,7 +1,8 @@
-import { chmodSync, existsSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Scratch, shadowCounts, shadowGit, write } from "./__fixtures__/trees.js";
+import { gitCommandsRun } from "./git.js";
 import { ShadowRepo } from "./shadow-repo.js";
 
 const scratch = new Scratch();
@@ -70,8 +71,11 @@ describe("record", () => {
     const before = await shadowCounts(repo.gitDir);
     const head = readFileSync(join(repo.gitDir, "HEAD"), "utf8");
 
+    const commands = gitCommandsRun();
     const same = await repo.record("s1/main");
     expect(same).toEqual({ created: false, sameAs: first.created && first.checkpoint, noted: [] });
+    // The fast path: one `git status`, nothing staged, no tree written.
+    expect(gitCommandsRun() - commands).toBe(1);
     expect(await shadowCounts(repo.gitDir)).toEqual(before);
     expect(readFileSync(join(repo.gitDir, "HEAD"), "utf8")).toBe(head);
 
@@ -84,6 +88,27 @@ describe("record", () => {
     const reopened = await ShadowRepo.open({ dataDir: join(repo.gitDir, "../.."), directory });
     expect((await reopened.record("s1/main")).created).toBe(false);
     expect(await shadowCounts(repo.gitDir)).toEqual(before);
+  });
+
+  it("writes the files of a large checkpoint into one pack, and a few changed ones as loose objects", async () => {
+    const { directory, repo } = await openRepo();
+    write(
+      directory,
+      Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`d${i % 10}/f${i}.ts`, `${i}\n`])),
+    );
+    await repo.record("s/main");
+    const objects = async () =>
+      Object.fromEntries(
+        (await shadowGit(repo.gitDir, ["count-objects", "-v"])).split("\n").map((line) => line.split(": ")),
+      ) as Record<string, string>;
+    const [major, minor] = (await shadowGit(repo.gitDir, ["--version"])).match(/\d+/g)!.map(Number);
+    const packs = major! > 2 || (major === 2 && minor! >= 37);
+    // 200 blobs in a pack; the 11 trees (the top and d0…d9) and the commit loose.
+    expect(await objects()).toMatchObject(packs ? { packs: "1", count: "12" } : { packs: "0", count: "212" });
+    write(directory, { "d0/f0.ts": "changed\n" });
+    await repo.record("s/main");
+    // One blob, two trees, a commit: loose.
+    expect(await objects()).toMatchObject(packs ? { packs: "1", count: "16" } : { packs: "0", count: "216" });
   });
 
   it("numbers each owner's checkpoints apart in one shared repository", async () => {
@@ -113,6 +138,27 @@ describe("record", () => {
     ]);
   });
 
+  it("records names with newlines, tabs, quotes and bytes that are not UTF-8, and rewinds them", async () => {
+    const { directory, repo } = await openRepo();
+    const latin1 = Buffer.concat([Buffer.from(`${directory}/caf`), Buffer.from([0xe9]), Buffer.from(".txt")]);
+    write(directory, { "line\nbreak.txt": "1\n", 'tab\tand "quote".txt': "1\n", "ünï.txt": "1\n" });
+    writeFileSync(latin1, "1\n");
+    await repo.record("s/main");
+    write(directory, { "line\nbreak.txt": "2\n", 'tab\tand "quote".txt': "2\n", "ünï.txt": "2\n" });
+    writeFileSync(latin1, "2\n");
+    const second = await repo.record("s/main");
+    expect(second.created && second.checkpoint.files.map((f) => f.path)).toEqual([
+      "caf\ufffd.txt",
+      "line\nbreak.txt",
+      'tab\tand "quote".txt',
+      "ünï.txt",
+    ]);
+    await repo.rewind("s/main", 1);
+    expect(readFileSync(latin1, "utf8")).toBe("1\n");
+    expect(readFileSync(join(directory, "line\nbreak.txt"), "utf8")).toBe("1\n");
+    expect(readFileSync(join(directory, "ünï.txt"), "utf8")).toBe("1\n");
+  });
+
   it("gives an owner with any characters a ref git accepts", async () => {
     const { directory, repo } = await openRepo();
     write(directory, { "a.txt": "1\n" });
@@ -122,5 +168,16 @@ describe("record", () => {
       expect((await repo.list(owner)).length).toBe(1);
     }
     await expect(repo.record("")).rejects.toThrow(/may not be empty/);
+  });
+
+  it("reads an owner's log past a line cut short, and numbers on from the last whole one", async () => {
+    const { directory, repo } = await openRepo();
+    write(directory, { "a.txt": "1\n" });
+    await repo.record("s/main");
+    appendFileSync(join(repo.gitDir, "owners", "s%2Fmain.jsonl"), '{"n":2,"owner":"s/ma');
+    write(directory, { "a.txt": "2\n" });
+    const second = await repo.record("s/main");
+    expect(second.created && second.checkpoint.n).toBe(2);
+    expect((await repo.list("s/main")).map((c) => c.n)).toEqual([1, 2]);
   });
 });

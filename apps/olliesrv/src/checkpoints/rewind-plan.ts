@@ -1,5 +1,6 @@
 import { readdir } from "node:fs/promises";
-import { displayPath, fsPath, lstatOrMissing, type RawPath } from "./raw-paths.js";
+import { PathLooker } from "./path-looker.js";
+import { displayPath, fsPath, type RawPath } from "./raw-paths.js";
 import { changedFile, type TreeChange } from "./tree-diff.js";
 import type { ChangedFile, NotedFile } from "./types.js";
 
@@ -62,39 +63,35 @@ export async function planRewind(
 
 /** What the directory holds at a path that the current tree does not account for. */
 class OccupiedPaths {
-  readonly #leading = new Map<RawPath, Promise<"absent" | "directory" | "other">>();
+  readonly #looker: PathLooker;
 
   constructor(
     private readonly directory: string,
     /** Paths the current tree holds and the target does not: git removes them. */
     private readonly dropped: Set<RawPath>,
-  ) {}
+  ) {
+    this.#looker = new PathLooker(directory);
+  }
 
   /** Whether writing `raw` would replace or write through something no checkpoint holds. */
   async blocks(raw: RawPath): Promise<boolean> {
-    const parts = raw.split("/");
-    for (let i = 1; i < parts.length; i++) {
-      const leading = parts.slice(0, i).join("/");
-      // A tracked file or link where the target has a directory: git removes it, and all below is new.
-      if (this.dropped.has(leading)) return false;
-      let known = this.#leading.get(leading);
-      if (!known) {
-        known = this.#leadingState(leading);
-        this.#leading.set(leading, known);
-      }
-      const state = await known;
-      if (state === "absent") return false;
-      if (state === "other") return true;
+    const leading = await this.#looker.firstNotDirectory(raw);
+    if (leading) {
+      // Nothing there, or a tracked file or link where the target has a directory: git removes it.
+      if (leading.kind === "absent" || this.#droppedOrAbove(leading.path)) return false;
+      return true;
     }
-    const st = await lstatOrMissing(fsPath(this.directory, raw));
-    if (st === undefined) return false;
-    if (!st.isDirectory()) return true;
+    const kind = await this.#looker.kind(raw);
+    if (kind === "absent") return false;
+    if (kind === "other") return true;
     return this.#holdsUntracked(raw);
   }
 
-  async #leadingState(raw: RawPath): Promise<"absent" | "directory" | "other"> {
-    const st = await lstatOrMissing(fsPath(this.directory, raw));
-    return st === undefined ? "absent" : st.isDirectory() ? "directory" : "other";
+  /** Whether `raw` or a leading path of it is one git removes (then all below it is gone too). */
+  #droppedOrAbove(raw: RawPath): boolean {
+    for (let end = raw.indexOf("/"); end > 0; end = raw.indexOf("/", end + 1))
+      if (this.dropped.has(raw.slice(0, end))) return true;
+    return this.dropped.has(raw);
   }
 
   /** Whether the directory at `raw` holds anything but tracked files the rewind removes. */

@@ -1,6 +1,7 @@
 import { access, constants } from "node:fs/promises";
 import { type GitPlace, runGit } from "./git.js";
-import { displayPath, fsPath, lstatOrMissing, type RawPath, splitNul } from "./raw-paths.js";
+import { PathLooker } from "./path-looker.js";
+import { displayPath, fsPath, type RawPath, splitNul } from "./raw-paths.js";
 import type { CheckpointLimits, NotedFile } from "./types.js";
 
 /** What the shadow index must take in for it to hold the directory as it is now. */
@@ -53,17 +54,25 @@ export async function scanWorktree(place: GitPlace, limits: CheckpointLimits): P
     } else if (worktree === "M" || worktree === "T" || worktree === "D")
       candidates.push({ raw, tracked: true });
   }
-  const stats = await Promise.all(candidates.map(({ raw }) => lstatOrMissing(fsPath(place.workTree, raw))));
+  const looker = new PathLooker(place.workTree);
+  const looks = await Promise.all(
+    candidates.map(async ({ raw }) =>
+      (await looker.firstNotDirectory(raw)) ? "beyond a link or file" : await looker.lstat(raw),
+    ),
+  );
   let bytes = 0;
   candidates.forEach(({ raw, tracked }, i) => {
-    const st = stats[i];
+    const st = looks[i];
     if (raw === ".gitignore" || raw.endsWith("/.gitignore")) scan.ignoreRulesChanged = true;
     const note = (reason: NotedFile["reason"], size?: number) => {
       scan.noted.push({ path: displayPath(raw), reason, ...(size !== undefined && { size }) });
       if (tracked) scan.forceRemove.push(raw);
     };
     if (DOT_GIT.test(raw)) note("unstorable-name");
-    else if (st === undefined || st.isDirectory()) {
+    else if (st === "beyond a link or file") {
+      // Its directory was replaced: git will not look past a link, so the index drops it unlooked at.
+      if (tracked) scan.forceRemove.push(raw);
+    } else if (st === undefined || st.isDirectory()) {
       // Gone, or a directory now: the index lets go of the file it had there.
       if (tracked) scan.stage.push(raw);
     } else if (st.isSymbolicLink()) scan.stage.push(raw);
@@ -83,13 +92,16 @@ export async function scanWorktree(place: GitPlace, limits: CheckpointLimits): P
  * fails the whole update on one of them). Resolves true when there were any.
  */
 export async function noteUnreadable(directory: string, scan: WorktreeScan): Promise<boolean> {
+  const looker = new PathLooker(directory);
   const readable = await Promise.all(
-    scan.stage.map((raw) =>
-      access(fsPath(directory, raw), constants.R_OK).then(
+    scan.stage.map(async (raw) => {
+      // A link is read as a link: where it points does not matter.
+      if (!(await looker.lstat(raw))?.isFile()) return true;
+      return access(fsPath(directory, raw), constants.R_OK).then(
         () => true,
         (error: NodeJS.ErrnoException) => error.code !== "EACCES" && error.code !== "EPERM",
-      ),
-    ),
+      );
+    }),
   );
   const unreadable = scan.stage.filter((_, i) => !readable[i]);
   if (unreadable.length === 0) return false;
