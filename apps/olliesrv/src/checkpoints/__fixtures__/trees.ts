@@ -1,0 +1,120 @@
+import { createHash } from "node:crypto";
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { execa } from "execa";
+
+/** Temporary directories made by a test file, removed by `removeAll` (in an afterAll/afterEach). */
+export class Scratch {
+  readonly #dirs: string[] = [];
+
+  dir(prefix = "ckpt-"): string {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    this.#dirs.push(dir);
+    return dir;
+  }
+
+  removeAll(): void {
+    for (const dir of this.#dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** What a path of a tree is: its kind, mode bits, and content (the bytes, hex) or link target. */
+export interface Entry {
+  kind: "file" | "link" | "dir";
+  mode: number;
+  content?: string;
+}
+
+/**
+ * Every path under `root` (relative, sorted), walked with lstat: links are read, never followed. `skip`
+ * leaves out top-level names (such as `.git`) and all below them.
+ */
+export function snapshot(root: string, skip: string[] = []): Record<string, Entry> {
+  const entries: Record<string, Entry> = {};
+  const walk = (rel: string) => {
+    for (const name of readdirSync(join(root, rel)).sort()) {
+      const path = rel ? `${rel}/${name}` : name;
+      if (!rel && skip.includes(name)) continue;
+      const full = join(root, path);
+      const st = lstatSync(full);
+      const mode = st.mode & 0o7777;
+      if (st.isSymbolicLink()) entries[path] = { kind: "link", mode: 0, content: readlinkSync(full) };
+      else if (st.isDirectory()) {
+        entries[path] = { kind: "dir", mode };
+        walk(path);
+      } else entries[path] = { kind: "file", mode, content: readFileSync(full).toString("hex") };
+    }
+  };
+  walk("");
+  return entries;
+}
+
+/** A digest of every file under `root` with its mode: equal digests, equal trees. */
+export function treeHash(root: string): string {
+  return createHash("sha256")
+    .update(JSON.stringify(snapshot(root)))
+    .digest("hex");
+}
+
+/** Writes files (string or bytes) and links (`{ link: target }`) under `root`, making directories. */
+export function write(root: string, files: Record<string, string | Buffer | { link: string }>): void {
+  for (const [path, content] of Object.entries(files)) {
+    const full = join(root, path);
+    mkdirSync(dirname(full), { recursive: true });
+    rmSync(full, { recursive: true, force: true });
+    if (typeof content === "object" && "link" in content) symlinkSync(content.link, full);
+    else writeFileSync(full, content);
+  }
+}
+
+/**
+ * `git ARGS` in `cwd` as a user would run it, but with no configuration of this machine's user and no
+ * index written where git's lock is optional (`git status` then changes nothing).
+ */
+export async function userGit(cwd: string, args: string[]): Promise<string> {
+  const result = await execa("git", ["-c", "user.name=User", "-c", "user.email=user@example.com", ...args], {
+    cwd,
+    env: {
+      PATH: process.env.PATH,
+      HOME: cwd,
+      GIT_CONFIG_NOSYSTEM: "1",
+      GIT_OPTIONAL_LOCKS: "0",
+      LC_ALL: "C",
+    },
+    extendEnv: false,
+  });
+  return result.stdout;
+}
+
+/** `git ARGS` on a shadow repository (no work tree), to look at what it holds. */
+export async function shadowGit(gitDir: string, args: string[]): Promise<string> {
+  const result = await execa("git", ["--git-dir", gitDir, ...args], {
+    env: { PATH: process.env.PATH, HOME: gitDir, GIT_CONFIG_NOSYSTEM: "1", LC_ALL: "C" },
+    extendEnv: false,
+  });
+  return result.stdout;
+}
+
+/** The refs, objects and log lines a shadow repository holds: what a record that records nothing keeps. */
+export async function shadowCounts(
+  gitDir: string,
+): Promise<{ refs: number; objects: string; log: string[] }> {
+  const refs = await shadowGit(gitDir, ["for-each-ref", "refs/ollie"]);
+  const objects = await shadowGit(gitDir, ["count-objects", "-v"]);
+  const owners = join(gitDir, "owners");
+  const log = readdirSync(owners)
+    .sort()
+    .map((name) => readFileSync(join(owners, name), "utf8"));
+  return { refs: refs.split("\n").filter(Boolean).length, objects, log };
+}
