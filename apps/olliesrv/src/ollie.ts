@@ -7,6 +7,7 @@ import { connectionErrors } from "./auth/connection-errors.js";
 import { loadOwnerKey } from "./auth/owner-key.js";
 import { Principals } from "./auth/principals.js";
 import { startBypass } from "./bypass/start-bypass.js";
+import { CheckpointRepos } from "./checkpoints/checkpoint-repos.js";
 import type { DaemonOptions } from "./command-line.js";
 import { LiveConfig } from "./config/live-config.js";
 import { LiveSkills } from "./config/live-skills.js";
@@ -141,6 +142,7 @@ export async function createOllie({ options, address, env, log }: OllieOptions):
     prompt: { ollieDir: paths.config, env: { ...env, OLLIE_DEFAULTS: paths.defaults } },
     promptSandbox: daemonPromptSandbox(paths, keyFile, env),
     snapshotDir: paths.sessions,
+    checkpoints: new CheckpointRepos(paths.data),
     backendsConf: join(paths.config, "backends.conf"),
     tmpRoot: join(tmpdir(), `ollie-${userInfo().uid}`),
     agentKey: (uname) => principals.agentKey(uname),

@@ -10,6 +10,7 @@ import { ensureShadowRepo, shadowGitDir } from "./shadow-init.js";
 import { changedFile, diffTrees } from "./tree-diff.js";
 import {
   type Checkpoint,
+  type CheckpointHistory,
   type CheckpointKind,
   type CheckpointLimits,
   DEFAULT_CHECKPOINT_LIMITS,
@@ -31,6 +32,8 @@ export interface ShadowRepoOptions {
 export interface RecordInfo {
   turn?: number;
   label?: string;
+  /** Where the turn began in the owner's conversation, for a rewind of the conversation too. */
+  history?: CheckpointHistory;
 }
 
 /**

@@ -51,6 +51,12 @@ export interface NotedFile {
   size?: number;
 }
 
+/** Where a turn began in its owner's conversation: the messages before its prompt, and the prompt's digest. */
+export interface CheckpointHistory {
+  messages: number;
+  prompt: string;
+}
+
 /** A recorded state of the directory, numbered 1, 2, 3… per owner. */
 export interface Checkpoint {
   n: number;
@@ -64,6 +70,7 @@ export interface Checkpoint {
   /** What the caller said about it (`record`'s `info`). */
   turn?: number;
   label?: string;
+  history?: CheckpointHistory;
   /** For `before rewind`: the checkpoint the directory was rewound to. */
   rewindTo?: number;
   /** What changed since the owner's previous checkpoint; empty for its first. */

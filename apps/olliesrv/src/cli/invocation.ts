@@ -17,6 +17,7 @@ import {
   type RmInvocation,
   type ShInvocation,
 } from "./session-args.js";
+import { parseUndo, type UndoInvocation } from "./undo-command.js";
 
 /** What an `ollie` command line asks for, checked whole before any connection is made. */
 export type Invocation =
@@ -37,6 +38,7 @@ export type Invocation =
   | { command: "backends" }
   | { command: "mcp" }
   | AcpInvocation
+  | UndoInvocation
   | LoginInvocation;
 
 /** The commands that work without olliesrv (and reach it only when it runs). */
@@ -90,6 +92,8 @@ export function parseInvocation(command: string | undefined, args: string[]): In
       return parseRm(args);
     case "prune":
       return parsePrune(args);
+    case "undo":
+      return parseUndo(args);
     case "status":
       return { command, session: operands(1)[0] };
     case "ls":

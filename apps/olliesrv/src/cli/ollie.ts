@@ -13,6 +13,7 @@ import { runCommand } from "./run-command.js";
 import { shell } from "./shell.js";
 import { statusCommand } from "./status-command.js";
 import { top } from "./top.js";
+import { undoCommand } from "./undo-command.js";
 
 export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] [-k KEYFILE] [--keep-daemon] COMMAND ...
        ollie --help | --version
@@ -40,10 +41,14 @@ export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] [-k KEYFILE] [--keep-dae
                             which something runs is refused unless -f
   prune [--older DURATION]  remove every session in which nothing runs (with --older, nor ran for DURATION:
                             30m, 12h, 7d); never one that runs
-  top                       a live table of the agents: state, tool, turns, tokens, cost, age; q quits
+  top                       a live table of the agents: state, tool, turns, tokens, cost, budget, age; q quits
                             (printed once when standard output is not a terminal)
+  undo [--chat | --both] SESSION
+                            take back the last turn of SESSION's agent that wrote files: its directory as
+                            it was before (the checkpoint made then; again, the turn before); --chat cuts
+                            the conversation back to before that turn instead, --both does both
   chat [-f] SESSION         the conversation; -f follows it
-  status [SESSION]          state, profile, model, tokens and cost
+  status [SESSION]          state, profile, model, tokens, cost and budget
   stop SESSION              stop the running turn
   kill SESSION              end the session
   feed SESSION [--window S] [--max-lines N] [--max-bytes B] [--file PATH | -- CMD [ARGS...]]
@@ -198,6 +203,8 @@ async function run(client: OllieClient, invocation: Exclude<Invocation, LocalInv
       return await rmCommand(client, invocation);
     case "prune":
       return await pruneCommand(client, invocation);
+    case "undo":
+      return await undoCommand(client, invocation);
     case "top":
       return await top(client);
     case "chat":

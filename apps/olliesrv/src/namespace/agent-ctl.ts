@@ -9,6 +9,7 @@ import type { Session } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
 import type { SessionEnvironment } from "../session/slot-context.js";
 import { profileStepLimit } from "../session/step-limit.js";
+import { rewindCommand } from "./checkpoint-files.js";
 import { fail, failWith } from "./fail.js";
 
 const idle = (slot: AgentSlot, what: string) => {
@@ -111,6 +112,8 @@ export function agentCtl(sessions: Sessions, session: Session, slot: AgentSlot) 
     kill: () => op.kill(),
     skill: ([action = "", name = ""]) => op.skill(action, name),
     proc: ([action = "", id = ""]) => (action === "kill" ? op.killProcess(id) : fail("proc kill ID")),
+    rewind: (words, c) => rewindCommand(sessions, session, slot, ["rewind", ...words], c.uname),
+    undo: (words, c) => rewindCommand(sessions, session, slot, ["undo", ...words], c.uname),
     // The new session's id is in the chat's `· forked` line; the agent's `fork` file answers it instead.
     fork: async (_a, c) => {
       await forkAgent(sessions, session, slot, parseForkSpec(c.rest), c.uname);

@@ -6,6 +6,7 @@ import type { Session } from "../session/session.js";
 import type { Sessions } from "../session/sessions.js";
 import { stepLimit } from "../session/step-limit.js";
 import { agentCtl, agentOperations } from "./agent-ctl.js";
+import { checkpointsFile } from "./checkpoint-files.js";
 import { fail } from "./fail.js";
 import { forkFile } from "./fork-file.js";
 import { agentBackendProfile, effectiveBackend, modelsFile } from "./models-file.js";
@@ -169,6 +170,10 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
     file(
       "toolsrv.rev",
       text(async () => `${(await slot.activate()).runtime.toolRevision}\n`, atOpenOnly),
+    ),
+    file(
+      "checkpoints",
+      text(() => checkpointsFile(sessions, session, slot), atOpenOnly),
     ),
     file(
       "skills",

@@ -1,6 +1,8 @@
 import { Agent, type AgentEvent, type AgentOptions, type PersistedSession } from "@ollie/agent-core";
 import { profileLoader } from "@ollie/agent-core/config";
 import { ToolsrvConn } from "@ollie/toolsrv/client";
+import { turnStart } from "../checkpoints/agent-checkpoints.js";
+import { CheckpointingTools } from "../checkpoints/checkpointing-tools.js";
 import type { BookedProfile } from "../config/profile-book.js";
 import { RedialingTools } from "../toolsrv/redialing-tools.js";
 import { privateDir } from "./private-dir.js";
@@ -32,6 +34,8 @@ export interface AgentRecipe {
   readonly skills: SkillShelf;
   /** The system prompt with the loaded skills' text after it. */
   withSkills(prompt: string): string;
+  /** The turns it has finished. */
+  turns(): number;
   /** Shows what runs while it is made (its prompt commands), and `idle` once they ended. */
   showing(state: "prompt commands" | "idle"): void;
   onEvent(e: AgentEvent): void;
@@ -62,6 +66,7 @@ export async function makeAgent(
   await privateDir(recipe.tmpDir);
   const { dir, config } = recipe.profile.booked;
   let toolsrv: () => ToolsrvConn | undefined = () => undefined;
+  const checkpoints = env.checkpoints.forAgent(session, recipe.name);
   const load = profileLoader({
     agentsDir: dir,
     config: async () => config,
@@ -79,8 +84,14 @@ export async function makeAgent(
         remote ? env.remotes.route(remote.destination, dial) : env.toolsrv(dial),
       );
       toolsrv = () => tools.current;
-      // The skill tools are answered here, in front of toolsrv's: skills are the daemon's.
-      return new WithSkillTools(tools, recipe.skills);
+      // The skill tools are answered here, in front of toolsrv's: skills are the daemon's. What may write
+      // is checkpointed first.
+      return new CheckpointingTools(new WithSkillTools(tools, recipe.skills), checkpoints, (error) =>
+        recipe.onEvent({
+          type: "info",
+          message: `no checkpoint before this turn's writes: ${error.message}`,
+        }),
+      );
     },
     // Prompt commands read what the agent may have written: they run in its own sandbox.
     prompt: {
@@ -121,6 +132,9 @@ export async function makeAgent(
       // Every request is charged to the session's budget and those of the sessions it was made from.
       if (e.type === "usage")
         session.charge(e.costUsd, e.request.inputTokens + e.request.outputTokens, recipe.uname);
+      if (e.type === "user" && e.from === "user")
+        checkpoints.turnStarted(turnStart(recipe.turns() + 1, agent.history));
+      if (e.type === "turn") checkpoints.turnEnded();
       recipe.onEvent(e);
     },
     spending: { beforeRequest: (r) => session.spendingRefusal(r) },

@@ -95,7 +95,6 @@ export class AgentSlot {
     );
     this.#idle = new IdleTimer(env.making.idleCloseMs, () => void this.park());
   }
-
   /** The live agent, if it is live (made, and not parked or closed since). */
   get agent(): Agent | undefined {
     return this.#live.get()?.agent;
@@ -366,6 +365,7 @@ export class AgentSlot {
         setLoaded: (names) => this.setSkills(names),
       },
       withSkills: (prompt) => this.#skills.withSkills(prompt),
+      turns: () => this.shown.turns.get(),
       showing: (state) => this.makingWith(state),
       onEvent: (e) => this.onEvent(e),
     });

@@ -183,6 +183,7 @@ export class Sessions implements Peers {
     // A child may already be going (killed on its own meanwhile); that is what was wanted anyway.
     await Promise.all(children.map((c) => this.kill(c.id).catch(() => undefined)));
     await session.kill();
+    this.environment.making.checkpoints.forgetSession(id);
     for (const listener of this.killListeners) listener();
     this.log.info(`killed session ${id}${children.length > 0 ? ` and ${children.length} it spawned` : ""}`);
   }

@@ -1,6 +1,7 @@
 import type { BudgetedRequest, JournalEntry } from "@ollie/agent-core";
 import type { BackendPool } from "@ollie/backends";
 import type { Authenticator } from "@ollie/ninep";
+import type { CheckpointRepos } from "../checkpoints/checkpoint-repos.js";
 import type { ModelCache } from "../config/model-cache.js";
 import type { BookedProfile, ProfileBook } from "../config/profile-book.js";
 import type { Skill } from "../config/skills.js";
@@ -38,6 +39,8 @@ export interface AgentMaking {
   promptSandbox: PromptSandbox;
   /** Where compaction snapshots go. */
   snapshotDir: string;
+  /** The checkpoints of the sessions' directories, kept under the data directory. */
+  checkpoints: CheckpointRepos;
   /** backends.conf, for telling people where to configure a backend. */
   backendsConf: string;
   /** The secret an agent's tool processes prove its uname with (OLLIE_KEY in their environment). */
