@@ -61,7 +61,8 @@ function tree(dir: string, skip: (path: string) => boolean = () => false): Recor
       if (st.isDirectory()) walk(path);
       else if (st.isSymbolicLink()) out[rel] = `link ${readlinkSync(path)}`;
       else
-        out[rel] = `${(st.mode & 0o777).toString(8)} ${createHash("sha256").update(readFileSync(path)).digest("hex")}`;
+        out[rel] =
+          `${(st.mode & 0o777).toString(8)} ${createHash("sha256").update(readFileSync(path)).digest("hex")}`;
     }
   };
   walk(dir);
@@ -121,9 +122,22 @@ describe("checkpoints", () => {
 
     const rewound = await o.read(`session/${session.id}/agent/main/checkpoints`);
     expect(rewound).toMatch(/\n2\t-\t\S+\tbefore rewind to 1\t6 files \+\d+ -\d+\n/);
-    expect(await session.agent().chatText()).toContain("· rewound to checkpoint 1 (turn 2): 6 files restored");
+    expect(await session.agent().chatText()).toContain(
+      "· rewound to checkpoint 1 (turn 2): 6 files restored",
+    );
     await session.agent().ctl("rewind 2");
     expect(tree(repo)).toEqual(after);
+    expect((await session.agent().checkpoints()).list).toMatchObject([
+      { n: 1, turn: 2, kind: "turn" },
+      { n: 2, kind: "before rewind", rewindTo: 1 },
+      // The state the rewind to 2 replaced is the one before the turn: b.txt, deleted by the turn, is back.
+      {
+        n: 3,
+        kind: "before rewind",
+        rewindTo: 2,
+        files: expect.arrayContaining([{ path: "b.txt", change: "added", added: 1, deleted: 0 }]),
+      },
+    ]);
 
     // The user's own repository saw none of it.
     expect(gitDir()).toEqual(gitBefore);

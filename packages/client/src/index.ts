@@ -35,6 +35,12 @@ export type { AgentConfig, AgentSettings, RemoteTools } from "./formats/agent-co
 export { type AgentState, callingTools } from "./formats/agent-state.js";
 export type { SessionBudget } from "./formats/budget.js";
 export type { BypassOperation, PendingBypass } from "./formats/bypass-lines.js";
+export type {
+  CheckpointEntry,
+  CheckpointFile,
+  Checkpoints,
+  NotedPath,
+} from "./formats/checkpoints.js";
 export type { HistoryMessage } from "./formats/history.js";
 export type { Outcome, TurnEnd, TurnStatus } from "./formats/outcome.js";
 export type {

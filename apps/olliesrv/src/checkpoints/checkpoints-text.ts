@@ -35,7 +35,7 @@ export function checkpointsText(heading: CheckpointsHeading, checkpoints: readon
         c.turn === undefined ? "-" : `turn ${c.turn}`,
         c.time,
         kind,
-        `${c.files.length} files +${added} -${deleted}`,
+        `${c.files.length} file${c.files.length === 1 ? "" : "s"} +${added} -${deleted}`,
       ].join("\t"),
     );
     for (const f of c.files) lines.push(`\t${f.change}\t${counts(f)}\t${f.path}`);

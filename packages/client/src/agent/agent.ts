@@ -10,6 +10,7 @@ import {
   settingsLines,
 } from "../formats/agent-config.js";
 import { type AgentState, parseState } from "../formats/agent-state.js";
+import { type Checkpoints, parseCheckpoints } from "../formats/checkpoints.js";
 import { type HistoryMessage, parseHistory } from "../formats/history.js";
 import { type Outcome, parseOutcome } from "../formats/outcome.js";
 import { type ModelInfo, parseModels, parseSkills, type SkillInfo } from "../formats/tables.js";
@@ -247,6 +248,29 @@ export class Agent {
   async contextSize(signal?: AbortSignal): Promise<ContextSize> {
     const path = this.file("ctxsz");
     return parseContextSize(await this.files.read(path, signal), path);
+  }
+
+  /** The states of the session's directory recorded before its turns wrote, and where they are kept. */
+  async checkpoints(signal?: AbortSignal): Promise<Checkpoints> {
+    return parseCheckpoints(await this.files.read(this.file("checkpoints"), signal));
+  }
+
+  /**
+   * Makes the session's directory as checkpoint `n` has it (`files`), cuts the conversation back to before
+   * its turn (`chat`), or both; the owner's alone, refused while a turn runs (a RefusedError says why).
+   */
+  async rewind(
+    n: number,
+    scope: "files" | "chat" | "both" = "files",
+    options: { signal?: AbortSignal } = {},
+  ) {
+    if (!Number.isSafeInteger(n) || n < 1) throw new TypeError(`a checkpoint's number, not ${n}`);
+    await this.ctl(`rewind ${n} ${scope}`, options);
+  }
+
+  /** Rewinds the last turn that wrote (again: the turn before), as `ollie undo` does. */
+  async undo(scope: "files" | "chat" | "both" = "files", options: { signal?: AbortSignal } = {}) {
+    await this.ctl(`undo ${scope}`, options);
   }
 
   private file(name: AgentFile): string {

@@ -4,6 +4,7 @@ import { parseActivity } from "./activity.js";
 import { parseAgentConfig, settingsLines } from "./agent-config.js";
 import { callingTools, parseState } from "./agent-state.js";
 import { parseBudget } from "./budget.js";
+import { parseCheckpoints } from "./checkpoints.js";
 import { parseOperations, parsePending } from "./bypass-lines.js";
 import { parseHistory } from "./history.js";
 import { parseOutcome, parseTurnEnd } from "./outcome.js";
@@ -86,6 +87,51 @@ describe("an agent's files", () => {
       tokensSpent: 1200,
       tokensLeft: undefined,
       warnAt: [0.5, 0.8],
+    });
+  });
+
+  it("checkpoints", () => {
+    const text = [
+      "directory /w/app",
+      "shared with 17-a 18-b: their turns record, and their rewinds change, the same files",
+      "1\tturn 2\t2026-12-07T17:50:02.113Z\tturn\t0 files +0 -0",
+      "\tnoted\tfile-cap 2097152 bytes\tbig.dat",
+      "2\t-\t2026-12-07T17:55:12.006Z\tbefore rewind to 1\t2 files +1 -4",
+      "\tdeleted\t+0 -4\tnotes.txt",
+      "\tmodified\tbinary\tdata.bin",
+      "",
+    ].join("\n");
+    expect(parseCheckpoints(text)).toEqual({
+      directory: "/w/app",
+      sharedWith: ["17-a", "18-b"],
+      unavailable: undefined,
+      list: [
+        {
+          n: 1,
+          turn: 2,
+          time: new Date("2026-12-07T17:50:02.113Z"),
+          kind: "turn",
+          rewindTo: undefined,
+          files: [],
+          noted: [{ path: "big.dat", reason: "file-cap 2097152 bytes" }],
+        },
+        {
+          n: 2,
+          turn: undefined,
+          time: new Date("2026-12-07T17:55:12.006Z"),
+          kind: "before rewind",
+          rewindTo: 1,
+          files: [
+            { path: "notes.txt", change: "deleted", added: 0, deleted: 4 },
+            { path: "data.bin", change: "modified", added: undefined, deleted: undefined },
+          ],
+          noted: [],
+        },
+      ],
+    });
+    expect(parseCheckpoints("directory /r\nunavailable its tools run on box\n")).toMatchObject({
+      unavailable: "its tools run on box",
+      list: [],
     });
   });
 

@@ -45,6 +45,7 @@ export const sessionFile = (id: string, name: "ctl" | "plan" | "env" | "events" 
 /** The files of one agent (its directory is `session/ID/agent/NAME`). */
 export type AgentFile =
   | "cfg"
+  | "checkpoints"
   | "chat"
   | "context"
   | "cost"
