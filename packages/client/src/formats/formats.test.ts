@@ -4,8 +4,8 @@ import { parseActivity } from "./activity.js";
 import { parseAgentConfig, settingsLines } from "./agent-config.js";
 import { callingTools, parseState } from "./agent-state.js";
 import { parseBudget } from "./budget.js";
-import { parseCheckpoints } from "./checkpoints.js";
 import { parseOperations, parsePending } from "./bypass-lines.js";
+import { parseCheckpoints } from "./checkpoints.js";
 import { parseHistory } from "./history.js";
 import { parseOutcome, parseTurnEnd } from "./outcome.js";
 import {
