@@ -176,6 +176,19 @@ describe("checkpoints", () => {
     await session.agent().stop();
     await held.ended;
 
+    // Two sessions in one directory share its checkpoints, say so, and wait for each other's turns.
+    const other = await owner.newSession({ agent: "coding", cwd: repo });
+    expect((await session.agent().checkpoints()).sharedWith).toEqual([other.id]);
+    o.mock.enqueue(call("shell", { command: "exec tail -f /dev/null" }));
+    const elsewhere = await other.agent().prompt("Wait");
+    await other.agent().waitState({ until: (s) => s.startsWith("calling") });
+    await expect(session.agent().ctl("undo")).rejects.toMatchObject({
+      reason: `undo: cannot undo while ${other.id}.main runs a turn in the same directory: stop it first`,
+    });
+    await other.agent().stop();
+    await elsewhere.ended;
+    await other.kill();
+
     const undo = await execa(process.execPath, [OLLIE, "-a", o.address, "undo", session.id], {
       env: o.env,
       extendEnv: false,

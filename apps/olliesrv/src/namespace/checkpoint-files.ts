@@ -10,6 +10,10 @@ import { fail, failWith } from "./fail.js";
 const checkpointsOf = (sessions: Sessions, session: Session, slot: AgentSlot) =>
   sessions.environment.making.checkpoints.forAgent(session, slot.name);
 
+/** The other sessions on this machine in `session`'s directory: they share its checkpoints. */
+const sameDirectory = (sessions: Sessions, session: Session) =>
+  sessions.list().filter((s) => s !== session && !s.remote && s.cwd === session.cwd);
+
 /** An agent's `checkpoints` file (see checkpointsText). */
 export async function checkpointsFile(
   sessions: Sessions,
@@ -17,10 +21,7 @@ export async function checkpointsFile(
   slot: AgentSlot,
 ): Promise<string> {
   const checkpoints = checkpointsOf(sessions, session, slot);
-  const sharedWith = sessions
-    .list()
-    .filter((s) => s !== session && !s.remote && s.cwd === session.cwd)
-    .map((s) => s.id);
+  const sharedWith = sameDirectory(sessions, session).map((s) => s.id);
   const heading = { directory: session.cwd, sharedWith };
   if (checkpoints.unavailable)
     return checkpointsText({ ...heading, unavailable: checkpoints.unavailable }, []);
@@ -48,8 +49,17 @@ export async function rewindCommand(
   const owner = sessions.environment.policy.owner;
   if (by !== owner)
     fail(`only ${owner} may ${command}: it changes the directory outside any sandbox`, Errno.EPERM);
-  if (slot.agent && slot.agent.state !== "idle")
-    fail(`cannot ${command} while a turn runs: stop it first`, Errno.EBUSY);
+  // Any agent working in the directory — this one, another of its session's, another session's — would
+  // find its files changed under it.
+  const busy = [session, ...sameDirectory(sessions, session)]
+    .flatMap((s) => [...s.agents.values()])
+    .find((other) => other.agent && other.agent.state !== "idle");
+  if (busy === slot) fail(`cannot ${command} while a turn runs: stop it first`, Errno.EBUSY);
+  if (busy)
+    fail(
+      `cannot ${command} while ${busy.uname} runs a turn in the same directory: stop it first`,
+      Errno.EBUSY,
+    );
   const n = command === "rewind" ? Number(rest.shift()) : undefined;
   if (n !== undefined && !(Number.isInteger(n) && n > 0))
     fail("rewind N [files|chat|both]: N a checkpoint's number");
