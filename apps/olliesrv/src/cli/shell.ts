@@ -148,7 +148,7 @@ export async function shell(client: OllieClient, given?: string, profile?: strin
       view.end();
       // The chat's `!` line said why the turn failed: the summary does not say it again.
       const ended = outcome.status === "error" && view.failureShown ? "error" : outcome.text;
-      view.finish(await turnSummary(p, agent, ended, view.elapsedMs));
+      view.finish(await turnSummary(p, agent, ended, view.elapsedMs, () => client.session(session).budget()));
     } catch (error) {
       view.finish(
         current.left
