@@ -28,7 +28,7 @@ describe("ollie top's agents", () => {
     };
     const client = {
       sessions: async () => [{ id: "1796046449450612060-ab0742", name: "one", state: "idle", cwd: "/" }],
-      session: () => ({ agents: async () => ["main"], agent: () => agent }),
+      session: () => ({ agents: async () => ["main"], agent: () => agent, budget: refused }),
     } as unknown as OllieClient;
     const agents = new Agents(client, () => {});
     await agents.discover(true);

@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { BackendPool, parseBackendsConf } from "@ollie/backends";
 import { createLogger } from "@ollie/log";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CheckpointRepos } from "../checkpoints/checkpoint-repos.js";
 import { ModelCache } from "../config/model-cache.js";
 import { ProfileBook } from "../config/profile-book.js";
 import { DEFAULT_SESSION_LIMITS, type SessionLimits } from "./limits.js";
@@ -36,6 +37,7 @@ function sessions(limits: Partial<SessionLimits> = {}): Sessions {
     models: new ModelCache(() => backends, log),
     profiles: new ProfileBook([join(DEFAULTS, "agents")], root, log.warn),
     tmpRoot: join(root, "tmp"),
+    checkpoints: new CheckpointRepos(join(root, "data")),
   } as Partial<AgentMaking> as AgentMaking;
   const policy: SessionPolicy = {
     owner: "glenda",
