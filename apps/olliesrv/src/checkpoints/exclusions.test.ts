@@ -1,5 +1,6 @@
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
 import { Scratch, shadowGit, snapshot, treeHash, userGit, write } from "./__fixtures__/trees.js";
 import { ShadowRepo } from "./shadow-repo.js";
@@ -155,6 +156,32 @@ describe("what checkpoints leave out", () => {
     await repo.rewind("s/main", 1);
     expect(treeHash(join(directory, "vendor/lib"))).toBe(nested);
     expect(snapshot(directory)["top.txt"]?.content).toBe(Buffer.from("top\n").toString("hex"));
-    rmSync(join(directory, "vendor"), { recursive: true });
+  });
+
+  it("notes what git cannot store — a FIFO where a file was, a .git name in another case — and goes on", async () => {
+    const { directory, repo } = await openRepo();
+    write(directory, { pipe: "a file first\n", "a.txt": "a\n" });
+    await repo.record("s/main");
+    rmSync(join(directory, "pipe"));
+    await execa("mkfifo", [join(directory, "pipe")]);
+    write(directory, { ".GIT": "not a repository\n", "sub/.Git/x": "x\n", "a.txt": "b\n" });
+    const second = await repo.record("s/main");
+    expect(second.created && second.checkpoint).toMatchObject({
+      noted: [
+        { path: ".GIT", reason: "unstorable-name" },
+        { path: "pipe", reason: "special-file" },
+        { path: "sub/.Git/x", reason: "unstorable-name" },
+      ],
+      files: [
+        { path: "a.txt", change: "modified" },
+        { path: "pipe", change: "deleted" },
+      ],
+    });
+    await repo.rewind("s/main", 1);
+    // The FIFO stays: checkpoint 1 had a file there, but the rewind does not replace what it cannot store.
+    expect(snapshot(directory)).toMatchObject({
+      "a.txt": { content: Buffer.from("a\n").toString("hex") },
+      pipe: { kind: "other" },
+    });
   });
 });

@@ -1,4 +1,12 @@
-import { appendFileSync, chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Scratch, shadowCounts, shadowGit, write } from "./__fixtures__/trees.js";
@@ -18,8 +26,11 @@ describe("record", () => {
     const { directory, dataDir, repo } = await openRepo();
     expect(repo.gitDir.startsWith(join(dataDir, "checkpoints"))).toBe(true);
     expect(readFileSync(join(repo.gitDir, "directory"), "utf8")).toBe(`${directory}\n`);
-    const again = await ShadowRepo.open({ dataDir, directory: `${directory}/.` });
+    const link = join(scratch.dir("ckpt-link-"), "to-dir");
+    symlinkSync(directory, link);
+    const again = await ShadowRepo.open({ dataDir, directory: link });
     expect(again.gitDir).toBe(repo.gitDir);
+    expect(again.directory).toBe(directory);
     expect(existsSync(join(directory, ".git"))).toBe(false);
   });
 

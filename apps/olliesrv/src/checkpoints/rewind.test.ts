@@ -151,6 +151,22 @@ describe("rewind", () => {
     expect(planted).toMatchObject({ kind: "file", content: "" });
   });
 
+  it("leaves a directory holding ignored files where the checkpoint had a file", async () => {
+    const { directory, repo } = await openRepo();
+    write(directory, { ".gitignore": "*.log\n", thing: "file\n" });
+    await repo.record("s/main");
+    rmSync(join(directory, "thing"));
+    write(directory, { "thing/a.txt": "tracked\n", "thing/deep/x.log": "ignored\n" });
+    const rewound = await repo.rewind("s/main", 1);
+    expect(rewound.untouched).toEqual(["thing"]);
+    expect(Object.keys(snapshot(directory))).toEqual([
+      ".gitignore",
+      "thing",
+      "thing/deep",
+      "thing/deep/x.log",
+    ]);
+  });
+
   it("removes what a new directory held, and the directory, when the checkpoint had a file there", async () => {
     const { directory, repo } = await openRepo();
     write(directory, { thing: "file\n" });

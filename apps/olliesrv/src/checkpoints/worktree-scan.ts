@@ -84,6 +84,7 @@ export async function scanWorktree(place: GitPlace, limits: CheckpointLimits): P
       scan.stage.push(raw);
     }
   });
+  scan.noted.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   return scan;
 }
 

@@ -31,7 +31,7 @@ export class Scratch {
 
 /** What a path of a tree is: its kind, mode bits, and content (the bytes, hex) or link target. */
 export interface Entry {
-  kind: "file" | "link" | "dir";
+  kind: "file" | "link" | "dir" | "other";
   mode: number;
   content?: string;
 }
@@ -53,7 +53,10 @@ export function snapshot(root: string, skip: string[] = []): Record<string, Entr
       else if (st.isDirectory()) {
         entries[path] = { kind: "dir", mode };
         walk(path);
-      } else entries[path] = { kind: "file", mode, content: readFileSync(full).toString("hex") };
+      } else if (st.isFile())
+        entries[path] = { kind: "file", mode, content: readFileSync(full).toString("hex") };
+      // A FIFO, a socket: never opened (a FIFO's open would wait for a writer).
+      else entries[path] = { kind: "other", mode };
     }
   };
   walk("");
