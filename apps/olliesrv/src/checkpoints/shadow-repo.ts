@@ -104,10 +104,13 @@ export class ShadowRepo {
     });
   }
 
-  /** `owner`'s checkpoints, oldest (1) first. */
+  /**
+   * `owner`'s checkpoints, oldest (1) first. It waits for no operation: a checkpoint being recorded is
+   * listed once its line is written.
+   */
   async list(owner: string): Promise<Checkpoint[]> {
     ownerName(owner);
-    return this.#state.queue.run(() => readOwnerLog(this.gitDir, owner));
+    return readOwnerLog(this.gitDir, owner);
   }
 
   /**
