@@ -16,7 +16,7 @@ const DIRECTORY_FILE = "directory";
  * faster.
  */
 function configText(directory: string): string {
-  const quoted = directory.replaceAll("\\", "\\\\").replaceAll('"', '\\"');
+  const quoted = directory.replaceAll("\\", "\\\\").replaceAll('"', '\\"').replaceAll("\n", "\\n");
   return `[core]
 \trepositoryformatversion = 0
 \tbare = false
