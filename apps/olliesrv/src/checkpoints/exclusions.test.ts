@@ -1,4 +1,4 @@
-import { rmSync } from "node:fs";
+import { chmodSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { afterEach, describe, expect, it } from "vitest";
@@ -183,5 +183,30 @@ describe("what checkpoints leave out", () => {
       "a.txt": { content: Buffer.from("a\n").toString("hex") },
       pipe: { kind: "other" },
     });
+  });
+
+  // Root reads everything: this runs where the tests run as another user.
+  it.skipIf(process.getuid?.() === 0)("notes a file the daemon may not read, and goes on", async () => {
+    const { directory, repo } = await openRepo();
+    write(directory, { "a.txt": "a\n", "locked/inside.txt": "in\n", "secret.txt": "s\n" });
+    await repo.record("s/main");
+    write(directory, { "a.txt": "b\n", "locked/inside.txt": "changed\n", "secret.txt": "changed\n" });
+    chmodSync(join(directory, "secret.txt"), 0o000);
+    chmodSync(join(directory, "locked"), 0o600);
+    try {
+      const second = await repo.record("s/main");
+      // git update-index fails on the file it cannot read: the engine notes it and stages the rest. What is
+      // in a directory git cannot search keeps its last checkpoint (git sees no change there).
+      expect(second.created && second.checkpoint).toMatchObject({
+        files: [
+          { path: "a.txt", change: "modified" },
+          { path: "secret.txt", change: "deleted" },
+        ],
+        noted: [{ path: "secret.txt", reason: "unreadable" }],
+      });
+    } finally {
+      chmodSync(join(directory, "secret.txt"), 0o644);
+      chmodSync(join(directory, "locked"), 0o755);
+    }
   });
 });

@@ -4,6 +4,12 @@ import { CheckpointLocked, CheckpointsUnavailable, GitCommandFailed } from "./er
 /** The oldest git whose behaviour the engine relies on. */
 const MIN_GIT: readonly [number, number] = [2, 30];
 
+/**
+ * How long one git command may take: far more than a checkpoint of a large tree needs, so that only a git
+ * stuck on a file system that stopped answering is stopped — and the operations queued behind it go on.
+ */
+const GIT_TIMEOUT_MS = 5 * 60_000;
+
 /** Who the shadow repository's commits are by. */
 const IDENTITY = { name: "Ollie checkpoints", email: "checkpoints@ollie.invalid" };
 
@@ -87,6 +93,7 @@ export async function runGit(place: GitPlace, args: readonly string[], run: GitR
     encoding: "buffer",
     reject: false,
     stripFinalNewline: false,
+    timeout: GIT_TIMEOUT_MS,
     ...(run.input !== undefined ? { input: run.input } : { stdin: "ignore" }),
   });
   const command = `git ${args.join(" ")}`;
@@ -105,7 +112,9 @@ export async function runGit(place: GitPlace, args: readonly string[], run: GitR
       { cause: result.cause },
     );
   }
-  const stderr = lastLine(Buffer.from(result.stderr ?? new Uint8Array()).toString("utf8"));
+  const stderr = result.timedOut
+    ? `stopped after ${GIT_TIMEOUT_MS / 60_000} minutes`
+    : lastLine(Buffer.from(result.stderr ?? new Uint8Array()).toString("utf8"));
   const lock = /Unable to create '([^']+\.lock)'|unable to create '([^']+\.lock)'/.exec(stderr);
   if (lock)
     throw new CheckpointLocked(place.workTree, command, result.exitCode, stderr, (lock[1] ?? lock[2])!);

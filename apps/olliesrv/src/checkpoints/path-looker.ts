@@ -37,10 +37,20 @@ export class PathLooker {
     return undefined;
   }
 
-  /** lstat of `raw`, undefined when nothing is there in the directory itself. */
-  async lstat(raw: RawPath): Promise<Stats | undefined> {
-    if (await this.firstNotDirectory(raw)) return undefined;
-    return lstatOrMissing(fsPath(this.directory, raw));
+  /**
+   * What is at `raw` in the directory itself: its lstat; `absent`; `beyond`, when a leading path is not a
+   * real directory (git will not look past a link, nor should this process); or `denied`, when a leading
+   * directory may not be searched.
+   */
+  async look(raw: RawPath): Promise<Stats | "absent" | "beyond" | "denied"> {
+    if (await this.firstNotDirectory(raw)) return "beyond";
+    try {
+      return (await lstatOrMissing(fsPath(this.directory, raw))) ?? "absent";
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === "EACCES" || code === "EPERM") return "denied";
+      throw error;
+    }
   }
 }
 

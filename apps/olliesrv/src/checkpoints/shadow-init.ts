@@ -11,10 +11,12 @@ const DIRECTORY_FILE = "directory";
  * The shadow repository's own settings. Files are stored and restored byte for byte, modes and links
  * included: no line-ending conversion, symbolic links stored as links, the executable bit kept, names as
  * Linux allows them (no NTFS or HFS rules). No automatic gc or maintenance runs in the middle of a
- * checkpoint, no reflogs grow, no renames are looked for.
+ * checkpoint, no reflogs grow, no renames are looked for. The index is written in version 4, which writes
+ * each path as what it shares with the one before and the rest: a quarter smaller, read and written
+ * faster.
  */
 function configText(directory: string): string {
-  const quoted = directory.replaceAll("\\", "\\\\").replaceAll('"', '\\"');
+  const quoted = directory.replaceAll("\\", "\\\\").replaceAll('"', '\\"').replaceAll("\n", "\\n");
   return `[core]
 \trepositoryformatversion = 0
 \tbare = false
@@ -31,6 +33,8 @@ function configText(directory: string): string {
 \thooksPath = /dev/null
 \tlogAllRefUpdates = false
 \tuntrackedCache = false
+[index]
+\tversion = 4
 [gc]
 \tauto = 0
 [maintenance]

@@ -107,10 +107,13 @@ export class ShadowRepo {
     });
   }
 
-  /** `owner`'s checkpoints, oldest (1) first. */
+  /**
+   * `owner`'s checkpoints, oldest (1) first. It waits for no operation: a checkpoint being recorded is
+   * listed once its line is written.
+   */
   async list(owner: string): Promise<Checkpoint[]> {
     ownerName(owner);
-    return this.#state.queue.run(() => readOwnerLog(this.gitDir, owner));
+    return readOwnerLog(this.gitDir, owner);
   }
 
   /**
@@ -217,18 +220,12 @@ export class ShadowRepo {
   ): Promise<Checkpoint> {
     const latest = await this.#latest(owner);
     const n = (latest?.n ?? 0) + 1;
-    const files = latest ? (await diffTrees(this.#place, latest.tree, tree)).map(changedFile) : [];
-    // No parent: each checkpoint stands alone, so that dropping a ref lets gc drop what only it kept.
-    const commit =
-      latest?.tree === tree
-        ? latest.commit
-        : (await runGit(this.#place, ["commit-tree", tree, "-m", `${owner} checkpoint ${n} (${about.kind})`]))
-            .toString("latin1")
-            .trim();
-    // HEAD follows the latest checkpoint so that `git status` has little to say about the index.
-    await runGit(this.#place, ["update-ref", "--stdin"], {
-      input: `update ${checkpointRef(owner, n)} ${commit}\noption no-deref\nupdate HEAD ${commit}\n`,
-    });
+    // The changes and the commit are independent: git works out both at once.
+    const [changes, commit] = await Promise.all([
+      latest ? diffTrees(this.#place, latest.tree, tree) : [],
+      this.#commit(owner, n, tree, latest?.tree === tree ? latest.commit : undefined, about.kind),
+    ]);
+    const files = changes.map(changedFile);
     const checkpoint: Checkpoint = {
       n,
       owner,
@@ -242,6 +239,23 @@ export class ShadowRepo {
     await appendOwnerLog(this.gitDir, checkpoint);
     this.#state.latest.set(owner, checkpoint);
     return checkpoint;
+  }
+
+  /**
+   * Makes a commit of `tree` (or takes `reuse`, a commit of it already) and points checkpoint `n`'s ref and
+   * HEAD at it — HEAD following the latest checkpoint so that `git status` has little to say of the index.
+   * No parent: each checkpoint stands alone, so that dropping a ref lets gc drop what only it kept.
+   */
+  async #commit(owner: string, n: number, tree: string, reuse: string | undefined, kind: CheckpointKind) {
+    const commit =
+      reuse ??
+      (await runGit(this.#place, ["commit-tree", tree, "-m", `${owner} checkpoint ${n} (${kind})`]))
+        .toString("latin1")
+        .trim();
+    await runGit(this.#place, ["update-ref", "--stdin"], {
+      input: `update ${checkpointRef(owner, n)} ${commit}\noption no-deref\nupdate HEAD ${commit}\n`,
+    });
+    return commit;
   }
 
   /** The tree of `base` changed by `indexInfo` lines, made in an index of its own. */

@@ -55,24 +55,21 @@ export async function scanWorktree(place: GitPlace, limits: CheckpointLimits): P
       candidates.push({ raw, tracked: true });
   }
   const looker = new PathLooker(place.workTree);
-  const looks = await Promise.all(
-    candidates.map(async ({ raw }) =>
-      (await looker.firstNotDirectory(raw)) ? "beyond a link or file" : await looker.lstat(raw),
-    ),
-  );
+  const looks = await Promise.all(candidates.map(({ raw }) => looker.look(raw)));
   let bytes = 0;
   candidates.forEach(({ raw, tracked }, i) => {
-    const st = looks[i];
+    const st = looks[i]!;
     if (raw === ".gitignore" || raw.endsWith("/.gitignore")) scan.ignoreRulesChanged = true;
     const note = (reason: NotedFile["reason"], size?: number) => {
       scan.noted.push({ path: displayPath(raw), reason, ...(size !== undefined && { size }) });
       if (tracked) scan.forceRemove.push(raw);
     };
     if (DOT_GIT.test(raw)) note("unstorable-name");
-    else if (st === "beyond a link or file") {
+    else if (st === "beyond") {
       // Its directory was replaced: git will not look past a link, so the index drops it unlooked at.
       if (tracked) scan.forceRemove.push(raw);
-    } else if (st === undefined || st.isDirectory()) {
+    } else if (st === "denied") note("unreadable");
+    else if (st === "absent" || st.isDirectory()) {
       // Gone, or a directory now: the index lets go of the file it had there.
       if (tracked) scan.stage.push(raw);
     } else if (st.isSymbolicLink()) scan.stage.push(raw);
@@ -97,7 +94,8 @@ export async function noteUnreadable(directory: string, scan: WorktreeScan): Pro
   const readable = await Promise.all(
     scan.stage.map(async (raw) => {
       // A link is read as a link: where it points does not matter.
-      if (!(await looker.lstat(raw))?.isFile()) return true;
+      const st = await looker.look(raw);
+      if (typeof st === "string" || !st.isFile()) return true;
       return access(fsPath(directory, raw), constants.R_OK).then(
         () => true,
         (error: NodeJS.ErrnoException) => error.code !== "EACCES" && error.code !== "EPERM",
