@@ -32,6 +32,16 @@ describe("operations at once", () => {
       "same as 2",
     ]);
     expect((await repos[2]!.list("s1/main")).map((c) => c.n)).toEqual([1, 2]);
+
+    // idle() waits for what was asked before it, through any of them.
+    write(directory, { "d0/f0.txt": "changed again\n" });
+    let recorded = false;
+    const third = repos[0]!.record("s1/main").then(() => {
+      recorded = true;
+    });
+    await repos[1]!.idle();
+    expect(recorded).toBe(true);
+    await third;
   });
 
   it("says which lock another process holds, and works again once it is gone", async () => {

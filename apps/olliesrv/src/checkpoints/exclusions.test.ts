@@ -22,7 +22,7 @@ async function openRepo(limits?: Partial<CheckpointLimits>) {
 /** The paths checkpoint `n` of `owner` holds. */
 async function stored(repo: ShadowRepo, owner: string, n: number): Promise<string[]> {
   const ref = `refs/ollie/${owner.replace("/", "%2F")}/${n}`;
-  return (await shadowGit(repo.gitDir, ["ls-tree", "-r", "--name-only", ref])).split("\n").filter(Boolean);
+  return (await shadowGit(repo, ["ls-tree", "-r", "--name-only", ref])).split("\n").filter(Boolean);
 }
 
 describe("what checkpoints leave out", () => {
@@ -143,7 +143,7 @@ describe("what checkpoints leave out", () => {
     expect(first.created && first.checkpoint.noted).toEqual([
       { path: "vendor/lib/", reason: "nested-repository" },
     ]);
-    const tree = await shadowGit(repo.gitDir, ["ls-tree", "-r", "refs/ollie/s%2Fmain/1"]);
+    const tree = await shadowGit(repo, ["ls-tree", "-r", "refs/ollie/s%2Fmain/1"]);
     expect(tree).not.toMatch(/^160000/m);
     expect(tree).not.toContain("vendor");
 

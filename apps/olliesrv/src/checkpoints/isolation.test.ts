@@ -41,12 +41,7 @@ describe("what checkpoints do not touch", () => {
 
     expect(treeHash(join(directory, ".git"))).toBe(dotGit);
     expect(await userGit(directory, ["status", "--porcelain"])).toBe(status);
-    const shadowTree = await shadowGit(repo.gitDir, [
-      "ls-tree",
-      "-r",
-      "--name-only",
-      "refs/ollie/s%2Fmain/1",
-    ]);
+    const shadowTree = await shadowGit(repo, ["ls-tree", "-r", "--name-only", "refs/ollie/s%2Fmain/1"]);
     expect(shadowTree.split("\n")).toEqual(["src/code.ts", "staged.txt", "tracked.txt", "untracked.txt"]);
   });
 
@@ -97,7 +92,7 @@ describe("what checkpoints do not touch", () => {
     const at1 = snapshot(directory);
     const repo = await ShadowRepo.open({ dataDir: scratch.dir("ckpt-data-"), directory });
     await repo.record("s/main");
-    const tree = await shadowGit(repo.gitDir, ["ls-tree", "-r", "refs/ollie/s%2Fmain/1"]);
+    const tree = await shadowGit(repo, ["ls-tree", "-r", "refs/ollie/s%2Fmain/1"]);
     expect(tree.split("\n").map((line) => line.split("\t")[1])).toEqual(["out", "src/a.ts", "src/b/c.ts"]);
     expect(tree).toMatch(/^120000 blob \S+\tout$/m);
 
@@ -127,6 +122,6 @@ describe("what checkpoints do not touch", () => {
     expect(second.created && second.checkpoint.files).toEqual([
       { path: "notes.txt", change: "modified", added: 1, deleted: 1 },
     ]);
-    expect(await shadowGit(repo.gitDir, ["ls-tree", "-r", "--name-only", "HEAD"])).toBe("notes.txt");
+    expect(await shadowGit(repo, ["ls-tree", "-r", "--name-only", "HEAD"])).toBe("notes.txt");
   });
 });

@@ -66,7 +66,7 @@ describe("record", () => {
       { path: "link", change: "added", added: 1, deleted: 0 },
       { path: "src/b.ts", change: "modified", added: 0, deleted: 0 },
     ]);
-    const tree = await shadowGit(repo.gitDir, ["ls-tree", "-r", "refs/ollie/s1%2Fmain/2"]);
+    const tree = await shadowGit(repo, ["ls-tree", "-r", "refs/ollie/s1%2Fmain/2"]);
     expect(tree).toMatch(/^120000 blob \S+\tlink$/m);
     expect(tree).toMatch(/^100755 blob \S+\tsrc\/b\.ts$/m);
     expect((await repo.list("s1/main")).map((c) => [c.n, c.kind, c.files.length])).toEqual([
@@ -79,26 +79,27 @@ describe("record", () => {
     const { directory, repo } = await openRepo();
     write(directory, { "a.txt": "a\n", "d/b.txt": "b\n" });
     const first = await repo.record("s1/main");
-    const before = await shadowCounts(repo.gitDir);
+    const before = await shadowCounts(repo);
     const head = readFileSync(join(repo.gitDir, "HEAD"), "utf8");
 
+    await repo.idle();
     const commands = gitCommandsRun();
     const same = await repo.record("s1/main");
     expect(same).toEqual({ created: false, sameAs: first.created && first.checkpoint, noted: [] });
     // The fast path: one `git status`, nothing staged, no tree written.
     expect(gitCommandsRun() - commands).toBe(1);
-    expect(await shadowCounts(repo.gitDir)).toEqual(before);
+    expect(await shadowCounts(repo)).toEqual(before);
     expect(readFileSync(join(repo.gitDir, "HEAD"), "utf8")).toBe(head);
 
     // A file written again with the same bytes is no change either.
     write(directory, { "a.txt": "a\n" });
     expect((await repo.record("s1/main")).created).toBe(false);
-    expect(await shadowCounts(repo.gitDir)).toEqual(before);
+    expect(await shadowCounts(repo)).toEqual(before);
 
     // A daemon started afresh finds the same (its cache of the index's tree is empty).
     const reopened = await ShadowRepo.open({ dataDir: join(repo.gitDir, "../.."), directory });
     expect((await reopened.record("s1/main")).created).toBe(false);
-    expect(await shadowCounts(repo.gitDir)).toEqual(before);
+    expect(await shadowCounts(repo)).toEqual(before);
   });
 
   it("writes the files of a large checkpoint into one pack, and a few changed ones as loose objects", async () => {
@@ -110,9 +111,9 @@ describe("record", () => {
     await repo.record("s/main");
     const objects = async () =>
       Object.fromEntries(
-        (await shadowGit(repo.gitDir, ["count-objects", "-v"])).split("\n").map((line) => line.split(": ")),
+        (await shadowGit(repo, ["count-objects", "-v"])).split("\n").map((line) => line.split(": ")),
       ) as Record<string, string>;
-    const [major, minor] = (await shadowGit(repo.gitDir, ["--version"])).match(/\d+/g)!.map(Number);
+    const [major, minor] = (await shadowGit(repo, ["--version"])).match(/\d+/g)!.map(Number);
     const packs = major! > 2 || (major === 2 && minor! >= 37);
     // 200 blobs in a pack; the 11 trees (the top and d0…d9) and the commit loose.
     expect(await objects()).toMatchObject(packs ? { packs: "1", count: "12" } : { packs: "0", count: "212" });
@@ -140,7 +141,7 @@ describe("record", () => {
     expect((await repo.list("s1/main")).map((c) => c.n)).toEqual([1, 2, 3]);
     expect((await other.list("s2/main")).map((c) => c.n)).toEqual([1]);
     expect(await repo.list("nobody/main")).toEqual([]);
-    const refs = await shadowGit(repo.gitDir, ["for-each-ref", "--format=%(refname)", "refs/ollie"]);
+    const refs = await shadowGit(repo, ["for-each-ref", "--format=%(refname)", "refs/ollie"]);
     expect(refs.split("\n").sort()).toEqual([
       "refs/ollie/s1%2Fmain/1",
       "refs/ollie/s1%2Fmain/2",

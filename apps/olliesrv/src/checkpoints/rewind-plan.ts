@@ -39,9 +39,13 @@ export async function planRewind(
 ): Promise<RewindPlan> {
   const dropped = new Set<RawPath>();
   for (const change of changes) if (change.status === "D") dropped.add(change.raw);
-  const noted = notedByTarget.map((file) => file.path);
-  const isNoted = (path: string) =>
-    noted.some((n) => (n.endsWith("/") ? path.startsWith(n) : path === n || path.startsWith(`${n}/`)));
+  // What the target noted, or is under what it noted (a nested repository's `sub/`).
+  const noted = new Set(notedByTarget.map((file) => file.path.replace(/\/$/, "")));
+  const isNoted = (path: string) => {
+    for (let end = path.length; end > 0; end = path.lastIndexOf("/", end - 1))
+      if (noted.has(path.slice(0, end))) return true;
+    return false;
+  };
   const occupied = new OccupiedPaths(directory, dropped);
 
   const plan: RewindPlan = { files: [], untouched: [], indexInfo: [] };

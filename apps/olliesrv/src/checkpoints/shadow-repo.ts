@@ -108,6 +108,14 @@ export class ShadowRepo {
   }
 
   /**
+   * Resolves when every operation asked for so far is done: what a daemon waits for before it exits, and
+   * what reads the shadow repository itself waits for first.
+   */
+  async idle(): Promise<void> {
+    return this.#state.queue.run(async () => {});
+  }
+
+  /**
    * `owner`'s checkpoints, oldest (1) first. It waits for no operation: a checkpoint being recorded is
    * listed once its line is written.
    */

@@ -100,22 +100,30 @@ export async function userGit(cwd: string, args: string[]): Promise<string> {
   return result.stdout;
 }
 
-/** `git ARGS` on a shadow repository (no work tree), to look at what it holds. */
-export async function shadowGit(gitDir: string, args: string[]): Promise<string> {
-  const result = await execa("git", ["--git-dir", gitDir, ...args], {
-    env: { PATH: process.env.PATH, HOME: gitDir, GIT_CONFIG_NOSYSTEM: "1", LC_ALL: "C" },
+/** A shadow repository as the helpers below look at it. */
+interface Shadow {
+  gitDir: string;
+  idle(): Promise<void>;
+}
+
+/**
+ * `git ARGS` on a shadow repository (no work tree), to look at what it holds — once its operations are
+ * done and its refs written.
+ */
+export async function shadowGit(repo: Shadow, args: string[]): Promise<string> {
+  await repo.idle();
+  const result = await execa("git", ["--git-dir", repo.gitDir, ...args], {
+    env: { PATH: process.env.PATH, HOME: repo.gitDir, GIT_CONFIG_NOSYSTEM: "1", LC_ALL: "C" },
     extendEnv: false,
   });
   return result.stdout;
 }
 
 /** The refs, objects and log lines a shadow repository holds: what a record that records nothing keeps. */
-export async function shadowCounts(
-  gitDir: string,
-): Promise<{ refs: number; objects: string; log: string[] }> {
-  const refs = await shadowGit(gitDir, ["for-each-ref", "refs/ollie"]);
-  const objects = await shadowGit(gitDir, ["count-objects", "-v"]);
-  const owners = join(gitDir, "owners");
+export async function shadowCounts(repo: Shadow): Promise<{ refs: number; objects: string; log: string[] }> {
+  const refs = await shadowGit(repo, ["for-each-ref", "refs/ollie"]);
+  const objects = await shadowGit(repo, ["count-objects", "-v"]);
+  const owners = join(repo.gitDir, "owners");
   const log = readdirSync(owners)
     .sort()
     .map((name) => readFileSync(join(owners, name), "utf8"));
