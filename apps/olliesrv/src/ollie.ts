@@ -229,6 +229,8 @@ export async function createOllie({ options, address, env, log }: OllieOptions):
       models.close();
       await restoring?.catch(() => 0);
       const unsaved = await sessions.close();
+      // A checkpoint or a rewind under way finishes: its refs and log agree with the directory.
+      await making.checkpoints.idle();
       await server.close();
       await bypass.desk.close();
       await remotes.close();

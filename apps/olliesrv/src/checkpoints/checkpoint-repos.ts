@@ -37,6 +37,18 @@ export class CheckpointRepos {
     return agent;
   }
 
+  /** Resolves once every checkpoint and rewind under way has finished. */
+  async idle(): Promise<void> {
+    await Promise.all(
+      [...this.#repos.values()].map((repo) =>
+        repo.then(
+          (r) => r.idle(),
+          () => undefined,
+        ),
+      ),
+    );
+  }
+
   /** Forgets the agents of a session killed (its checkpoints stay, for the directory's other sessions). */
   forgetSession(id: string): void {
     for (const key of this.#agents.keys()) if (key.startsWith(`${id}/`)) this.#agents.delete(key);
