@@ -49,7 +49,10 @@ afterAll(async () => {
   await o?.remove();
 });
 
-/** Every path under `dir` (the user's `.git` aside): its kind, mode and bytes or link target. */
+/**
+ * Every path under `dir` (the user's `.git` aside): its bytes and executable bit (what git keeps of a
+ * file's mode), or its link target.
+ */
 function tree(dir: string, skip: (path: string) => boolean = () => false): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (at: string) => {
@@ -62,7 +65,7 @@ function tree(dir: string, skip: (path: string) => boolean = () => false): Recor
       else if (st.isSymbolicLink()) out[rel] = `link ${readlinkSync(path)}`;
       else
         out[rel] =
-          `${(st.mode & 0o777).toString(8)} ${createHash("sha256").update(readFileSync(path)).digest("hex")}`;
+          `${st.mode & 0o100 ? "x" : "-"} ${createHash("sha256").update(readFileSync(path)).digest("hex")}`;
     }
   };
   walk(dir);

@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { Scratch } from "./__fixtures__/trees.js";
@@ -29,6 +29,31 @@ describe("an agent's checkpoints", () => {
     agent.turnEnded();
     expect(await agent.beforeWrite()).toBeUndefined();
     expect((await agent.list()).map((c) => c.n)).toEqual([1]);
+    // Each turn that writes has a checkpoint of its own, an unchanged directory's reusing the commit.
+    agent.turnStarted(turnStart(3, history));
+    const third = await agent.beforeWrite();
+    agent.turnStarted(turnStart(4, history));
+    const fourth = await agent.beforeWrite();
+    expect(third).toMatchObject({ created: true, checkpoint: { n: 2, turn: 3 } });
+    expect(fourth).toMatchObject({ created: true, checkpoint: { n: 3, turn: 4, files: [] } });
+    if (third?.created && fourth?.created) expect(fourth.checkpoint.commit).toBe(third.checkpoint.commit);
+  });
+
+  it("gives what a rewind writes to the daemon's user alone: git keeps no permission bit but x", async () => {
+    const dir = scratch.dir();
+    writeFileSync(join(dir, "secret.env"), "KEY=1\n", { mode: 0o600 });
+    writeFileSync(join(dir, "run.sh"), "echo\n", { mode: 0o755 });
+    const agent = new CheckpointRepos(scratch.dir("ckpt-data-")).forAgent(
+      { id: "s3", cwd: dir, remote: undefined },
+      "main",
+    );
+    agent.turnStarted(turnStart(1, [{ role: "user", content: "Delete" }]));
+    await agent.beforeWrite();
+    rmSync(join(dir, "secret.env"));
+    rmSync(join(dir, "run.sh"));
+    await agent.rewind(1);
+    expect(statSync(join(dir, "secret.env")).mode & 0o777).toBe(0o600);
+    expect(statSync(join(dir, "run.sh")).mode & 0o777).toBe(0o700);
   });
 
   it("keeps none for a session whose tools run on another host, and says why", async () => {

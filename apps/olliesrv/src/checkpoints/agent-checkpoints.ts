@@ -83,10 +83,13 @@ export class AgentCheckpoints {
     if (!start || this.unavailable) return undefined;
     this.#pending = undefined;
     const repo = await this.repoOf(this.session.cwd);
-    return repo.record(this.owner, {
-      turn: start.turn,
-      history: { messages: start.messages, prompt: start.prompt },
-    });
+    // Even a directory as the last checkpoint has it gets a checkpoint of this turn (its commit reused):
+    // undoing this turn cuts the conversation back to this turn, not to the one that last changed a file.
+    return repo.record(
+      this.owner,
+      { turn: start.turn, history: { messages: start.messages, prompt: start.prompt } },
+      { evenIfUnchanged: true },
+    );
   }
 
   async list(): Promise<Checkpoint[]> {

@@ -9,6 +9,15 @@ export interface CheckpointsHeading {
   unavailable?: string | undefined;
 }
 
+/**
+ * A path as the file writes it: as it is, or — holding a control character, a quote or a backslash, which
+ * could make a name look like lines of the file — as a JSON string.
+ */
+export function quotePath(path: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is looked for
+  return /[\u0000-\u001f\u007f"\\]/.test(path) ? JSON.stringify(path) : path;
+}
+
 const counts = (f: Pick<ChangedFile, "added" | "deleted">) =>
   f.added === null ? "binary" : `+${f.added} -${f.deleted}`;
 
@@ -16,10 +25,11 @@ const counts = (f: Pick<ChangedFile, "added" | "deleted">) =>
  * An agent's `checkpoints` file: `directory PATH`, `shared with SESSION…` when other sessions record the same
  * directory, `unavailable REASON` when none are kept; then a line per checkpoint — number, `turn T`, time,
  * kind, a summary of the files changed since the one before — each followed by a line per file (a tab, the
- * change, its counts, the path) and per file left out (`noted`, why, the path).
+ * change, its counts, the path) and per file left out (`noted`, why, the path). A path is quoted when it
+ * must be (see quotePath).
  */
 export function checkpointsText(heading: CheckpointsHeading, checkpoints: readonly Checkpoint[]): string {
-  const lines = [`directory ${heading.directory}`];
+  const lines = [`directory ${quotePath(heading.directory)}`];
   if (heading.sharedWith.length > 0)
     lines.push(
       `shared with ${heading.sharedWith.join(" ")}: their turns record, and their rewinds change, the same files`,
@@ -38,9 +48,11 @@ export function checkpointsText(heading: CheckpointsHeading, checkpoints: readon
         `${c.files.length} file${c.files.length === 1 ? "" : "s"} +${added} -${deleted}`,
       ].join("\t"),
     );
-    for (const f of c.files) lines.push(`\t${f.change}\t${counts(f)}\t${f.path}`);
+    for (const f of c.files) lines.push(`\t${f.change}\t${counts(f)}\t${quotePath(f.path)}`);
     for (const f of c.noted)
-      lines.push(`\tnoted\t${f.reason}${f.size === undefined ? "" : ` ${f.size} bytes`}\t${f.path}`);
+      lines.push(
+        `\tnoted\t${f.reason}${f.size === undefined ? "" : ` ${f.size} bytes`}\t${quotePath(f.path)}`,
+      );
   }
   return `${lines.join("\n")}\n`;
 }

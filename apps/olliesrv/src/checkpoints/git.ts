@@ -34,6 +34,12 @@ export interface GitRun {
   input?: Uint8Array | string;
   /** Extra `-c NAME=VALUE` settings for this command alone. */
   config?: string[];
+  /**
+   * Files it writes are the daemon user's alone (umask 077: 0600, 0700 executable): git keeps no
+   * permission bit but the executable one, so a file it restores would otherwise be given to everyone
+   * the umask lets read it — a `.env` that was 0600 coming back 0644.
+   */
+  private?: boolean;
 }
 
 /**
@@ -86,19 +92,25 @@ export function gitCommandsRun(): number {
 export async function runGit(place: GitPlace, args: readonly string[], run: GitRun = {}): Promise<Buffer> {
   const config = (run.config ?? []).flatMap((setting) => ["-c", setting]);
   commandsRun++;
-  const result = await execa("git", [...PINNED, ...config, ...args], {
-    cwd: place.workTree,
-    env: gitEnv(place),
-    extendEnv: false,
-    encoding: "buffer",
-    reject: false,
-    stripFinalNewline: false,
-    timeout: GIT_TIMEOUT_MS,
-    ...(run.input !== undefined ? { input: run.input } : { stdin: "ignore" }),
-  });
+  const argv = [...PINNED, ...config, ...args];
+  const result = await execa(
+    run.private ? "/bin/sh" : "git",
+    run.private ? ["-c", 'umask 077 && exec git "$@"', "git", ...argv] : argv,
+    {
+      cwd: place.workTree,
+      env: gitEnv(place),
+      extendEnv: false,
+      encoding: "buffer",
+      reject: false,
+      stripFinalNewline: false,
+      timeout: GIT_TIMEOUT_MS,
+      ...(run.input !== undefined ? { input: run.input } : { stdin: "ignore" }),
+    },
+  );
   const command = `git ${args.join(" ")}`;
   if (result.exitCode === 0) return Buffer.from(result.stdout);
-  if (result.exitCode === undefined) {
+  // A git killed (its timeout, or a signal) has no exit status either, but it was started.
+  if (result.exitCode === undefined && !result.timedOut && result.signal === undefined) {
     // Not started: no git, or no directory to start it in.
     const message = result.message ?? "";
     const gone = message.includes('"cwd" option is invalid');
@@ -114,7 +126,9 @@ export async function runGit(place: GitPlace, args: readonly string[], run: GitR
   }
   const stderr = result.timedOut
     ? `stopped after ${GIT_TIMEOUT_MS / 60_000} minutes`
-    : lastLine(Buffer.from(result.stderr ?? new Uint8Array()).toString("utf8"));
+    : result.signal !== undefined
+      ? `killed by ${result.signal}`
+      : lastLine(Buffer.from(result.stderr ?? new Uint8Array()).toString("utf8"));
   const lock = /Unable to create '([^']+\.lock)'|unable to create '([^']+\.lock)'/.exec(stderr);
   if (lock)
     throw new CheckpointLocked(place.workTree, command, result.exitCode, stderr, (lock[1] ?? lock[2])!);

@@ -51,13 +51,21 @@ export async function undoTurn(
   const turns = (await checkpoints.list()).filter((c) => c.kind === "turn").reverse();
   if (turns.length === 0)
     throw new RewindRefused("no turn of this agent has written since checkpoints began");
+  const history = scope === "files" ? [] : (await agent.activate()).history;
   for (const target of turns) {
-    const cutAt = scope === "files" ? undefined : await conversationCut(agent, target);
-    if (scope === "chat") return finish(agent, target, undefined, cutAt);
+    // A conversation cut back to before this turn already: the turn before is the one to take back.
+    const cut = scope !== "files" && target.history !== undefined && history.length > target.history.messages;
+    if (scope === "chat") {
+      if (cut) return finish(agent, target, undefined, await conversationCut(agent, target));
+      continue;
+    }
+    const cutAt = cut ? await conversationCut(agent, target) : undefined;
     const files = await checkpoints.rewind(target.n);
-    if (files.before !== undefined || target === turns.at(-1)) return finish(agent, target, files, cutAt);
+    if (files.before !== undefined || cutAt !== undefined) return finish(agent, target, files, cutAt);
   }
-  throw new RewindRefused("nothing to undo");
+  throw new RewindRefused(
+    "nothing to undo: the directory and the conversation are as before the first turn that wrote",
+  );
 }
 
 async function finish(
@@ -68,6 +76,11 @@ async function finish(
 ): Promise<string> {
   if (cutAt !== undefined) {
     const live = await agent.activate();
+    // A turn may have begun while the files were rewound: its conversation is not cut from under it.
+    if (live.state !== "idle" || messageDigest(live.history[cutAt]) !== target.history?.prompt)
+      throw new RewindRefused(
+        `${files ? `the files were rewound to checkpoint ${target.n}${files.before ? ` (rewind ${files.before.n} takes it back)` : ""}, but ` : ""}the conversation was not cut: a turn began meanwhile`,
+      );
     live.replaceHistory(live.history.slice(0, cutAt));
   }
   const said = [

@@ -28,6 +28,15 @@ export interface ShadowRepoOptions {
   limits?: Partial<CheckpointLimits>;
 }
 
+/** How `record` treats a directory as the owner's latest checkpoint has it. */
+export interface RecordOptions {
+  /**
+   * Record it anyway, as a checkpoint of its own that reuses the latest one's commit (a ref and a line of
+   * the log): each turn that writes has its own checkpoint, and its own place in the conversation.
+   */
+  evenIfUnchanged?: boolean;
+}
+
 /** What the caller says of a checkpoint, kept with it. */
 export interface RecordInfo {
   turn?: number;
@@ -92,14 +101,15 @@ export class ShadowRepo {
 
   /**
    * Records the directory as it is now as `owner`'s next checkpoint — unless it is as the owner's latest
-   * checkpoint has it: then nothing is recorded and that checkpoint is returned (`created: false`).
+   * checkpoint has it: then nothing is recorded and that checkpoint is returned (`created: false`), or,
+   * with `evenIfUnchanged`, a checkpoint reusing its commit is.
    */
-  async record(owner: string, info: RecordInfo = {}): Promise<Recorded> {
+  async record(owner: string, info: RecordInfo = {}, options: RecordOptions = {}): Promise<Recorded> {
     ownerName(owner);
     return this.#state.queue.run(async () => {
       const { tree, noted } = await this.#stage();
       const latest = await this.#latest(owner);
-      if (latest?.tree === tree) return { created: false, sameAs: latest, noted };
+      if (latest?.tree === tree && !options.evenIfUnchanged) return { created: false, sameAs: latest, noted };
       return {
         created: true,
         checkpoint: await this.#checkpoint(owner, tree, noted, { kind: "turn", ...info }),
@@ -148,7 +158,7 @@ export class ShadowRepo {
         plan.indexInfo.length > 0 ? await this.#treeWith(target.tree, plan.indexInfo) : target.tree;
       this.#state.indexTree = undefined;
       // The index holds the current state, so git changes exactly the paths that differ from `goal`.
-      await runGit(this.#place, ["read-tree", "-u", "--reset", goal]);
+      await runGit(this.#place, ["read-tree", "-u", "--reset", goal], { private: true });
       this.#state.indexTree = goal;
       return { to: target, before, files: plan.files, untouched: plan.untouched };
     });

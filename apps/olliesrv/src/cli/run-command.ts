@@ -209,7 +209,9 @@ async function limitSpending(
 ): Promise<() => Promise<void>> {
   if (maxCostUsd === undefined) return async () => {};
   const before = await session.budget();
-  await session.ctl(`budget ${(before.usdSpent + maxCostUsd).toFixed(6)}`);
+  // Never more than the session's own limit allows: --max-cost tightens a budget, never lifts it.
+  const limit = Math.min(before.usdSpent + maxCostUsd, before.usd ?? Number.POSITIVE_INFINITY);
+  await session.ctl(`budget ${limit.toFixed(6)}`);
   return async () => {
     if (kept) await session.ctl(before.usd === undefined ? "budget usd off" : `budget ${before.usd}`);
   };

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Message, Tool, ToolResultMessage } from "@ollie/backends";
 import type { SpendingGate } from "../budget/spending-gate.js";
-import { type CompactionHost, compactAgent } from "../compaction/agent-compaction.js";
+import { type CompactionDone, type CompactionHost, compactAgent } from "../compaction/agent-compaction.js";
 import {
   type CompactionOptions,
   type CompactionTrigger,
@@ -347,10 +347,7 @@ export class AgentCore implements TurnContext, CompactionHost {
     return this.busyWith("hook: turnError", () => hooks.turnError!(payload, signal));
   }
 
-  compact(
-    trigger: CompactionTrigger,
-    signal: AbortSignal,
-  ): Promise<{ compacted: boolean; progress: boolean }> {
+  compact(trigger: CompactionTrigger, signal: AbortSignal): Promise<CompactionDone> {
     return this.busyWith("compacting", () => compactAgent(this, trigger, signal));
   }
 

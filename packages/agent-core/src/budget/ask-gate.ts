@@ -13,7 +13,7 @@ export interface GatedAgent {
 /** What the agent's spending gate says of a request of `messages` to `backend`: a reason, or undefined. */
 export async function askSpendingGate(
   agent: GatedAgent,
-  backend: Backend,
+  backend: Pick<Backend, "provider" | "model">,
   messages: readonly Message[],
   tools: readonly Tool[],
   purpose: PlannedRequest["purpose"],

@@ -89,6 +89,17 @@ describe("a spending limit", () => {
     );
   });
 
+  it("a turn whose context overflows ends in budget when the compaction it needs is refused", async () => {
+    const { agent, backend } = await scriptedAgent([{ fault: { type: "context_overflow" } }], {
+      spending: {
+        beforeRequest: ({ purpose }) => (purpose === "compaction" ? "no room for a summary" : undefined),
+      },
+    });
+    const outcome = ended(await agent.submit("A question too long"), "budget");
+    expect(outcome.reason).toBe("no room for a summary");
+    expect(backend.calls).toHaveLength(1);
+  });
+
   it("stopped for a budget spent elsewhere, a turn ends in budget with what its cut request used", async () => {
     const { agent, of } = await scriptedAgent([
       { text: "A long answer that streams slowly.", chunkSize: 1, delayMs: 5 },

@@ -30,6 +30,16 @@ export interface CompactionHost extends GatedAgent {
 }
 
 /**
+ * What a compaction did: whether the history was replaced, whether that saved enough to count as progress,
+ * and — when the spending gate refused its request — why.
+ */
+export interface CompactionDone {
+  compacted: boolean;
+  progress: boolean;
+  budget?: string;
+}
+
+/**
  * Compacts an agent's history: the preCompact hook may refuse it (or add instructions for the summary); the
  * summary comes from the profile's compaction backend or model; the system prompt's commands are run again
  * (rules and context they bring must survive); the postCompact hook's output joins the context. Resolves
@@ -40,7 +50,7 @@ export async function compactAgent(
   host: CompactionHost,
   trigger: CompactionTrigger,
   signal: AbortSignal,
-): Promise<{ compacted: boolean; progress: boolean }> {
+): Promise<CompactionDone> {
   const contextLength = await host.contextLength();
   const pre = await host.hook("preCompact", { trigger, messages: host.history.length }, signal);
   if (pre.action === "block") {
@@ -50,21 +60,24 @@ export async function compactAgent(
   const runtime = host.runtime;
   const spec = runtime.spec;
   const backend = spec.compactionBackend ?? runtime.backend;
-  const restoreModel = swapModel(backend, spec.compactionBackend ? undefined : spec.compactionModel);
-  // The model that writes the summary, for the compaction event.
-  const summaryModel = backend.model;
+  // Asked before the backend's model is switched for the summary: a refusal leaves everything as it was.
   const overBudget = await askSpendingGate(
     host,
-    backend,
+    {
+      provider: backend.provider,
+      model: spec.compactionBackend ? backend.model : (spec.compactionModel ?? backend.model),
+    },
     host.history.messages,
     runtime.toolSchemas,
     "compaction",
   );
   if (overBudget !== undefined) {
-    restoreModel();
     host.emit({ type: "info", message: `the compaction was not made: budget: ${overBudget}` });
-    return { compacted: false, progress: false };
+    return { compacted: false, progress: false, budget: overBudget };
   }
+  const restoreModel = swapModel(backend, spec.compactionBackend ? undefined : spec.compactionModel);
+  // The model that writes the summary, for the compaction event.
+  const summaryModel = backend.model;
   try {
     const result = await compactHistory({
       messages: host.history.messages,

@@ -4,7 +4,8 @@ import type { TurnContext } from "./turn-context.js";
 
 /**
  * The provider said the conversation does not fit its window: compact once and try again ("retry"), or
- * give up with an error that says why the compaction could not help. `compactedAlready`: this turn already
+ * give up with an error that says why the compaction could not help (or, when a budget refused the
+ * compaction, with the budget's reason). `compactedAlready`: this turn already
  * compacted for an overflow.
  */
 export async function recoverFromOverflow(
@@ -12,7 +13,7 @@ export async function recoverFromOverflow(
   error: ContextOverflowError,
   compactedAlready: boolean,
   signal: AbortSignal,
-): Promise<"retry" | "interrupted" | ContextOverflowError> {
+): Promise<"retry" | "interrupted" | { budget: string } | ContextOverflowError> {
   const verdict = compactedAlready
     ? "give up"
     : compactionDecision(t.compaction, "overflow", { fraction: 1, autoInRow: t.autoCompactions });
@@ -24,6 +25,8 @@ export async function recoverFromOverflow(
     const done = await t.compact("overflow", signal);
     if (signal.aborted) return "interrupted";
     if (done.compacted && done.progress) return "retry";
+    // The compaction the turn needed would pass a budget: the turn ends as the budget says.
+    if (done.budget !== undefined) return { budget: done.budget };
     why = done.compacted ? "compaction saved too little" : "the compaction did not happen";
   } else if (t.compaction.auto && t.autoCompactions >= t.compaction.maxAutoInRow) {
     why = `it was already compacted ${t.autoCompactions} times since the last prompt`;

@@ -89,6 +89,8 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
       if (!(answer.error instanceof ContextOverflowError)) return failed(answer.error);
       const recovery = await recoverFromOverflow(t, answer.error, overflowCompacted, signal);
       if (recovery === "interrupted") return interrupted();
+      if (!(recovery instanceof ContextOverflowError) && recovery !== "retry")
+        return finish({ ...sofar(), status: "budget", reason: recovery.budget });
       if (recovery !== "retry") return failed(recovery);
       overflowCompacted = true;
       continue;

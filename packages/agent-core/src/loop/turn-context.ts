@@ -1,5 +1,6 @@
 import type { Message, Tool, ToolResultMessage } from "@ollie/backends";
 import type { SpendingGate } from "../budget/spending-gate.js";
+import type { CompactionDone } from "../compaction/agent-compaction.js";
 import type { CompactionOptions, CompactionTrigger } from "../compaction/compaction-options.js";
 import type { ContextFigures } from "../context/context-meter.js";
 import type { AgentEvent, AgentState } from "../events/agent-events.js";
@@ -50,10 +51,7 @@ export interface TurnContext {
   turnError(error: unknown, signal: AbortSignal): Promise<boolean>;
   readonly compaction: CompactionOptions;
   /** Compacts the history; never throws. */
-  compact(
-    trigger: CompactionTrigger,
-    signal: AbortSignal,
-  ): Promise<{ compacted: boolean; progress: boolean }>;
+  compact(trigger: CompactionTrigger, signal: AbortSignal): Promise<CompactionDone>;
   /** Automatic compactions since the last prompt from the user. */
   autoCompactions: number;
   /** The size of a request against the model's window. */

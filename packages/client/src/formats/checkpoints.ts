@@ -39,12 +39,23 @@ export interface Checkpoints {
 
 const CHANGES = new Set(["added", "modified", "deleted", "type changed"]);
 
+/** A path as the file has it: as it is, or a JSON string when it holds what could pass for lines. */
+function unquote(path: string): string {
+  if (!path.startsWith('"')) return path;
+  try {
+    return JSON.parse(path) as string;
+  } catch {
+    return path;
+  }
+}
+
 export function parseCheckpoints(text: string): Checkpoints {
   const out: Checkpoints = { directory: "", sharedWith: [], unavailable: undefined, list: [] };
   for (const line of text.split("\n")) {
     if (line === "") continue;
     if (line.startsWith("\t")) {
-      const [, what = "", counts = "", path = ""] = line.split("\t");
+      const [, what = "", counts = "", quoted = ""] = line.split("\t");
+      const path = unquote(quoted);
       const last = out.list.at(-1);
       if (!last) continue;
       if (what === "noted") last.noted.push({ path, reason: counts });
@@ -71,7 +82,7 @@ export function parseCheckpoints(text: string): Checkpoints {
         files: [],
         noted: [],
       });
-    } else if (line.startsWith("directory ")) out.directory = line.slice(10);
+    } else if (line.startsWith("directory ")) out.directory = unquote(line.slice(10));
     else if (line.startsWith("shared with ")) out.sharedWith = line.slice(12).split(":")[0]!.split(" ");
     else if (line.startsWith("unavailable ")) out.unavailable = line.slice(12);
   }

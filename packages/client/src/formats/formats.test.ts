@@ -99,6 +99,7 @@ describe("an agent's files", () => {
       "2\t-\t2026-12-07T17:55:12.006Z\tbefore rewind to 1\t2 files +1 -4",
       "\tdeleted\t+0 -4\tnotes.txt",
       "\tmodified\tbinary\tdata.bin",
+      '\tadded\t+1 -0\t"odd\\nname"',
       "",
     ].join("\n");
     expect(parseCheckpoints(text)).toEqual({
@@ -124,6 +125,7 @@ describe("an agent's files", () => {
           files: [
             { path: "notes.txt", change: "deleted", added: 0, deleted: 4 },
             { path: "data.bin", change: "modified", added: undefined, deleted: undefined },
+            { path: "odd\nname", change: "added", added: 1, deleted: 0 },
           ],
           noted: [],
         },

@@ -29,7 +29,10 @@ export class Scratch {
   }
 }
 
-/** What a path of a tree is: its kind, mode bits, and content (the bytes, hex) or link target. */
+/**
+ * What a path of a tree is: its kind, whether it is executable (the one permission bit git keeps: a file a
+ * rewind writes is the daemon user's alone, 0600 or 0700), and content (the bytes, hex) or link target.
+ */
 export interface Entry {
   kind: "file" | "link" | "dir" | "other";
   mode: number;
@@ -48,10 +51,10 @@ export function snapshot(root: string, skip: string[] = []): Record<string, Entr
       if (!rel && skip.includes(name)) continue;
       const full = join(root, path);
       const st = lstatSync(full);
-      const mode = st.mode & 0o7777;
+      const mode = st.isFile() ? st.mode & 0o100 : 0;
       if (st.isSymbolicLink()) entries[path] = { kind: "link", mode: 0, content: readlinkSync(full) };
       else if (st.isDirectory()) {
-        entries[path] = { kind: "dir", mode };
+        entries[path] = { kind: "dir", mode: 0 };
         walk(path);
       } else if (st.isFile())
         entries[path] = { kind: "file", mode, content: readFileSync(full).toString("hex") };
