@@ -205,31 +205,21 @@ try {
 
   const ms = (xs: number[]) => `${min(xs).toFixed(1)} / ${median(xs).toFixed(1)} ms`;
   const kib = (xs: number[]) => `${(min(xs) / 1024).toFixed(1)} / ${(median(xs) / 1024).toFixed(1)} KiB`;
+  /** A row of the table: a figure of each sample of both ways, its min / median each, and their ratio. */
+  const compared = (
+    measure: string,
+    samples: { ours: Sample[]; baseline: Sample[] },
+    figure: (s: Sample) => number,
+    format: (xs: number[]) => string,
+  ): [string, string, string, number] => {
+    const [o, b] = [samples.ours.map(figure), samples.baseline.map(figure)];
+    return [measure, format(o), format(b), median(o) / median(b)];
+  };
   const rows: [string, string, string, number][] = [
-    [
-      "a checkpoint after 3 files changed",
-      ms(changed.ours.map((s) => s.ms)),
-      ms(changed.baseline.map((s) => s.ms)),
-      median(changed.ours.map((s) => s.ms)) / median(changed.baseline.map((s) => s.ms)),
-    ],
-    [
-      "disk added by it (allocated)",
-      kib(changed.ours.map((s) => s.allocated)),
-      kib(changed.baseline.map((s) => s.allocated)),
-      median(changed.ours.map((s) => s.allocated)) / median(changed.baseline.map((s) => s.allocated)),
-    ],
-    [
-      "bytes of files added by it",
-      kib(changed.ours.map((s) => s.apparent)),
-      kib(changed.baseline.map((s) => s.apparent)),
-      median(changed.ours.map((s) => s.apparent)) / median(changed.baseline.map((s) => s.apparent)),
-    ],
-    [
-      "a checkpoint of an unchanged tree",
-      ms(unchanged.ours.map((s) => s.ms)),
-      ms(unchanged.baseline.map((s) => s.ms)),
-      median(unchanged.ours.map((s) => s.ms)) / median(unchanged.baseline.map((s) => s.ms)),
-    ],
+    compared("a checkpoint after 3 files changed", changed, (s) => s.ms, ms),
+    compared("disk added by it (allocated)", changed, (s) => s.allocated, kib),
+    compared("bytes of files added by it", changed, (s) => s.apparent, kib),
+    compared("a checkpoint of an unchanged tree", unchanged, (s) => s.ms, ms),
     [
       "the first checkpoint of the tree",
       `${first.ours.ms.toFixed(0)} ms`,

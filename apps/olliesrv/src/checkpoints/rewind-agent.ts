@@ -1,4 +1,5 @@
 import type { Agent } from "@ollie/agent-core";
+import type { Message } from "@ollie/backends";
 import { type AgentCheckpoints, messageDigest } from "./agent-checkpoints.js";
 import type { Checkpoint, Rewound } from "./types.js";
 
@@ -77,7 +78,7 @@ async function finish(
   if (cutAt !== undefined) {
     const live = await agent.activate();
     // A turn may have begun while the files were rewound: its conversation is not cut from under it.
-    if (live.state !== "idle" || messageDigest(live.history[cutAt]) !== target.history?.prompt)
+    if (live.state !== "idle" || !holdsTurn(live.history, target))
       throw new RewindRefused(
         `${files ? `the files were rewound to checkpoint ${target.n}${files.before ? ` (rewind ${files.before.n} takes it back)` : ""}, but ` : ""}the conversation was not cut: a turn began meanwhile`,
       );
@@ -102,12 +103,17 @@ async function conversationCut(agent: RewoundAgent, target: Checkpoint): Promise
     throw new RewindRefused(
       `checkpoint ${target.n} was made by a rewind, not before a turn: there is no turn to cut the conversation back to`,
     );
-  const history = (await agent.activate()).history;
-  if (messageDigest(history[at.messages]) !== at.prompt)
+  if (!holdsTurn((await agent.activate()).history, target))
     throw new RewindRefused(
       `the conversation no longer holds turn ${target.turn} as it was (compacted or cleared since): only its files can be rewound`,
     );
   return at.messages;
+}
+
+/** Whether `history` still holds the prompt of `target`'s turn where the turn began. */
+function holdsTurn(history: readonly Message[], target: Checkpoint): boolean {
+  const at = target.history;
+  return at !== undefined && messageDigest(history[at.messages]) === at.prompt;
 }
 
 function filesSaid(rewound: Rewound): string {
