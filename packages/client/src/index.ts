@@ -3,7 +3,7 @@
 export { Agent, type StateWanted } from "./agent/agent.js";
 export { Prompt } from "./agent/prompt.js";
 export { Bypass, BypassRequest } from "./bypass/bypass.js";
-export type { ChatKind, ChatPiece } from "./chat/chat-pieces.js";
+export { type ChatKind, type ChatPiece, ChatPieces } from "./chat/chat-pieces.js";
 export { type ChatOptions, ChatStream } from "./chat/chat-stream.js";
 export { OllieClient } from "./client.js";
 export { type ConnectOptions, connect } from "./connect/connect.js";

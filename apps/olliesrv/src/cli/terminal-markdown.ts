@@ -1,7 +1,7 @@
 import chalk from "chalk";
 import { Marked } from "marked";
 import { markedTerminal } from "marked-terminal";
-import type { BlockRenderer } from "./markdown-stream.js";
+import type { BlockRenderer } from "../frontend/markdown-stream.js";
 
 /**
  * Markdown as a colour terminal shows it (marked, with marked-terminal's renderer): headings, emphasis,

@@ -3,7 +3,7 @@ import { doingText, duration } from "../frontend/agent-text.js";
 import { echoFilter } from "../frontend/echo-filter.js";
 import { shorten } from "../one-line.js";
 import { chatPainter, type Palette } from "./colour.js";
-import { type BlockRenderer, MarkdownStream } from "./markdown-stream.js";
+import { type BlockRenderer, MarkdownStream } from "../frontend/markdown-stream.js";
 
 /** Where a turn is shown: a terminal (`columns` set) or any other stream. */
 export interface Screen {

@@ -9,27 +9,32 @@ export type BlockRenderer = (markdown: string) => string;
  * sees each one whole.
  */
 export class MarkdownStream {
-  private held = "";
+  private pending = "";
 
   constructor(private readonly render: BlockRenderer) {}
 
+  /** The text of the block still open: what a view shows as it is until the block is rendered. */
+  get held(): string {
+    return this.pending;
+  }
+
   /** The next text of the model's; returns what is ready to show ("" while a block is still open). */
   push(text: string): string {
-    this.held += text;
+    this.pending += text;
     let out = "";
     for (;;) {
-      const end = blockEnd(this.held);
+      const end = blockEnd(this.pending);
       if (end === undefined) return out;
-      const block = this.held.slice(0, end.at);
-      this.held = this.held.slice(end.after);
+      const block = this.pending.slice(0, end.at);
+      this.pending = this.pending.slice(end.after);
       if (block.trim() !== "") out += `${this.rendered(block)}\n\n`;
     }
   }
 
   /** What is held, rendered (its line ended); "" when nothing is. */
   flush(): string {
-    const block = this.held;
-    this.held = "";
+    const block = this.pending;
+    this.pending = "";
     return block.trim() === "" ? "" : `${this.rendered(block)}\n`;
   }
 
