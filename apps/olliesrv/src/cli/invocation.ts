@@ -18,6 +18,7 @@ import {
   type ShInvocation,
 } from "./session-args.js";
 import { parseUndo, type UndoInvocation } from "./undo-command.js";
+import { parseListen, type WebInvocation } from "./web-command.js";
 
 /** What an `ollie` command line asks for, checked whole before any connection is made. */
 export type Invocation =
@@ -39,10 +40,14 @@ export type Invocation =
   | { command: "mcp" }
   | AcpInvocation
   | UndoInvocation
+  | WebInvocation
   | LoginInvocation;
 
 /** The commands that work without olliesrv (and reach it only when it runs). */
-export type LocalInvocation = Extract<Invocation, { command: "init" | "backends" | "login" | "mcp" | "acp" }>;
+export type LocalInvocation = Extract<
+  Invocation,
+  { command: "init" | "backends" | "login" | "mcp" | "acp" | "web" }
+>;
 
 /** `ollie acp [--agent PROFILE]`. */
 export interface AcpInvocation {
@@ -122,6 +127,10 @@ export function parseInvocation(command: string | undefined, args: string[]): In
     case "acp": {
       const { values } = parseArgs({ args, options: { agent: { type: "string" } } });
       return { command, agent: values.agent };
+    }
+    case "web": {
+      const { values } = parseArgs({ args, options: { listen: { type: "string" } } });
+      return { command, ...parseListen(values.listen) };
     }
     case "backends":
     case "bypass":

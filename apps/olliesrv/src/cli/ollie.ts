@@ -47,6 +47,9 @@ export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] [-k KEYFILE] [--keep-dae
                             take back the last turn of SESSION's agent that wrote files: its directory as
                             it was before (the checkpoint made then; again, the turn before); --chat cuts
                             the conversation back to before that turn instead, --both does both
+  web [--listen [HOST:]PORT] every session and agent in a browser: live chat, prompts, approvals, budgets,
+                            checkpoints. Prints the address to open, with its access token; loopback only
+                            unless HOST says otherwise (then anyone with the token acts as you)
   chat [-f] SESSION         the conversation; -f follows it
   status [SESSION]          state, profile, model, tokens, cost and budget
   stop SESSION              stop the running turn
@@ -143,6 +146,7 @@ export async function main(argv: string[]): Promise<number> {
       keepDaemon: values["keep-daemon"] ?? false,
       env: process.env,
     });
+  if (invocation.command === "web") return await runLocal(invocation, reachOrStart, reach);
   if (invocation.command === "mcp" || invocation.command === "acp")
     return await runLocal(invocation, reachOrStart);
   if (invocation.command === "init" || invocation.command === "backends" || invocation.command === "login")
@@ -165,10 +169,14 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /**
- * init, backends, login, mcp and acp: they work without olliesrv; all but login `reach` it when it runs
- * (mcp and acp starting it if need be).
+ * init, backends, login, mcp, acp and web: they work without olliesrv; all but login `reach` it when it
+ * runs (mcp, acp and web starting it if need be; web dials again with `reachAgain` whenever it goes).
  */
-async function runLocal(invocation: LocalInvocation, reach: () => Promise<OllieClient>): Promise<number> {
+async function runLocal(
+  invocation: LocalInvocation,
+  reach: () => Promise<OllieClient>,
+  reachAgain: () => Promise<OllieClient> = reach,
+): Promise<number> {
   try {
     // Loaded only for these: they need the providers or the MCP SDK, which the other commands do without.
     if (invocation.command === "init")
@@ -178,6 +186,8 @@ async function runLocal(invocation: LocalInvocation, reach: () => Promise<OllieC
     if (invocation.command === "mcp") return await (await import("../mcp/mcp-command.js")).mcpCommand(reach);
     if (invocation.command === "acp")
       return await (await import("../acp/acp-command.js")).acpCommand(invocation, reach);
+    if (invocation.command === "web")
+      return await (await import("./web-command.js")).webCommand(invocation, reach, reachAgain);
     return await (await import("./backends-command.js")).backendsCommand(reach);
   } catch (error) {
     process.stderr.write(`ollie: ${(error as Error).message}\n`);

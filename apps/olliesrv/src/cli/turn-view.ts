@@ -1,9 +1,9 @@
 import type { AgentActivity, ChatKind } from "@ollie/client";
 import { doingText, duration } from "../frontend/agent-text.js";
 import { echoFilter } from "../frontend/echo-filter.js";
+import { type BlockRenderer, MarkdownStream } from "../frontend/markdown-stream.js";
 import { shorten } from "../one-line.js";
 import { chatPainter, type Palette } from "./colour.js";
-import { type BlockRenderer, MarkdownStream } from "../frontend/markdown-stream.js";
 
 /** Where a turn is shown: a terminal (`columns` set) or any other stream. */
 export interface Screen {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { MarkdownStream } from "./markdown-stream.js";
 import { terminalMarkdown } from "../cli/terminal-markdown.js";
+import { MarkdownStream } from "./markdown-stream.js";
 
 /** A renderer that shows which blocks it was given, whole. */
 const brackets = (block: string) => `[${block}]`;

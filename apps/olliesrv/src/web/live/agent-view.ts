@@ -1,4 +1,5 @@
 import type {
+  Agent,
   AgentActivity,
   AgentConfig,
   AgentCost,
@@ -10,6 +11,7 @@ import type {
   SessionBudget,
   SessionEntry,
 } from "@ollie/client";
+import { type Transcript, transcript } from "../markdown/transcript.js";
 
 /** What the agent page's panels show, read afresh each time one of them changes. */
 export interface AgentView {
@@ -57,4 +59,15 @@ export async function readCheckpoints(
     .agent(agent)
     .checkpoints()
     .catch(() => undefined);
+}
+
+/** How much of a long chat a page is given: the end of it, from a line's start. */
+const TRANSCRIPT_BYTES = 512 * 1024;
+
+/** The agent's chat as a page's transcript, and the position its live stream goes on from. */
+export async function readTranscript(agent: Agent, signal?: AbortSignal): Promise<Transcript> {
+  const whole = Buffer.from(await agent.chatText(signal));
+  let start = Math.max(0, whole.length - TRANSCRIPT_BYTES);
+  if (start > 0) start = whole.indexOf(10, start) + 1 || whole.length;
+  return transcript(whole.subarray(start).toString("utf8"), start);
 }

@@ -1,0 +1,113 @@
+import { notify } from "./notify.js";
+
+/** The server's ops (see live/page-ops.ts, which this mirrors). */
+export type PageOp =
+  | { op: "html"; id: string; html: string }
+  | { op: "upsert"; id: string; parent: string; html: string }
+  | { op: "remove"; id: string }
+  | { op: "only"; parent: string; ids: string[] }
+  | { op: "append"; id: string; html: string }
+  | { op: "text"; id: string; text: string }
+  | { op: "appendText"; id: string; text: string }
+  | { op: "result"; tool: string; text: string }
+  | { op: "notify"; title: string; body: string; url: string }
+  | { op: "announce"; text: string }
+  | { op: "link"; up: boolean; text: string };
+
+interface HtmlPolicy {
+  createHTML(markup: string): string;
+}
+
+declare global {
+  interface Window {
+    trustedTypes?: { createPolicy(name: string, rules: { createHTML(markup: string): string }): HtmlPolicy };
+  }
+}
+
+/** The one way markup enters the page: what the server sent, which escaped everything it did not make. */
+const policy: HtmlPolicy = window.trustedTypes?.createPolicy("ollie", { createHTML: (markup) => markup }) ?? {
+  createHTML: (markup) => markup,
+};
+
+function markup(target: Element, text: string, where: "replace" | "append" | "outer"): void {
+  const trusted = policy.createHTML(text) as unknown as string;
+  if (where === "replace") target.innerHTML = trusted;
+  else if (where === "outer") target.outerHTML = trusted;
+  else target.insertAdjacentHTML("beforeend", trusted);
+}
+
+/** Whether the chat is scrolled to its end: it then follows what comes. */
+function atEnd(): boolean {
+  const doc = document.scrollingElement ?? document.documentElement;
+  return doc.scrollHeight - doc.scrollTop - doc.clientHeight < 80;
+}
+
+export function applyOps(ops: readonly PageOp[]): void {
+  const following = atEnd();
+  for (const op of ops) apply(op);
+  if (following && document.getElementById("chat")) window.scrollTo(0, document.documentElement.scrollHeight);
+}
+
+function apply(op: PageOp): void {
+  const byId = (id: string) => document.getElementById(id);
+  switch (op.op) {
+    case "html": {
+      const target = byId(op.id);
+      if (target) markup(target, op.html, "replace");
+      return;
+    }
+    case "upsert": {
+      const target = byId(op.id);
+      if (target) markup(target, op.html, "outer");
+      else {
+        const parent = byId(op.parent);
+        if (parent) markup(parent, op.html, "append");
+      }
+      return;
+    }
+    case "remove":
+      byId(op.id)?.remove();
+      return;
+    case "only": {
+      const keep = new Set(op.ids);
+      for (const row of byId(op.parent)?.querySelectorAll(".session") ?? [])
+        if (!keep.has(row.id)) row.remove();
+      return;
+    }
+    case "append": {
+      const target = byId(op.id);
+      if (target) markup(target, op.html, "append");
+      return;
+    }
+    case "text": {
+      const target = byId(op.id);
+      if (target) target.textContent = op.text;
+      return;
+    }
+    case "appendText":
+      byId(op.id)?.append(op.text);
+      return;
+    case "result": {
+      const waiting = document.querySelector(
+        `#chat pre.result[data-pending][data-tool="${CSS.escape(op.tool)}"]`,
+      );
+      if (!waiting) return;
+      waiting.removeAttribute("data-pending");
+      waiting.textContent = op.text;
+      return;
+    }
+    case "notify":
+      notify(op.title, op.body, op.url);
+      return;
+    case "announce": {
+      const region = byId("announce");
+      if (region) region.textContent = op.text;
+      return;
+    }
+    case "link": {
+      const target = byId("link");
+      if (target) target.textContent = op.text;
+      return;
+    }
+  }
+}

@@ -1,0 +1,31 @@
+// The one script of ollie web's pages. The pages work without it; it keeps them live (one stream of
+// server-sent events per page) and sends their forms without reloading. Markup comes only from the server,
+// which escapes everything it did not make, and goes in only through the Trusted Types policy below — the
+// page's Content-Security-Policy refuses any other.
+
+import { enhanceForms } from "./forms.js";
+import { keyboard } from "./keyboard.js";
+import { offerNotifications } from "./notify.js";
+import { applyOps, type PageOp } from "./page-ops.js";
+
+const streamUrl = document.querySelector<HTMLMetaElement>('meta[name="ollie-stream"]')?.content;
+const link = document.getElementById("link");
+
+function follow(url: string): void {
+  const source = new EventSource(url);
+  source.addEventListener("open", () => {
+    if (link) link.textContent = "live";
+  });
+  source.addEventListener("error", () => {
+    // EventSource comes back by itself, sending the last event's id: the server gives what was missed.
+    if (link) link.textContent = "reconnecting to ollie web…";
+  });
+  source.addEventListener("patch", (event) => {
+    applyOps(JSON.parse((event as MessageEvent<string>).data) as PageOp[]);
+  });
+}
+
+if (streamUrl) follow(streamUrl);
+enhanceForms();
+keyboard();
+offerNotifications();

@@ -1,0 +1,127 @@
+import type { OllieClient, SessionEntry } from "@ollie/client";
+import { checkpointsPanel, PANEL, planPanel, statusPanel, usagePanel } from "../html/agent-panels.js";
+import { processesPanel } from "../html/processes-panel.js";
+import { agentPath } from "../html/session-rows.js";
+import { type ChatChange, ChatHtml } from "../markdown/chat-html.js";
+import { readAgentView, readCheckpoints, readTranscript } from "./agent-view.js";
+import { Coalesce } from "./coalesce.js";
+import type { PageOp } from "./page-ops.js";
+
+/** The fewest milliseconds between two re-reads of the agent's panels. */
+const PANELS_EVERY_MS = 250;
+
+/** Where a page's transcript ended, so its stream goes on from there. */
+export interface ChatPosition {
+  /** The byte position in the chat; undefined to send the transcript anew (olliesrv restarted). */
+  from: number | undefined;
+}
+
+/**
+ * The agent page, live: the chat followed from where the page's transcript ended (`tail`, by byte position:
+ * nothing missed, nothing twice), the model's reasoning as it streams, and the panels read again when the
+ * agent's state, turns, spending or the session's plan change.
+ */
+export async function followAgent(
+  client: OllieClient,
+  signal: AbortSignal,
+  send: (ops: PageOp[]) => void,
+  page: { session: SessionEntry; agent: string; formToken: string; chat: ChatPosition },
+): Promise<void> {
+  const session = client.session(page.session.id);
+  const agent = session.agent(page.agent);
+  const base = agentPath(page.session.id, page.agent);
+  const events = await session.events({
+    topics: [
+      `agent.${page.agent}.state`,
+      `agent.${page.agent}.turn`,
+      `agent.${page.agent}.usage`,
+      `agent.${page.agent}.reasoning`,
+      "session.plan",
+      "session.budget",
+      "session.cd",
+    ],
+    signal,
+  });
+  const coalesce = new Coalesce(PANELS_EVERY_MS);
+  const panels = async () => {
+    const view = await readAgentView(client, page.session, page.agent);
+    send([
+      { op: "html", id: PANEL.status, html: statusPanel(view).text },
+      { op: "html", id: PANEL.usage, html: usagePanel(view).text },
+      {
+        op: "html",
+        id: PANEL.processes,
+        html: processesPanel(await agent.processes().catch(() => undefined), base, page.formToken).text,
+      },
+    ]);
+  };
+  const checkpoints = async () => {
+    const list = await readCheckpoints(client, page.session.id, page.agent);
+    send([{ op: "html", id: PANEL.checkpoints, html: checkpointsPanel(list, base, page.formToken).text }]);
+  };
+  const plan = async () =>
+    send([{ op: "html", id: PANEL.plan, html: planPanel(await session.plan().catch(() => "")).text }]);
+
+  let reasoning = 0;
+  let reasoningOpen = false;
+  const followEvents = async () => {
+    for await (const event of events) {
+      if (event.kind === "session") {
+        if (event.type === "plan") coalesce.schedule("plan", plan);
+        else coalesce.schedule("panels", panels);
+        continue;
+      }
+      if (event.kind !== "agent") continue;
+      if (event.type === "reasoning") {
+        if (!reasoningOpen) {
+          reasoningOpen = true;
+          reasoning++;
+          send([
+            {
+              op: "append",
+              id: "chat",
+              html: `<details class="reasoning"><summary>Reasoning</summary><pre id="reasoning-${reasoning}"></pre></details>`,
+            },
+          ]);
+        }
+        send([{ op: "appendText", id: `reasoning-${reasoning}`, text: event.delta }]);
+        continue;
+      }
+      reasoningOpen = false;
+      coalesce.schedule("panels", panels);
+      if (event.type === "turn") {
+        coalesce.schedule("checkpoints", checkpoints);
+        send([{ op: "announce", text: `${page.agent}'s turn ended: ${event.outcome.status}` }]);
+      }
+    }
+  };
+
+  try {
+    let from = page.chat.from;
+    if (from === undefined) {
+      const shown = await readTranscript(agent, signal);
+      send([
+        { op: "html", id: "chat", html: shown.html.text },
+        { op: "text", id: "chat-tail", text: shown.tail },
+      ]);
+      from = shown.settled;
+      void panels().catch(() => undefined);
+      void checkpoints().catch(() => undefined);
+      void plan().catch(() => undefined);
+    }
+    const chat = await agent.chat({ from, signal });
+    const following = followEvents();
+    const renderer = new ChatHtml();
+    for await (const piece of chat) send(renderer.push([piece]).map(pageOp));
+    await following;
+  } finally {
+    coalesce.close();
+    await events.close();
+  }
+}
+
+function pageOp(change: ChatChange): PageOp {
+  if (change.op === "append") return { op: "append", id: "chat", html: change.html };
+  if (change.op === "tail") return { op: "text", id: "chat-tail", text: change.text };
+  return change;
+}

@@ -1,0 +1,129 @@
+import type { OllieClient, SessionEntry } from "@ollie/client";
+import type { DaemonLink } from "../daemon-link.js";
+import { followAgent } from "./agent-feed.js";
+import { followApprovals } from "./approvals-feed.js";
+import { BrowserStream } from "./browser-stream.js";
+import type { PageOp } from "./page-ops.js";
+import type { SessionFilter } from "./session-view.js";
+import { followSessions } from "./sessions-feed.js";
+
+/** What a page follows. */
+export type StreamView =
+  | { page: "sessions"; filter: SessionFilter }
+  | { page: "approvals" }
+  | {
+      page: "agent";
+      session: SessionEntry;
+      agent: string;
+      /** Where the page's transcript ended, on which connection to olliesrv it was read. */
+      chat: { from: number; epoch: number } | undefined;
+    };
+
+/** How long a stream's feeds go on without its browser, for it to come back to. */
+const KEPT_AWAY_MS = 120_000;
+
+/** A stream and what feeds it. */
+class FedStream {
+  readonly stream = new BrowserStream();
+  private feeds: AbortController | undefined;
+  private readonly unfollow: () => void;
+  private away: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly view: StreamView,
+    link: DaemonLink,
+    private readonly formToken: string,
+    private readonly ended: (stream: FedStream) => void,
+  ) {
+    this.stream.hello(true);
+    this.unfollow = link.follow((state) => {
+      this.feeds?.abort();
+      this.feeds = undefined;
+      if (!state.up) {
+        this.stream.send([{ op: "link", up: false, text: state.reason }]);
+        return;
+      }
+      this.stream.send([{ op: "link", up: true, text: "live" }]);
+      this.start(state.client, state.epoch);
+    });
+  }
+
+  /** The browser went: its feeds go on for a while, for it to come back. */
+  left(): void {
+    clearTimeout(this.away);
+    this.away = setTimeout(() => this.close(), KEPT_AWAY_MS);
+  }
+
+  /** The browser is (back) on the stream. */
+  joined(): void {
+    clearTimeout(this.away);
+  }
+
+  close(): void {
+    clearTimeout(this.away);
+    this.unfollow();
+    this.feeds?.abort();
+    this.ended(this);
+  }
+
+  private start(client: OllieClient, epoch: number): void {
+    const feeds = new AbortController();
+    this.feeds = feeds;
+    const send = (ops: PageOp[]) => {
+      if (!feeds.signal.aborted) this.stream.send(ops);
+    };
+    const run = (feed: Promise<void>) =>
+      feed.catch((error: Error) => {
+        if (feeds.signal.aborted) return;
+        send([{ op: "link", up: true, text: `not following: ${error.message}` }]);
+      });
+    const { view, formToken } = this;
+    void run(followApprovals(client, feeds.signal, send, { formToken, showList: view.page === "approvals" }));
+    if (view.page === "sessions")
+      void run(followSessions(client, feeds.signal, send, { formToken, filter: view.filter }));
+    if (view.page === "agent") {
+      // The page's transcript holds the chat to `from` only on the connection it was read on: after a
+      // restart of olliesrv the chat is rebuilt, and the page is sent its transcript anew.
+      const from = view.chat?.epoch === epoch ? view.chat.from : undefined;
+      view.chat = undefined;
+      void run(
+        followAgent(client, feeds.signal, send, {
+          session: view.session,
+          agent: view.agent,
+          formToken,
+          chat: { from },
+        }),
+      );
+    }
+  }
+}
+
+/** Every page's live stream, by id, for browsers to come back to. */
+export class Streams {
+  private readonly streams = new Map<string, FedStream>();
+
+  constructor(
+    private readonly link: DaemonLink,
+    private readonly formToken: string,
+  ) {}
+
+  open(view: StreamView): FedStream {
+    const fed = new FedStream(view, this.link, this.formToken, (s) => this.streams.delete(s.stream.id));
+    this.streams.set(fed.stream.id, fed);
+    return fed;
+  }
+
+  find(id: string): FedStream | undefined {
+    return this.streams.get(id);
+  }
+
+  get size(): number {
+    return this.streams.size;
+  }
+
+  close(): void {
+    for (const fed of [...this.streams.values()]) fed.close();
+  }
+}
+
+export type { FedStream };

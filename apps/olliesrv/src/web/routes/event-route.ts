@@ -1,0 +1,81 @@
+import type { Context } from "hono";
+import { streamSSE } from "hono/streaming";
+import { parseEventId, type StreamMessage } from "../live/browser-stream.js";
+import { filterFrom } from "../live/session-view.js";
+import type { FedStream, StreamView } from "../live/streams.js";
+import type { WebContext } from "./web-context.js";
+
+/** A comment line this often keeps proxies and the browser from taking a quiet stream for a dead one. */
+const KEEPALIVE_MS = 20_000;
+/** A browser this far behind is cut off; it comes back with Last-Event-ID and is given what it missed. */
+const MOST_UNSENT = 1024;
+
+/**
+ * `GET /events?page=…`: a page's live stream (server-sent events). A browser coming back sends
+ * `Last-Event-ID`: when its stream is still kept it goes on where it stopped; otherwise a fresh stream begins
+ * with everything the page shows, sent anew.
+ */
+export async function eventRoute(c: Context, web: WebContext): Promise<Response> {
+  const resumed = parseEventId(c.req.header("last-event-id"));
+  const kept = resumed && web.streams.find(resumed.stream);
+  let stream: FedStream;
+  let after = 0;
+  if (kept && resumed && kept.stream.holds(resumed.seq)) {
+    stream = kept;
+    after = resumed.seq;
+  } else {
+    const view = await viewOf(c, web, c.req.header("last-event-id") !== undefined);
+    if (!view) return c.text("no such page\n", 404);
+    stream = web.streams.open(view);
+  }
+  c.header("Cache-Control", "no-store");
+  c.header("X-Accel-Buffering", "no");
+  return streamSSE(c, async (sse) => {
+    let unsent = 0;
+    let writing = Promise.resolve();
+    let done: () => void = () => {};
+    const finished = new Promise<void>((resolve) => {
+      done = resolve;
+    });
+    const sink = (message: StreamMessage) => {
+      if (++unsent > MOST_UNSENT) return done();
+      writing = writing
+        .then(() =>
+          sse.writeSSE({ event: message.event, id: stream.stream.eventId(message), data: message.data }),
+        )
+        .then(() => {
+          unsent--;
+        }, done);
+    };
+    sse.onAbort(done);
+    stream.stream.attach(sink, after);
+    stream.joined();
+    const keepalive = setInterval(() => {
+      writing = writing.then(() => sse.write(": ping\n\n")).then(() => undefined, done);
+    }, KEEPALIVE_MS);
+    await finished;
+    clearInterval(keepalive);
+    stream.stream.detach(sink);
+    stream.left();
+  });
+}
+
+/** What the page asks to follow; undefined for what is not a page. */
+async function viewOf(c: Context, web: WebContext, afresh: boolean): Promise<StreamView | undefined> {
+  const params = new URL(c.req.url).searchParams;
+  const page = params.get("page");
+  if (page === "sessions") return { page, filter: filterFrom(params) };
+  if (page === "approvals") return { page };
+  if (page !== "agent") return undefined;
+  const session = await web.link
+    .client()
+    .findSession(params.get("session") ?? "")
+    .catch(() => undefined);
+  const agent = params.get("agent") ?? "";
+  if (!session || !/^[a-z][a-z0-9_-]{0,63}$/.test(agent)) return undefined;
+  const from = Number(params.get("from"));
+  const epoch = Number(params.get("epoch"));
+  // A browser that comes back to a stream no longer kept has a transcript of unknown age: it is sent anew.
+  const chat = !afresh && Number.isSafeInteger(from) && from >= 0 ? { from, epoch } : undefined;
+  return { page, session, agent, chat };
+}
