@@ -12,7 +12,7 @@ const MOST_BACKOFF_MS = 2000;
  * each connection has its own epoch, since chat offsets and event numbers begin anew with a new olliesrv.
  */
 export class DaemonLink {
-  private current: LinkState = { up: false, reason: "not dialled yet" };
+  private current: LinkState = { up: false, reason: "olliesrv has not been dialled yet" };
   private readonly followers = new Set<(state: LinkState) => void>();
   private epoch = 0;
   private closed = false;
