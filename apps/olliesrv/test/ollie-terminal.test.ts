@@ -183,6 +183,15 @@ describe("ollie at a terminal", () => {
       timeout: 20_000,
       interval: 20,
     });
+    // It follows the session list too (session/idxwait): a session made and one renamed while it runs show.
+    const listed = t.plain.length;
+    const made = await codingSession();
+    await o.fsys.writeFile(`session/${ids[0]}/ctl`, "rename in-top\n");
+    for (const row of [new RegExp(`${made} +main +idle`), new RegExp(`${ids[0]} +in-top +main +idle`)])
+      await vi.waitFor(() => expect(t.plain.slice(listed), t.plain).toMatch(row), {
+        timeout: 20_000,
+        interval: 20,
+      });
     t.type("q");
     expect((await t.child).exitCode).toBe(0);
     // Once the alternate screen is left, nothing is drawn over the shell's screen.
@@ -194,7 +203,9 @@ describe("ollie at a terminal", () => {
     const once = await ollie("top");
     expect(once.exitCode).toBe(0);
     expect(once.stdout).not.toContain("\u001b");
-    expect(once.stdout).toMatch(new RegExp(`^${ids[0]} +main +idle +\\S+ +1 +\\S+ +\\$0\\.0000 +\\S+$`, "m"));
+    expect(once.stdout).toMatch(
+      new RegExp(`^${ids[0]} +in-top +main +idle +\\S+ +1 +\\S+ +\\$0\\.0000 +\\S+$`, "m"),
+    );
     expect(once.stdout).toMatch(
       new RegExp(`^${ids[1]} +main +calling +\\S+ +shell: sleep 61 +0 +\\S+ +\\$0\\.0000 +\\S+$`, "m"),
     );

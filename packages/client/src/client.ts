@@ -16,9 +16,17 @@ import {
 } from "./formats/tables.js";
 import { parseToolsrvStatus, type ToolsrvStatus } from "./formats/toolsrv-status.js";
 import { NamespaceFiles } from "./namespace/files.js";
-import { isSessionId, NEW_SESSION, peerFile, ROOT, SESSION_INDEX } from "./namespace/paths.js";
+import {
+  isSessionId,
+  NEW_SESSION,
+  peerFile,
+  ROOT,
+  SESSION_INDEX,
+  SESSION_INDEX_WAIT,
+} from "./namespace/paths.js";
 import { Session } from "./session/session.js";
 import { type SessionSpec, specText } from "./session/session-spec.js";
+import { Watch } from "./streams/watch.js";
 
 /**
  * A connection to olliesrv, attached as one principal (`connect` makes it): the sessions, the daemon's own
@@ -46,6 +54,24 @@ export class OllieClient {
   /** The sessions olliesrv keeps, oldest first. */
   async sessions(signal?: AbortSignal): Promise<SessionEntry[]> {
     return parseSessionIndex(await this.files.read(SESSION_INDEX, signal), SESSION_INDEX);
+  }
+
+  /**
+   * Follows the session list (`session/idxwait`): a session made, killed, renamed or moved, or a main
+   * agent's state changed. It resolves once the wait is open, and gives no value then: each `next()` waits
+   * for the list to differ from what this watch last gave (at first, the list at the moment it resolved) and
+   * answers the whole list as it is then, as `sessions()` would. For the list now, call `sessions()` after
+   * it resolves — not before, or a change between the two is missed. Changes that come between two reads
+   * come as one answer, and one undone before the read (a session made and killed) is none; the last is
+   * never lost, since a read answers at once when the list already differs.
+   */
+  watchSessions(options: { signal?: AbortSignal } = {}): Promise<Watch<SessionEntry[]>> {
+    return Watch.open(
+      this.files,
+      SESSION_INDEX_WAIT,
+      (text) => parseSessionIndex(text, SESSION_INDEX_WAIT),
+      options.signal,
+    );
   }
 
   /**

@@ -43,6 +43,7 @@ export type {
 } from "./formats/checkpoints.js";
 export type { HistoryMessage } from "./formats/history.js";
 export type { Outcome, TurnEnd, TurnStatus } from "./formats/outcome.js";
+export type { ToolProcess } from "./formats/processes.js";
 export type {
   BackendCheck,
   BackendChecks,

@@ -1,9 +1,7 @@
-import type { Agent, AgentState, OllieClient, Watch } from "@ollie/client";
+import type { Agent, AgentState, OllieClient, SessionEntry, Watch } from "@ollie/client";
 import { colourWanted, palette } from "./colour.js";
 import { renderTable, summaryLine, type TopRow } from "./top-table.js";
 
-/** How often the session list is read again for sessions made or ended: it has no wait file of its own. */
-const SESSIONS_EVERY_MS = 2000;
 /** The fewest milliseconds between two frames, however many agents change at once. */
 const FRAME_MS = 100;
 
@@ -16,8 +14,8 @@ interface Watched {
 
 /**
  * The sessions' agents and what they are doing. Each agent's state is watched (a blocked read open); when it
- * changes, that agent's activity, turns, outcome and usage are read again — nothing is read on a timer except
- * the session list, for sessions made since.
+ * changes, that agent's activity, turns, outcome and usage are read again. The session list is followed too
+ * (`session/idxwait`), for sessions made, ended or renamed since: nothing is read on a timer.
  */
 export class Agents {
   /** By the agent's uname. */
@@ -33,9 +31,12 @@ export class Agents {
       .sort((a, b) => a.session.localeCompare(b.session) || a.agent.localeCompare(b.agent));
   }
 
-  /** Reads the session list: new agents are watched, those of ended sessions dropped. */
-  async discover(follow: boolean): Promise<void> {
-    const sessions = new Map((await this.client.sessions()).map((s) => [s.id, s.name]));
+  /**
+   * Goes by the session list (`listed`, else read now): new agents are watched, those of ended sessions
+   * dropped.
+   */
+  async discover(follow: boolean, listed?: SessionEntry[]): Promise<void> {
+    const sessions = new Map((listed ?? (await this.client.sessions())).map((s) => [s.id, s.name]));
     for (const [uname, w] of this.watched)
       if (!sessions.has(w.row.session)) this.drop(uname);
       else w.row.name = sessions.get(w.row.session) ?? "";
@@ -56,6 +57,22 @@ export class Agents {
       }),
     );
     this.changed();
+  }
+
+  /**
+   * Discovers the sessions now and at each change of the list, until `signal` aborts. The list's wait is
+   * opened before the first read, so a session made between the two is not missed.
+   */
+  async followSessions(signal: AbortSignal): Promise<void> {
+    const lists = await this.client.watchSessions({ signal });
+    try {
+      await this.discover(true);
+      for (;;) await this.discover(true, await lists.next());
+    } catch (error) {
+      if (!signal.aborted) throw error;
+    } finally {
+      await lists.close();
+    }
   }
 
   stopAll(): void {
@@ -178,14 +195,14 @@ export async function top(client: OllieClient): Promise<number> {
   process.on("SIGINT", quit);
   process.on("SIGTERM", quit);
   const clock = setInterval(draw, 1000);
-  const sessions = setInterval(() => void agents.discover(true).catch(() => {}), SESSIONS_EVERY_MS);
+  const following = new AbortController();
   try {
-    await Promise.race([agents.discover(true).then(draw), quitting]);
-    await quitting;
+    // Ends with an error only when the connection does (olliesrv stopped): top then quits saying so.
+    await Promise.race([agents.followSessions(following.signal), quitting]);
   } finally {
     done = true;
+    following.abort();
     clearInterval(clock);
-    clearInterval(sessions);
     clearTimeout(frame);
     agents.stopAll();
     input.off("data", onKey);

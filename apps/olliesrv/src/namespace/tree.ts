@@ -9,6 +9,7 @@ import {
   type PermissionDenial,
   text,
   type VirtualTree,
+  wait,
 } from "@ollie/virtfs";
 import { BackendChecks, checkLine } from "../config/backend-check.js";
 import type { AgentSlot } from "../session/agent-slot.js";
@@ -91,16 +92,21 @@ export function ollieTree(sessions: Sessions, options: TreeOptions): VirtualTree
       ),
       each(
         "session",
-        () => ["new", "idx", ...sessions.list()] as Array<"new" | "idx" | Session>,
+        () => [...INDEX_FILES, ...sessions.list()],
         (item) =>
           item === "new"
             ? newFile(sessions)
             : item === "idx"
-              ? idxFile(sessions)
-              : sessionTree(sessions, item),
+              ? file(
+                  "idx",
+                  text(() => sessions.index.get()),
+                )
+              : item === "idxwait"
+                ? file("idxwait", wait(sessions.index, { format: (text) => text }))
+                : sessionTree(sessions, item),
         {
           key: (item) => (typeof item === "string" ? item : item.id),
-          lookup: (name) => (name === "new" || name === "idx" ? name : sessions.get(name)),
+          lookup: (name) => (isIndexFile(name) ? name : sessions.get(name)),
         },
       ),
       peerDir(sessions),
@@ -153,18 +159,14 @@ function newFile(sessions: Sessions) {
   );
 }
 
-/** `session/idx`: one line per session — id, name, the main agent's state, cwd. */
-function idxFile(sessions: Sessions) {
-  return file(
-    "idx",
-    text(() =>
-      sessions
-        .list()
-        .map((s) => `${s.id}\t${s.name}\t${s.agents.get("main")?.shown.state.get() ?? "idle"}\t${s.cwd}\n`)
-        .join(""),
-    ),
-  );
-}
+/**
+ * The files of `session/` beside the sessions: `new`; `idx`, one line per session (see SessionIndex); and
+ * `idxwait`, whose read blocks until that text differs from what the fid last returned, then returns it all.
+ */
+const INDEX_FILES = ["new", "idx", "idxwait"] as const;
+
+const isIndexFile = (name: string): name is (typeof INDEX_FILES)[number] =>
+  (INDEX_FILES as readonly string[]).includes(name);
 
 function sessionTree(sessions: Sessions, session: Session) {
   const group = session.id;

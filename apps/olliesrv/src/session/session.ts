@@ -126,9 +126,10 @@ export class Session {
     return this.#active;
   }
 
-  /** One of its agents began or ended something now (its state changed). */
+  /** One of its agents began or ended something now (its state changed, which `session/idx` may show). */
   stirred(): void {
     this.#active = new Date();
+    this.peers.indexTouched();
   }
 
   get name(): string {
@@ -154,6 +155,7 @@ export class Session {
     if (this.told[field] === value) return;
     this.told[field] = value;
     this.events.publish(topic, { [field]: value });
+    if (field !== "plan") this.peers.indexTouched();
   }
 
   /**

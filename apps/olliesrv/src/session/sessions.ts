@@ -9,13 +9,15 @@ import { applyJournals, repairSessionFile } from "./repair-history.js";
 import { Session, type SessionSpec } from "./session.js";
 import { budgetReason } from "./session-budget.js";
 import { quarantineSessionFile, readSessionFiles } from "./session-file.js";
+import { SessionIndex } from "./session-index.js";
 import type { SessionHome } from "./session-store.js";
 import { type Peers, type SessionEnvironment, splitUname } from "./slot-context.js";
 
 /** Every session of the daemon. */
 export class Sessions implements Peers {
   private readonly byId = new Map<string, Session>();
-  private changes = 0;
+  /** What `session/idx` shows, and what `session/idxwait` waits on. */
+  readonly index = new SessionIndex(() => this.byId.values());
   private readonly killListeners: Array<() => void> = [];
   private readonly home: SessionHome;
 
@@ -44,11 +46,6 @@ export class Sessions implements Peers {
 
   get(id: string): Session | undefined {
     return this.byId.get(id);
-  }
-
-  /** Counts creations and removals (the idx file's qid version). */
-  get version(): number {
-    return this.changes;
   }
 
   /**
@@ -100,7 +97,7 @@ export class Sessions implements Peers {
     // Saved before it is listed: a session that cannot be saved (a full disk) is not made at all.
     await session.save();
     this.byId.set(session.id, session);
-    this.changes++;
+    this.index.touched();
     return session;
   }
 
@@ -125,7 +122,7 @@ export class Sessions implements Peers {
         await quarantineSessionFile(join(this.dir, `${file.id}.json`), this.corruptDir, error, this.log.warn);
       }
     }
-    this.changes++;
+    this.index.touched();
     await Promise.all(repaired.filter((r) => r.journaled + r.added > 0).map((r) => this.saveRepaired(r)));
     for (const session of this.byId.values()) {
       for (const slot of session.agents.values()) {
@@ -178,7 +175,7 @@ export class Sessions implements Peers {
     const session = this.byId.get(id);
     if (!session) throw new Error(`no session ${id}`);
     this.byId.delete(id);
-    this.changes++;
+    this.index.touched();
     const children = this.list().filter((s) => s.parent && splitUname(s.parent)?.session === id);
     // A child may already be going (killed on its own meanwhile); that is what was wanted anyway.
     await Promise.all(children.map((c) => this.kill(c.id).catch(() => undefined)));
@@ -191,6 +188,10 @@ export class Sessions implements Peers {
   /** Calls `listener` after each session is killed (the namespace lets go of its files then). */
   onKill(listener: () => void): void {
     this.killListeners.push(listener);
+  }
+
+  indexTouched(): void {
+    this.index.touched();
   }
 
   /** The agent-to-agent hops behind the turn `uname` runs (or last ran); 0 for anyone but an agent. */

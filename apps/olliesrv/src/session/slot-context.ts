@@ -96,6 +96,11 @@ export interface Peers {
   hopsOf(uname: string): number;
   /** Submits `text` to the agent `to` as `from` (how a child's callback reaches its parent). */
   deliver(to: string, text: string, from: string): Promise<void>;
+  /**
+   * Something `session/idx` shows of a session may have changed — its name, its directory, an agent's
+   * state — so readers of `session/idxwait` may be due an answer.
+   */
+  indexTouched(): void;
 }
 
 /** The session and agent an agent's uname (`SESSION.AGENT`, see AgentSlot.uname) names. */

@@ -13,6 +13,7 @@ import { type AgentState, parseState } from "../formats/agent-state.js";
 import { type Checkpoints, parseCheckpoints } from "../formats/checkpoints.js";
 import { type HistoryMessage, parseHistory } from "../formats/history.js";
 import { type Outcome, parseOutcome } from "../formats/outcome.js";
+import { parseProcesses, type ToolProcess } from "../formats/processes.js";
 import { type ModelInfo, parseModels, parseSkills, type SkillInfo } from "../formats/tables.js";
 import {
   type AgentCost,
@@ -23,7 +24,7 @@ import {
   parseUsage,
 } from "../formats/usage.js";
 import type { NamespaceFiles } from "../namespace/files.js";
-import { type AgentFile, agentFile, checkAgentName, sessionFile } from "../namespace/paths.js";
+import { type AgentFile, agentFile, checkAgentName, processFile, sessionFile } from "../namespace/paths.js";
 import { Watch } from "../streams/watch.js";
 import { Prompt } from "./prompt.js";
 
@@ -271,6 +272,32 @@ export class Agent {
   /** Rewinds the last turn that wrote (again: the turn before), as `ollie undo` does. */
   async undo(scope: "files" | "chat" | "both" = "files", options: { signal?: AbortSignal } = {}) {
     await this.ctl(`undo ${scope}`, options);
+  }
+
+  /** Its tool processes at toolsrv (`proc/idx`, asked of toolsrv at the read), oldest first. */
+  async processes(signal?: AbortSignal): Promise<ToolProcess[]> {
+    const path = this.file("proc/idx");
+    return parseProcesses(await this.files.read(path, signal), path);
+  }
+
+  /**
+   * What tool process `id` printed so far, stdout and stderr as they came (`proc/ID/output`; toolsrv keeps
+   * the last MiB). A read of that file at its end waits for more while the process runs, so this does not
+   * read to the end: it reads until a read comes back short and answers what was there then — all of it
+   * once the process has ended. While the process runs and has printed nothing yet (or what it printed ends
+   * exactly where a read of 64 KiB does), there is no short read to stop at, and the call waits for its next
+   * output or its end: give a `signal` to bound that. A process toolsrv no longer keeps is a RefusedError
+   * (`process ID is gone`); a TypeError for what is not a process id.
+   */
+  async processOutput(id: number, signal?: AbortSignal): Promise<string> {
+    return (await this.files.readSoFar(processFile(this.session, this.name, id, "output"), signal)).toString(
+      "utf8",
+    );
+  }
+
+  /** Kills tool process `id` and what it started (`kill` to `proc/ID/ctl`). */
+  async killProcess(id: number, options: { signal?: AbortSignal } = {}): Promise<void> {
+    await this.files.write(processFile(this.session, this.name, id, "ctl"), "kill\n", options.signal);
   }
 
   private file(name: AgentFile): string {

@@ -41,6 +41,31 @@ export class NamespaceFiles {
     );
   }
 
+  /**
+   * What a file that grows while something runs holds now (a process's `output`, whose read at its end
+   * waits for more): reads in order until a read comes back short — the end of what was there then — or
+   * empty, the end of the file. Only a read that finds nothing there yet waits: the first, or one after a
+   * read that came back full.
+   */
+  async readSoFar(path: string, signal?: AbortSignal): Promise<Buffer> {
+    return refusals(path, () =>
+      this.fsys.withFile(
+        path,
+        OREAD,
+        async (f) => {
+          const chunks: Buffer[] = [];
+          for (let offset = 0; ; ) {
+            const chunk = await f.read(offset, f.chunkSize, signal);
+            chunks.push(chunk);
+            offset += chunk.length;
+            if (chunk.length < f.chunkSize) return Buffer.concat(chunks);
+          }
+        },
+        signal,
+      ),
+    );
+  }
+
   /** Opens a file whose reads are a stream or a wait (`tail`, `events`, `statewait`): close it when done. */
   async open(path: string, mode = OREAD, signal?: AbortSignal): Promise<OpenFile> {
     return new OpenFile(await refusals(path, () => this.fsys.open(path, mode, signal)));
@@ -63,6 +88,20 @@ export class OpenFile {
   /** One read at `offset`: an empty buffer is the end of the file. */
   read(offset: number, signal?: AbortSignal): Promise<Buffer> {
     return refusals(this.file.path, () => this.file.read(offset, this.file.chunkSize, signal));
+  }
+
+  /**
+   * A wait file's whole answer: one read at offset 0, which waits for the change, then the rest of the same
+   * answer while a read comes back full (an answer longer than one read: a long session list).
+   */
+  async readAnswer(signal?: AbortSignal): Promise<Buffer> {
+    const chunks: Buffer[] = [];
+    for (let offset = 0; ; ) {
+      const chunk = await this.read(offset, signal);
+      chunks.push(chunk);
+      offset += chunk.length;
+      if (chunk.length < this.file.chunkSize) return Buffer.concat(chunks);
+    }
   }
 
   async write(text: string, signal?: AbortSignal): Promise<void> {

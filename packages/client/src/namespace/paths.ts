@@ -37,6 +37,8 @@ export const ROOT = {
 
 export const NEW_SESSION = "session/new";
 export const SESSION_INDEX = "session/idx";
+/** Blocks until `session/idx` differs from what this fid last returned, then answers the whole of it. */
+export const SESSION_INDEX_WAIT = "session/idxwait";
 
 /** A file of session `id`: `ctl`, `plan`, `env`, `events`, or the directory `agent`. */
 export const sessionFile = (id: string, name: "ctl" | "plan" | "env" | "events" | "agent" | "budget") =>
@@ -56,6 +58,7 @@ export type AgentFile =
   | "models"
   | "offset"
   | "outcome"
+  | "proc/idx"
   | "prompt"
   | "prompt.prev"
   | "skills"
@@ -68,6 +71,16 @@ export type AgentFile =
 
 export const agentFile = (session: string, agent: string, name: AgentFile) =>
   `session/${session}/agent/${agent}/${name}`;
+
+/** A tool process's number at toolsrv (`proc/ID`): 1, 2, 3… */
+export function checkProcessId(id: number): number {
+  if (!Number.isSafeInteger(id) || id < 1) throw new TypeError(`'${id}' is not a process id`);
+  return id;
+}
+
+/** `proc/ID/…`: a file of the agent's tool process `id`. */
+export const processFile = (session: string, agent: string, id: number, name: "status" | "output" | "ctl") =>
+  `session/${session}/agent/${agent}/proc/${checkProcessId(id)}/${name}`;
 
 /** `prompts/N`: how prompt N's turn ended, once it has. */
 export const promptResult = (session: string, agent: string, n: number) =>

@@ -26,7 +26,7 @@ export class Watch<T> implements AsyncIterable<T> {
 
   /** Waits for the next change and answers the value it changed to. */
   async next(signal = this.signal): Promise<T> {
-    return this.parse((await this.file.read(0, signal)).toString("utf8"));
+    return this.parse((await this.file.readAnswer(signal)).toString("utf8"));
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<T> {
