@@ -83,6 +83,23 @@ describe("NinepClient", () => {
     await eventually(() => harness!.server.stats().requests === 0);
   });
 
+  it("sends nothing for a request aborted while it waited for a tag, and goes on serving", async () => {
+    const fs = new BlockingFs();
+    harness = (await serve(fs)) as Harness<unknown>;
+    const client = await harness.client();
+    const fsys = await client.attach({ uname: "glenda" });
+    const block = await fsys.open("block");
+    const ac = new AbortController();
+    // Aborted in the same tick: the request is still waiting for its tag.
+    const read = block.read(0, 10, ac.signal);
+    ac.abort();
+    await expect(read).rejects.toThrow(/abort/i);
+    expect((await fsys.readFile("hello")).toString()).toBe("hello, world\n");
+    expect(fs.blockedReads.size).toBe(0);
+    await block.close();
+    await eventually(() => harness!.server.stats().requests === 0);
+  });
+
   it("streams a file that blocks, chunk by chunk, until aborted", async () => {
     const fs = new BlockingFs();
     harness = (await serve(fs)) as Harness<unknown>;

@@ -110,9 +110,11 @@ export class NinepClient implements FidClient {
     if (this.closedError) throw this.closedError;
     if (signal?.aborted) throw abortError(signal);
     const tag = request.type === "Tversion" ? NOTAG : await this.tags.acquire();
-    if (this.closedError) {
+    // Both may have come while a tag was awaited: an abort then is seen here, before anything is sent (its
+    // listener, added below, would never hear an abort that has already happened).
+    if (this.closedError || signal?.aborted) {
       if (tag !== NOTAG) this.tags.release(tag);
-      throw this.closedError;
+      throw this.closedError ?? abortError(signal!);
     }
     return new Promise<ReplyTo<T>>((resolve, reject) => {
       const entry: Pending = { request, resolve: resolve as (r: RMessage) => void, reject, flushed: false };
