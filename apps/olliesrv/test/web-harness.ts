@@ -90,15 +90,13 @@ export async function watchedPage(context: BrowserContext): Promise<{ page: Page
   });
   page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
   page.on("console", (message) => {
-    if (message.type() === "error") problems.push(`console: ${message.text()}`);
+    if (message.type() === "error") problems.push(`console: ${message.text()} (${message.location().url})`);
   });
   await page.exposeBinding("ollieTestViolation", (_source, text: string) => problems.push(`csp: ${text}`));
-  await page.addInitScript(() => {
-    document.addEventListener("securitypolicyviolation", (event) => {
-      (window as unknown as { ollieTestViolation(text: string): void }).ollieTestViolation(
-        `${event.violatedDirective} ${event.blockedURI}`,
-      );
-    });
+  // Run in the page before its own script (injected by the browser, so the page's policy does not apply).
+  await page.addInitScript({
+    content: `document.addEventListener("securitypolicyviolation", (event) =>
+      window.ollieTestViolation(event.violatedDirective + " " + event.blockedURI));`,
   });
   return { page, problems };
 }

@@ -128,6 +128,8 @@ describe.runIf(run)("ollie web", () => {
     expect(await page.textContent("body")).toContain("the address `ollie web` printed");
     expect((await fetch(`${web.origin}/events?page=sessions`)).status).toBe(401);
     expect((await fetch(`${web.origin}/?token=not-it`)).status).toBe(401);
+    // The browser says, as it should, that the page was refused.
+    expect(problems.splice(0).filter((p) => !p.includes("status of 401"))).toEqual([]);
   });
 
   it("lists a session made from outside as soon as it is made", async () => {
@@ -204,18 +206,15 @@ describe.runIf(run)("ollie web", () => {
 
   it("approves a bypass request, which then runs, and notifies of it", async () => {
     await context.grantPermissions(["notifications"], { origin: web.origin });
-    await page.addInitScript(() => {
-      const shown: string[] = [];
-      (window as unknown as { shownNotifications: string[] }).shownNotifications = shown;
-      class Recorded {
-        static permission = "granted";
-        static requestPermission = async () => "granted";
-        constructor(title: string) {
-          shown.push(title);
-        }
-        addEventListener() {}
-      }
-      (window as unknown as { Notification: unknown }).Notification = Recorded;
+    // Headless Chromium shows no notification: the page's are recorded instead, as the page makes them.
+    await page.addInitScript({
+      content: `window.shownNotifications = [];
+        window.Notification = class {
+          static permission = "granted";
+          static requestPermission = async () => "granted";
+          constructor(title) { window.shownNotifications.push(title); }
+          addEventListener() {}
+        };`,
     });
     const id = await newSession("asking", { agent: "asker" });
     await open("/approvals");
@@ -225,10 +224,7 @@ describe.runIf(run)("ollie web", () => {
     expect(await request.locator("h2").textContent()).toContain("touch_marker");
     expect(await request.locator("pre.command").textContent()).toBe(`touch ${marker}`);
     await expect
-      .poll(
-        () => page.evaluate(() => (window as unknown as { shownNotifications: string[] }).shownNotifications),
-        WAIT,
-      )
+      .poll(() => page.evaluate("window.shownNotifications"), WAIT)
       .toEqual([expect.stringMatching(/^Approval \d+ waits$/)]);
     await shot("approvals");
     await request.getByRole("button", { name: /^Approve request/ }).click();
@@ -243,9 +239,20 @@ describe.runIf(run)("ollie web", () => {
     writeFileSync(join(dir, "notes.txt"), "original\n");
     const id = (await owner.newSession({ name: "rewinding", cwd: dir, agent: "coding" })).id;
     await open(`/s/${id}/a/main`);
+    // The mock's model has no price: a limit in dollars alone is refused, and the page says why.
     await page.getByLabel("Budget in US dollars").fill("2.50");
     await page.getByRole("button", { name: "Set budget" }).click();
-    await expect.poll(async () => (await owner.session(id).budget()).usd, WAIT).toBe(2.5);
+    await expect.poll(() => page.locator("p.problem").textContent(), WAIT).toMatch(/no price/);
+    expect(problems.splice(0)).toEqual([expect.stringContaining("status of 409")]);
+    await page.getByLabel("Budget in tokens").fill("50000");
+    await page.getByRole("button", { name: "Set budget" }).click();
+    await expect
+      .poll(async () => {
+        const { usd, tokens } = await owner.session(id).budget();
+        return { usd, tokens };
+      }, WAIT)
+      .toEqual({ usd: 2.5, tokens: 50000 });
+    await expect.poll(() => page.locator("#agent-usage").textContent(), WAIT).toContain("of 50000 tokens");
     await page.getByLabel("Prompt").fill("Write the notes");
     await page.getByLabel("Prompt").press("Control+Enter");
     await page.locator("#agent-checkpoints summary", { hasText: "Checkpoint 1" }).waitFor(WAIT);
@@ -255,8 +262,16 @@ describe.runIf(run)("ollie web", () => {
   });
 
   it("shows every session with its state, and recovers when olliesrv restarts", async () => {
+    const id = await newSession("watched");
+    // An agent's page, open in another tab with a turn in its conversation.
+    const agentTab = await watchedPage(context);
+    await agentTab.page.goto(web.url);
+    await agentTab.page.goto(`${web.origin}/s/${id}/a/main`);
+    await agentTab.page.getByLabel("Prompt").fill("Hello there");
+    await agentTab.page.getByLabel("Prompt").press("Control+Enter");
+    await agentTab.page.locator("#chat p", { hasText: "Hello from the model." }).waitFor(WAIT);
     await open();
-    await page.getByRole("link", { name: "streaming" }).waitFor(WAIT);
+    await page.getByRole("link", { name: "watched" }).waitFor(WAIT);
     await shot("sessions");
     await o.stop();
     await expect.poll(() => page.locator("#link").textContent(), WAIT).toMatch(/olliesrv/);
@@ -267,5 +282,19 @@ describe.runIf(run)("ollie web", () => {
     // Live again: a session made now is listed.
     await newSession("after-restart");
     await page.getByRole("link", { name: "after-restart" }).waitFor(WAIT);
+    // The agent's page was sent its conversation anew (olliesrv rebuilt it), and goes on with the next turn.
+    await expect.poll(() => agentTab.page.locator("#link").textContent(), WAIT).toBe("live");
+    await agentTab.page.getByLabel("Prompt").fill("Hello again");
+    await agentTab.page.getByLabel("Prompt").press("Control+Enter");
+    await agentTab.page.locator("#chat .said", { hasText: "Hello again" }).waitFor(WAIT);
+    await expect
+      .poll(() => agentTab.page.locator("#chat p", { hasText: "Hello from the model." }).count(), WAIT)
+      .toBe(2);
+    expect(await agentTab.page.locator("#chat .said").allTextContents()).toEqual([
+      "Hello there",
+      "Hello again",
+    ]);
+    // The browser said the stream broke while olliesrv and the stream were gone: nothing else.
+    expect([...problems.splice(0), ...agentTab.problems].filter((p) => !p.includes("/events?"))).toEqual([]);
   });
 });

@@ -52,6 +52,8 @@ export async function setBudget(
   }
   session.budget.limit = limit;
   await session.save();
+  // Followers (ollie web's pages, a dashboard) learn of it as of any change of the session's.
+  session.events.publish("session.limits", { usd: limit.usd ?? null, tokens: limit.tokens ?? null });
 }
 
 /** The first of the session's agents whose requests cost no known dollars, worded; undefined if none. */

@@ -14,6 +14,8 @@ const FILES: Readonly<Record<string, { file: string; type: string }>> = {
  */
 export function staticRoutes(app: Hono, directory: string): void {
   const cache = new Map<string, Promise<Buffer>>();
+  // Browsers ask for an icon whatever the page says; there is none, and that is no error.
+  app.get("/favicon.ico", (c) => c.body(null, 204));
   app.get("/static/:name", async (c) => {
     const name = c.req.param("name");
     const known = FILES[name];

@@ -132,6 +132,8 @@ export type SessionEventBody =
    * (1: every turn charged to it stops).
    */
   | { type: "budget"; fraction: number; message: string }
+  /** Its budget's limits were set (`ctl budget …`): null where there is none. */
+  | { type: "limits"; usd: number | null; tokens: number | null }
   /** It was killed: the last record. */
   | { type: "kill" };
 

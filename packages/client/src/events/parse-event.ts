@@ -28,6 +28,7 @@ const SESSION_TYPES: ReadonlySet<string> = new Set<SessionEventBody["type"]>([
   "plan",
   "fork",
   "budget",
+  "limits",
   "kill",
 ]);
 

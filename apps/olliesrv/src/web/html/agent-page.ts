@@ -40,7 +40,7 @@ ${actionButton(`${base}/stop`, "Stop the turn", formToken, { danger: true })}
 <section aria-labelledby="status-h"><h2 id="status-h">Status</h2><div id="${PANEL.status}">${statusPanel(view)}</div>
 ${settingsForm(page, base)}</section>
 <section aria-labelledby="usage-h"><h2 id="usage-h">Usage</h2><div id="${PANEL.usage}">${usagePanel(view)}</div>
-${budgetForm(page)}</section>
+${budgetForm(page, base)}</section>
 <section aria-labelledby="plan-h"><h2 id="plan-h">Plan</h2><div id="${PANEL.plan}" class="plan">${planPanel(page.plan)}</div></section>
 <section aria-labelledby="proc-h"><h2 id="proc-h">Tool processes</h2><div id="${PANEL.processes}">${page.processes}</div></section>
 <section aria-labelledby="checkpoints-h"><h2 id="checkpoints-h">Checkpoints</h2><div id="${PANEL.checkpoints}">${checkpointsPanel(page.checkpoints, base, formToken)}</div></section>
@@ -61,9 +61,9 @@ function settingsForm(page: AgentPage, base: string): SafeHtml {
 </form>`;
 }
 
-function budgetForm(page: AgentPage): SafeHtml {
+function budgetForm(page: AgentPage, base: string): SafeHtml {
   const budget = page.view.budget;
-  return html`<form method="post" action="/s/${page.view.session.id}/budget" class="budget">${formTokenField(page.formToken)}
+  return html`<form method="post" action="${base}/budget" class="budget">${formTokenField(page.formToken)}
 <label>Budget in US dollars <input name="usd" inputmode="decimal" value="${budget?.usd ?? ""}" placeholder="none"></label>
 <label>Budget in tokens <input name="tokens" inputmode="numeric" value="${budget?.tokens ?? ""}" placeholder="none"></label>
 <button type="submit">Set budget</button>

@@ -38,6 +38,7 @@ export async function followAgent(
       `agent.${page.agent}.reasoning`,
       "session.plan",
       "session.budget",
+      "session.limits",
       "session.cd",
     ],
     signal,
@@ -62,6 +63,7 @@ export async function followAgent(
   const plan = async () =>
     send([{ op: "html", id: PANEL.plan, html: planPanel(await session.plan().catch(() => "")).text }]);
 
+  const renderer = new ChatHtml();
   let reasoning = 0;
   let reasoningOpen = false;
   const followEvents = async () => {
@@ -90,6 +92,8 @@ export async function followAgent(
       reasoningOpen = false;
       coalesce.schedule("panels", panels);
       if (event.type === "turn") {
+        // The model's last block has no blank line after it to end it: the turn's end does.
+        send(renderer.flush().map(pageOp));
         coalesce.schedule("checkpoints", checkpoints);
         send([{ op: "announce", text: `${page.agent}'s turn ended: ${event.outcome.status}` }]);
       }
@@ -110,10 +114,11 @@ export async function followAgent(
       void plan().catch(() => undefined);
     }
     const chat = await agent.chat({ from, signal });
-    const following = followEvents();
-    const renderer = new ChatHtml();
-    for await (const piece of chat) send(renderer.push([piece]).map(pageOp));
-    await following;
+    const followChat = async () => {
+      for await (const piece of chat) send(renderer.push([piece]).map(pageOp));
+    };
+    // Together: when olliesrv goes both fail, and neither failure is left unheard.
+    await Promise.all([followChat(), followEvents()]);
   } finally {
     coalesce.close();
     await events.close();

@@ -67,7 +67,9 @@ const TRANSCRIPT_BYTES = 512 * 1024;
 /** The agent's chat as a page's transcript, and the position its live stream goes on from. */
 export async function readTranscript(agent: Agent, signal?: AbortSignal): Promise<Transcript> {
   const whole = Buffer.from(await agent.chatText(signal));
+  // Read after the chat: idle now, the chat read ended with the last turn's text whole.
+  const finished = (await agent.state(signal).catch(() => undefined)) === "idle";
   let start = Math.max(0, whole.length - TRANSCRIPT_BYTES);
   if (start > 0) start = whole.indexOf(10, start) + 1 || whole.length;
-  return transcript(whole.subarray(start).toString("utf8"), start);
+  return transcript(whole.subarray(start).toString("utf8"), start, finished);
 }

@@ -65,3 +65,13 @@ describe("ChatHtml", () => {
     ]);
   });
 });
+
+describe("a finished turn", () => {
+  it("has its last block rendered, with no blank line after it", () => {
+    const open = transcript("» hi\n\nThe *end*.\n", 0);
+    expect(open.tail).toBe("The *end*.\n");
+    const done = transcript("» hi\n\nThe *end*.\n", 0, true);
+    expect(done.html.text).toContain("<p>The <em>end</em>.</p>");
+    expect(done.tail).toBe("");
+  });
+});

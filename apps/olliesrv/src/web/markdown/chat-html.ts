@@ -60,6 +60,19 @@ export class ChatHtml {
     return changes;
   }
 
+  /**
+   * Renders what is held as final: the turn ended, so the model's last block will not go on (its text has no
+   * blank line after it to end it).
+   */
+  flush(): ChatChange[] {
+    const changes: ChatChange[] = [];
+    const rest = this.text.flush();
+    if (rest !== "") changes.push({ op: "append", html: rest });
+    this.endPrompt(changes);
+    this.showTail(changes);
+    return changes;
+  }
+
   private beginLine(piece: ChatPiece, changes: ChatChange[]): void {
     const rest = this.text.flush();
     if (rest !== "") changes.push({ op: "append", html: rest });

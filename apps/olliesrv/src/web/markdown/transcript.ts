@@ -15,10 +15,14 @@ export interface Transcript {
   settled: number;
 }
 
-/** A stretch of an agent's chat (text beginning at byte `offset`) as the transcript a page begins with. */
-export function transcript(text: string, offset: number): Transcript {
+/**
+ * A stretch of an agent's chat (text beginning at byte `offset`) as the transcript a page begins with.
+ * `finished`: no turn runs, so the model's last block is whole and rendered as such.
+ */
+export function transcript(text: string, offset: number, finished = false): Transcript {
   const chat = new ChatHtml();
   const changes = chat.push(new ChatPieces(offset).push(text));
+  if (finished) changes.push(...chat.flush());
   const bytes = Buffer.from(text);
   const tail = bytes.subarray(chat.settled - offset).toString("utf8");
   return { html: trustedMarkup(applied(changes)), tail, settled: chat.settled };

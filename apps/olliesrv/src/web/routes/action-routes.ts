@@ -66,8 +66,9 @@ export function actionRoutes(app: Hono, web: WebContext): void {
       const session = client().session(c.req.param("session"));
       const usd = form.usd?.trim().replace(/^\$/, "") ?? "";
       const tokens = form.tokens?.trim() ?? "";
-      await session.ctl(usd === "" ? "budget usd off" : `budget usd ${usd}`);
+      // Tokens first: a limit in dollars on a model with no price is taken only beside one in tokens.
       await session.ctl(tokens === "" ? "budget tokens off" : `budget tokens ${tokens}`);
+      await session.ctl(usd === "" ? "budget usd off" : `budget usd ${usd}`);
       return back(c);
     }),
   );
@@ -87,7 +88,7 @@ export function actionRoutes(app: Hono, web: WebContext): void {
   );
   app.post("/s/:session/a/:agent/proc/:id/kill", (c) =>
     act(c, back(c), async () => {
-      await agentOf(c).killProcess(c.req.param("id"));
+      await agentOf(c).killProcess(processId(c.req.param("id")));
       return back(c);
     }),
   );
@@ -99,6 +100,12 @@ export function actionRoutes(app: Hono, web: WebContext): void {
       return "/approvals";
     }),
   );
+}
+
+/** A process's number, as a path names it; a TypeError (said on the page) for what is not one. */
+export function processId(given: string | undefined): number {
+  if (!/^[1-9]\d{0,15}$/.test(given ?? "")) throw new TypeError(`'${given}' is not a process's number`);
+  return Number(given);
 }
 
 /**

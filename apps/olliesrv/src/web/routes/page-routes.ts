@@ -10,6 +10,7 @@ import { processesPanel, processOutputPage } from "../html/processes-panel.js";
 import { sessionsPage } from "../html/sessions-page.js";
 import { readAgentView, readCheckpoints, readTranscript } from "../live/agent-view.js";
 import { filterFrom, matches, readSessionView } from "../live/session-view.js";
+import { processId } from "./action-routes.js";
 import type { WebContext } from "./web-context.js";
 
 /** The pages: each read afresh from olliesrv, then kept live by its stream. */
@@ -123,13 +124,18 @@ export function pageRoutes(app: Hono, web: WebContext): void {
       const client = web.link.client();
       const session = await client.findSession(c.req.param("session"));
       const name = c.req.param("agent");
-      const id = c.req.param("id");
+      const id = processId(c.req.param("id"));
       const output = await client.session(session.id).agent(name).processOutput(id);
       return shell(c, {
         title: `process ${id}`,
         section: "agent",
         stream: "/events?page=approvals",
-        body: processOutputPage(`${session.name} / ${name}`, `/s/${session.id}/a/${name}`, id, output),
+        body: processOutputPage(
+          `${session.name} / ${name}`,
+          `/s/${session.id}/a/${name}`,
+          String(id),
+          output,
+        ),
       });
     }),
   );
@@ -140,7 +146,12 @@ async function page(c: Context, make: () => Promise<Response>): Promise<Response
   try {
     return await make();
   } catch (error) {
-    const status = error instanceof DaemonDownError ? 503 : error instanceof NoSuchSessionError ? 404 : 500;
+    const status =
+      error instanceof DaemonDownError
+        ? 503
+        : error instanceof NoSuchSessionError || error instanceof TypeError
+          ? 404
+          : 500;
     return c.html(problemPage(status, (error as Error).message), status);
   }
 }
