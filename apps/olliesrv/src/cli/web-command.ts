@@ -1,6 +1,5 @@
 import { fileURLToPath } from "node:url";
 import type { OllieClient } from "@ollie/client";
-import { UsageError } from "./invocation.js";
 
 /** `ollie web [--listen HOST:PORT]`. */
 export interface WebInvocation {
@@ -11,12 +10,15 @@ export interface WebInvocation {
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
 
-/** `--listen` takes `HOST:PORT`, `[IPv6]:PORT`, or a port alone (on 127.0.0.1); 0 is any free port. */
+/**
+ * `--listen` takes `HOST:PORT`, `[IPv6]:PORT`, or a port alone (on 127.0.0.1); 0 is any free port. Throws (a
+ * usage mistake) for anything else.
+ */
 export function parseListen(given: string | undefined): { host: string; port: number } {
   if (given === undefined) return { host: "127.0.0.1", port: 0 };
-  const match = /^(?:\[([0-9a-fA-F:]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(given) ?? /^()()(\d{1,5})$/.exec(given);
+  const match = /^(?:\[([0-9a-fA-F:]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/.exec(given) ?? /^()()(\d{1,5})$/.exec(given);
   const port = Number(match?.[3]);
-  if (!match || port > 65535) throw new UsageError(`--listen takes HOST:PORT or PORT, not '${given}'`);
+  if (!match || port > 65535) throw new Error(`--listen takes HOST:PORT or PORT, not '${given}'`);
   return { host: match[1] || match[2] || "127.0.0.1", port };
 }
 
