@@ -16,7 +16,8 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
  */
 export function parseListen(given: string | undefined): { host: string; port: number } {
   if (given === undefined) return { host: "127.0.0.1", port: 0 };
-  const match = /^(?:\[([0-9a-fA-F:]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/.exec(given) ?? /^()()(\d{1,5})$/.exec(given);
+  const match =
+    /^(?:\[([0-9a-fA-F:]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/.exec(given) ?? /^()()(\d{1,5})$/.exec(given);
   const port = Number(match?.[3]);
   if (!match || port > 65535) throw new Error(`--listen takes HOST:PORT or PORT, not '${given}'`);
   return { host: match[1] || match[2] || "127.0.0.1", port };

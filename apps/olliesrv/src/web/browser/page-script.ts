@@ -11,6 +11,23 @@ import { applyOps, type PageOp } from "./page-ops.js";
 const streamUrl = document.querySelector<HTMLMetaElement>('meta[name="ollie-stream"]')?.content;
 const link = document.getElementById("link");
 
+/**
+ * What the stream sent since the page was last drawn: applied together before the next frame, so a burst of
+ * rows changing costs one layout, not one each. A hidden page draws no frames; it applies them now and then.
+ */
+const waiting: PageOp[] = [];
+let scheduled = false;
+function schedule(): void {
+  if (scheduled) return;
+  scheduled = true;
+  const apply = () => {
+    scheduled = false;
+    applyOps(waiting.splice(0));
+  };
+  if (document.hidden) setTimeout(apply, 250);
+  else requestAnimationFrame(apply);
+}
+
 function follow(url: string): void {
   const source = new EventSource(url);
   source.addEventListener("open", () => {
@@ -21,7 +38,8 @@ function follow(url: string): void {
     if (link) link.textContent = "reconnecting to ollie web…";
   });
   source.addEventListener("patch", (event) => {
-    applyOps(JSON.parse((event as MessageEvent<string>).data) as PageOp[]);
+    waiting.push(...(JSON.parse((event as MessageEvent<string>).data) as PageOp[]));
+    schedule();
   });
 }
 

@@ -29,8 +29,9 @@ export function agentPage(page: AgentPage): SafeHtml {
 <div id="chat" class="chat">${page.transcript}</div>
 <div id="chat-tail" class="tail">${page.tail}</div>
 <form method="post" action="${base}/prompt" class="prompt" id="prompt-form">${formTokenField(formToken)}
-<label for="prompt-text">Prompt <kbd>/</kbd> to focus, <kbd>Ctrl</kbd>+<kbd>Enter</kbd> to send</label>
-<textarea id="prompt-text" name="text" rows="3" required></textarea>
+<label for="prompt-text">Prompt</label>
+<p class="hint" id="prompt-hint"><kbd>/</kbd> goes here, <kbd>Ctrl</kbd>+<kbd>Enter</kbd> sends; a prompt sent while a turn runs waits for it</p>
+<textarea id="prompt-text" name="text" rows="3" required aria-describedby="prompt-hint"></textarea>
 <div class="buttons"><button type="submit">Send</button></div>
 </form>
 ${actionButton(`${base}/stop`, "Stop the turn", formToken, { danger: true })}

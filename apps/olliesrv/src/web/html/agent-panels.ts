@@ -93,6 +93,6 @@ ${c.noted.length > 0 ? html`<p>Not kept: ${c.noted.map((n) => html`<code>${n.pat
   return html`<p>Directory <code>${checkpoints.directory}</code>${
     checkpoints.sharedWith.length > 0 ? `, shared with ${checkpoints.sharedWith.join(", ")}` : ""
   }.</p>
-<ol class="checkpoints" reversed>${items}</ol>
+<ul class="checkpoints">${items}</ul>
 ${actionButton(`${base}/undo`, "Undo the last turn's changes", formToken)}`;
 }
