@@ -48,8 +48,9 @@ export const USAGE = `usage: ollie [-a ADDR] [-u UNAME] [-k KEYFILE] [--keep-dae
                             it was before (the checkpoint made then; again, the turn before); --chat cuts
                             the conversation back to before that turn instead, --both does both
   web [--listen [HOST:]PORT] every session and agent in a browser: live chat, prompts, approvals, budgets,
-                            checkpoints. Prints the address to open, with its access token; loopback only
-                            unless HOST says otherwise (then anyone with the token acts as you)
+                            checkpoints. Prints the address to open, with its access token; on a loopback
+                            address of its own unless HOST says otherwise (then anyone with the token acts
+                            as you)
   chat [-f] SESSION         the conversation; -f follows it
   status [SESSION]          state, profile, model, tokens, cost and budget
   stop SESSION              stop the running turn

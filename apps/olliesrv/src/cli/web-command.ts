@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import type { OllieClient } from "@ollie/client";
 
@@ -8,19 +9,29 @@ export interface WebInvocation {
   port: number;
 }
 
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
+const isLoopback = (host: string) => host.startsWith("127.") || host === "localhost" || host === "::1";
 
 /**
- * `--listen` takes `HOST:PORT`, `[IPv6]:PORT`, or a port alone (on 127.0.0.1); 0 is any free port. Throws (a
- * usage mistake) for anything else.
+ * An address of the loopback network of its own, 127.A.B.C, picked at random. Browsers keep cookies by host
+ * name, not by port: on 127.0.0.1 the page's cookie would go to every other server there too (a development
+ * server an agent started, say), which could then act with it. On an address of its own it goes nowhere else.
+ */
+export function ownLoopback(): string {
+  const [a = 0, b = 0, c = 0] = randomBytes(3);
+  return `127.${1 + (a % 254)}.${b}.${1 + (c % 254)}`;
+}
+
+/**
+ * `--listen` takes `HOST:PORT`, `[IPv6]:PORT`, or a port alone (on a loopback address of its own, see
+ * ownLoopback); 0 is any free port. Throws (a usage mistake) for anything else.
  */
 export function parseListen(given: string | undefined): { host: string; port: number } {
-  if (given === undefined) return { host: "127.0.0.1", port: 0 };
+  if (given === undefined) return { host: ownLoopback(), port: 0 };
   const match =
     /^(?:\[([0-9a-fA-F:]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/.exec(given) ?? /^()()(\d{1,5})$/.exec(given);
   const port = Number(match?.[3]);
   if (!match || port > 65535) throw new Error(`--listen takes HOST:PORT or PORT, not '${given}'`);
-  return { host: match[1] || match[2] || "127.0.0.1", port };
+  return { host: match[1] || match[2] || ownLoopback(), port };
 }
 
 /**
@@ -45,7 +56,7 @@ export async function webCommand(
     // Beside the bundle this runs from (dist/): the page's script and style, built for browsers.
     staticDir: fileURLToPath(new URL("./web/", import.meta.url)),
   });
-  if (!LOOPBACK.has(invocation.host))
+  if (!isLoopback(invocation.host))
     process.stderr.write(
       `ollie web: listening on ${invocation.host}:${server.port}, beyond this machine: anyone who can reach it ` +
         "and has the token acts as you (prompts, approvals, kills), over plain HTTP that others on the network " +

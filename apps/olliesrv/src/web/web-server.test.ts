@@ -105,6 +105,21 @@ describe("ollie web's guard", () => {
     expect(JSON.parse(script.body).problem).toContain("olliesrv");
   });
 
+  it("has no head for a stream, which would run with nobody to read it", async () => {
+    const head = await send("/events?page=sessions", {
+      method: "HEAD",
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(head.status).toBe(405);
+    expect(web.streams.size).toBe(0);
+  });
+
+  it("takes a token's address apart from any other site's", async () => {
+    const login = await send(`//evil.example/x?token=${TOKEN}`);
+    expect(login.status).toBe(303);
+    expect(login.headers.location).toBe("/evil.example/x");
+  });
+
   it("sends a policy that runs no inline script and frames nothing", async () => {
     const answer = await send("/", { headers: { cookie: await cookie() } });
     expect(answer.headers["content-security-policy"]).toBe(CONTENT_SECURITY_POLICY);

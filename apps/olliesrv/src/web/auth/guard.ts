@@ -8,11 +8,16 @@ export interface Listening {
   port: number;
 }
 
-const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1"]);
-
-/** The Host headers a browser on this machine sends to a loopback listener. */
-function loopbackHosts(port: number): Set<string> {
-  return new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+/**
+ * The Host headers a browser on this machine sends to a loopback listener (the name `localhost` for the
+ * addresses it stands for); undefined for a listener beyond loopback.
+ */
+function loopbackHosts(host: string, port: number): Set<string> | undefined {
+  if (host === "localhost") return new Set([`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`]);
+  if (host === "::1") return new Set([`[::1]:${port}`, `localhost:${port}`]);
+  if (host === "127.0.0.1") return new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
+  if (host.startsWith("127.")) return new Set([`${host}:${port}`]);
+  return undefined;
 }
 
 /**
@@ -28,7 +33,7 @@ function loopbackHosts(port: number): Set<string> {
  *    is a script's, which no other site can make a browser send.
  */
 export function guard(access: WebAccess, listening: Listening): MiddlewareHandler {
-  const loopback = LOOPBACK.has(listening.host) ? loopbackHosts(listening.port) : undefined;
+  const loopback = loopbackHosts(listening.host, listening.port);
   return async (c, next) => {
     const host = c.req.header("host") ?? "";
     if (loopback && !loopback.has(host.toLowerCase()))
@@ -44,7 +49,8 @@ export function guard(access: WebAccess, listening: Listening): MiddlewareHandle
       });
       url.searchParams.delete("token");
       // Off the address bar and out of the history: the cookie stands for it from here on.
-      return c.redirect(`${url.pathname}${url.search}`, 303);
+      // Leading slashes made one: `//host/x` would be another site's address.
+      return c.redirect(`${url.pathname.replace(/^\/+/, "/")}${url.search}`, 303);
     }
     const bearer = /^Bearer (.+)$/.exec(c.req.header("authorization") ?? "")?.[1];
     if (bearer !== undefined) {

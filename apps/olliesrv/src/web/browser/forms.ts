@@ -2,13 +2,18 @@
  * Sends the pages' forms without reloading: the page stays as the live stream keeps it, and what olliesrv
  * refused is said above the form. A form sent this way carries the page's form token in a header.
  */
+const sending = new WeakSet<HTMLFormElement>();
+
 export function enhanceForms(): void {
   const token = document.querySelector<HTMLMetaElement>('meta[name="ollie-form-token"]')?.content ?? "";
   document.addEventListener("submit", (event) => {
     const form = event.target;
     if (!(form instanceof HTMLFormElement) || form.method.toLowerCase() !== "post") return;
     event.preventDefault();
-    void send(form, token);
+    // Once at a time: Ctrl+Enter again while a prompt is on its way does not send it twice.
+    if (sending.has(form)) return;
+    sending.add(form);
+    void send(form, token).finally(() => sending.delete(form));
   });
 }
 

@@ -44,8 +44,49 @@ function atEnd(): boolean {
 
 export function applyOps(ops: readonly PageOp[]): void {
   const following = atEnd();
+  const focused = focusedControl();
   for (const op of ops) apply(op);
+  if (focused) refocus(focused);
   if (following && document.getElementById("chat")) window.scrollTo(0, document.documentElement.scrollHeight);
+}
+
+/** The control with the focus, by what makes it the same control in new markup: its form, name and words. */
+interface FocusedControl {
+  element: HTMLElement;
+  key: string;
+  value: string | undefined;
+}
+
+function controlKey(element: Element): string {
+  const form = element.closest("form")?.getAttribute("action") ?? "";
+  return `${form}|${element.tagName}|${element.getAttribute("name") ?? ""}|${element.getAttribute("aria-label") ?? element.textContent ?? ""}`;
+}
+
+function focusedControl(): FocusedControl | undefined {
+  const element = document.activeElement;
+  if (!(element instanceof HTMLElement) || element === document.body) return undefined;
+  const value =
+    element instanceof HTMLInputElement ||
+    element instanceof HTMLTextAreaElement ||
+    element instanceof HTMLSelectElement
+      ? element.value
+      : undefined;
+  return { element, key: controlKey(element), value };
+}
+
+/**
+ * A live update that replaced the markup holding the focused control (a row's buttons, a reason being typed)
+ * puts the focus, and what was typed, on the same control in the new markup.
+ */
+function refocus(focused: FocusedControl): void {
+  if (focused.element.isConnected) return;
+  for (const candidate of document.querySelectorAll<HTMLElement>(focused.element.tagName)) {
+    if (controlKey(candidate) !== focused.key) continue;
+    if (focused.value !== undefined && "value" in candidate)
+      (candidate as HTMLInputElement).value = focused.value;
+    candidate.focus();
+    return;
+  }
 }
 
 function apply(op: PageOp): void {

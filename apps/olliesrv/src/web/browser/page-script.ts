@@ -34,8 +34,11 @@ function follow(url: string): void {
     if (link) link.textContent = "live";
   });
   source.addEventListener("error", () => {
-    // EventSource comes back by itself, sending the last event's id: the server gives what was missed.
+    // EventSource comes back by itself, sending the last event's id: the server gives what was missed. One
+    // refused outright (olliesrv down, the session gone, ollie web restarted with another token) does not:
+    // the page is loaded again, and says why.
     if (link) link.textContent = "reconnecting to ollie web…";
+    if (source.readyState === EventSource.CLOSED) setTimeout(() => window.location.reload(), 2000);
   });
   source.addEventListener("patch", (event) => {
     waiting.push(...(JSON.parse((event as MessageEvent<string>).data) as PageOp[]));

@@ -24,7 +24,7 @@ export function sessionRows(view: SessionView, formToken: string): SafeHtml {
     const tokens = agent.usage ? agent.usage.inputTokens + agent.usage.outputTokens : 0;
     const running = (agent.activity?.state ?? "idle") !== "idle";
     return html`<tr class="${running ? "running" : "idle"}">
-<th scope="row" data-label="Session">${i === 0 ? html`<a href="${agentPath(entry.id, "main")}">${entry.name}</a>` : ""}</th>
+${i === 0 ? html`<th scope="row" data-label="Session"><a href="${agentPath(entry.id, "main")}">${entry.name}</a></th>` : html`<td data-label="Session"></td>`}
 <td data-label="Agent"><a href="${agentPath(entry.id, agent.name)}">${agent.name}</a></td>
 <td data-label="State" class="state">${stateText(agent)}</td>
 <td data-label="Profile">${agent.cfg?.profile ?? ""}</td>

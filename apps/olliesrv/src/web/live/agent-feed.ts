@@ -63,7 +63,13 @@ export async function followAgent(
   const plan = async () =>
     send([{ op: "html", id: PANEL.plan, html: planPanel(await session.plan().catch(() => "")).text }]);
 
-  const renderer = new ChatHtml();
+  let renderer = new ChatHtml();
+  let flushAt: number | undefined;
+  const flushIfThere = () => {
+    if (flushAt === undefined || renderer.position < flushAt) return;
+    flushAt = undefined;
+    send(renderer.flush().map(pageOp));
+  };
   let reasoning = 0;
   let reasoningOpen = false;
   const followEvents = async () => {
@@ -92,8 +98,10 @@ export async function followAgent(
       reasoningOpen = false;
       coalesce.schedule("panels", panels);
       if (event.type === "turn") {
-        // The model's last block has no blank line after it to end it: the turn's end does.
-        send(renderer.flush().map(pageOp));
+        // The model's last block has no blank line after it to end it: the turn's end does — once the chat
+        // read has come as far as the chat was long when the turn ended (the two are separate reads).
+        flushAt = await agent.chatLength(signal);
+        flushIfThere();
         coalesce.schedule("checkpoints", checkpoints);
         send([{ op: "announce", text: `${page.agent}'s turn ended: ${event.outcome.status}` }]);
       }
@@ -113,9 +121,13 @@ export async function followAgent(
       void checkpoints().catch(() => undefined);
       void plan().catch(() => undefined);
     }
+    renderer = new ChatHtml(from);
     const chat = await agent.chat({ from, signal });
     const followChat = async () => {
-      for await (const piece of chat) send(renderer.push([piece]).map(pageOp));
+      for await (const piece of chat) {
+        send(renderer.push([piece]).map(pageOp));
+        flushIfThere();
+      }
     };
     // Together: when olliesrv goes both fail, and neither failure is left unheard.
     await Promise.all([followChat(), followEvents()]);

@@ -24,6 +24,8 @@ export class BrowserStream {
   private readonly ring: StreamMessage[] = [];
   private ringBytes = 0;
   private sink: ((message: StreamMessage) => void) | undefined;
+  /** Ends the connection that carries the stream now. */
+  private end: (() => void) | undefined;
 
   /** Sends ops to the page (now, or when it comes back). */
   send(ops: PageOp[]): void {
@@ -40,9 +42,14 @@ export class BrowserStream {
     return after <= this.seq && after + 1 >= (this.ring[0]?.seq ?? this.seq + 1);
   }
 
-  /** Carries the stream to a connection: first what came after `after` (see `holds`), then what comes. */
-  attach(sink: (message: StreamMessage) => void, after: number): void {
+  /**
+   * Carries the stream to a connection: first what came after `after` (see `holds`), then what comes. A
+   * connection that carried it before (half open: the browser came back on another) is ended.
+   */
+  attach(sink: (message: StreamMessage) => void, after: number, end: () => void): void {
+    this.end?.();
     this.sink = sink;
+    this.end = end;
     for (const message of this.ring) if (message.seq > after) sink(message);
   }
 
@@ -50,8 +57,19 @@ export class BrowserStream {
     return this.sink !== undefined;
   }
 
-  detach(sink: (message: StreamMessage) => void): void {
-    if (this.sink === sink) this.sink = undefined;
+  /** The connection `sink` ended: whether it was the one carrying the stream (a later one may be). */
+  detach(sink: (message: StreamMessage) => void): boolean {
+    if (this.sink !== sink) return false;
+    this.sink = undefined;
+    this.end = undefined;
+    return true;
+  }
+
+  /** Ends the connection carrying the stream, if one does: the stream is over. */
+  close(): void {
+    this.end?.();
+    this.sink = undefined;
+    this.end = undefined;
   }
 
   /** `STREAM.SEQ`, as the browser sends it back in `Last-Event-ID`. */

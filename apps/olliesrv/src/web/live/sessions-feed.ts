@@ -85,8 +85,8 @@ export async function followSessions(
         }
         continue;
       }
-      const fresh: Followed = { entry, stop: new AbortController(), shown: false };
-      signal.addEventListener("abort", () => fresh.stop.abort(), { once: true });
+      // A fresh stream's page may show a row the filter no longer lets through: taken as shown, it goes.
+      const fresh: Followed = { entry, stop: new AbortController(), shown: first };
       followed.set(entry.id, fresh);
       added.push(entry.id);
       void follow(fresh, entry.id);

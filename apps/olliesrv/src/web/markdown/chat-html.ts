@@ -41,6 +41,16 @@ export class ChatHtml {
     return this.end - Buffer.byteLength(this.text.held);
   }
 
+  /** `from`: the byte position of the first piece to come. */
+  constructor(from = 0) {
+    this.end = from;
+  }
+
+  /** The byte position after the last piece pushed. */
+  get position(): number {
+    return this.end;
+  }
+
   /** The changes the next pieces make. */
   push(pieces: readonly ChatPiece[]): ChatChange[] {
     const changes: ChatChange[] = [];

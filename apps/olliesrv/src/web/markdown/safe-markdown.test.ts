@@ -32,6 +32,7 @@ describe("safeMarkdown", () => {
     "[click](data:text/html,<script>alert(1)</script>)",
     "[click](vbscript:msgbox)",
     "[click](//evil.example/x)",
+    "[click](/\\evil.example/x)",
   ])("keeps only the text of a link with an unsafe address: %s", (markdown) => {
     const out = rendered(markdown);
     expect(out).not.toContain("<a");

@@ -2,7 +2,7 @@ import { Marked, type Tokens } from "marked";
 import { escapeHtml, type SafeHtml, trustedMarkup } from "../html/html.js";
 
 /** The links a page may follow: the web, mail, and places in the page or on this server. */
-const SAFE_LINK = /^(https?:|mailto:|#|\/(?!\/))/i;
+const SAFE_LINK = /^(https?:|mailto:|#|\/(?![/\\]))/i;
 
 /**
  * Markdown as the web view shows a model's text. marked on its own passes raw HTML through, and keeps any

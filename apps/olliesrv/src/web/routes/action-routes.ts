@@ -1,4 +1,4 @@
-import { RefusedError, type SessionSpec } from "@ollie/client";
+import { NoSuchSessionError, RefusedError, type SessionSpec } from "@ollie/client";
 import type { Context, Hono } from "hono";
 import { DaemonDownError } from "../daemon-link.js";
 import { agentPath } from "../html/session-rows.js";
@@ -121,7 +121,14 @@ async function act(c: Context, from: string, work: (form: Form) => Promise<strin
     const location = await work(form);
     return script ? c.json({ location }) : c.redirect(location, 303);
   } catch (error) {
-    if (!(error instanceof RefusedError || error instanceof DaemonDownError || error instanceof TypeError))
+    if (
+      !(
+        error instanceof RefusedError ||
+        error instanceof DaemonDownError ||
+        error instanceof NoSuchSessionError ||
+        error instanceof TypeError
+      )
+    )
       throw error;
     const problem = error instanceof RefusedError ? error.reason : error.message;
     if (script) return c.json({ problem }, 409);

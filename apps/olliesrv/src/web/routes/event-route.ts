@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
+import { DaemonDownError } from "../daemon-link.js";
 import { parseEventId, type StreamMessage } from "../live/browser-stream.js";
 import { filterFrom } from "../live/session-view.js";
 import type { FedStream, StreamView } from "../live/streams.js";
@@ -16,6 +17,8 @@ const MOST_UNSENT = 1024;
  * with everything the page shows, sent anew.
  */
 export async function eventRoute(c: Context, web: WebContext): Promise<Response> {
+  // A stream has no head: HEAD would run it with nobody to read it, and never end.
+  if (c.req.method !== "GET") return c.text("GET only\n", 405);
   const resumed = parseEventId(c.req.header("last-event-id"));
   const kept = resumed && web.streams.find(resumed.stream);
   let stream: FedStream;
@@ -24,9 +27,18 @@ export async function eventRoute(c: Context, web: WebContext): Promise<Response>
     stream = kept;
     after = resumed.seq;
   } else {
-    const view = await viewOf(c, web, c.req.header("last-event-id") !== undefined);
+    let view: StreamView | undefined;
+    try {
+      view = await viewOf(c, web, c.req.header("last-event-id") !== undefined);
+    } catch (error) {
+      // The page's script reloads the page, which says olliesrv does not answer and tries again.
+      if (error instanceof DaemonDownError) return c.text(`${error.message}\n`, 503);
+      throw error;
+    }
     if (!view) return c.text("no such page\n", 404);
-    stream = web.streams.open(view);
+    const opened = web.streams.open(view);
+    if (!opened) return c.text("too many pages are open on this ollie web\n", 503);
+    stream = opened;
   }
   c.header("Cache-Control", "no-store");
   c.header("X-Accel-Buffering", "no");
@@ -48,15 +60,14 @@ export async function eventRoute(c: Context, web: WebContext): Promise<Response>
         }, done);
     };
     sse.onAbort(done);
-    stream.stream.attach(sink, after);
+    stream.stream.attach(sink, after, done);
     stream.joined();
     const keepalive = setInterval(() => {
       writing = writing.then(() => sse.write(": ping\n\n")).then(() => undefined, done);
     }, KEEPALIVE_MS);
     await finished;
     clearInterval(keepalive);
-    stream.stream.detach(sink);
-    stream.left();
+    if (stream.stream.detach(sink)) web.streams.left(stream);
   });
 }
 

@@ -157,6 +157,8 @@ async function page(c: Context, make: () => Promise<Response>): Promise<Response
 }
 
 function problemPage(status: number, message: string): string {
-  const body: SafeHtml = html`<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>ollie web: ${status}</title><link rel="stylesheet" href="/static/app.css"></head><body><main><h1>${status === 503 ? "olliesrv does not answer" : status === 404 ? "Not found" : "Something went wrong"}</h1><p role="alert">${message}</p><p><a href="/">Sessions</a></p></main></body></html>`;
+  // olliesrv down: the page looks again every 5 s (a refresh, since it runs no script) and is live once it is up.
+  const refresh = status === 503 ? html`<meta http-equiv="refresh" content="5">` : "";
+  const body: SafeHtml = html`<!doctype html><html lang="en"><head><meta charset="utf-8">${refresh}<meta name="viewport" content="width=device-width, initial-scale=1"><title>ollie web: ${status}</title><link rel="stylesheet" href="/static/app.css"></head><body><main><h1>${status === 503 ? "olliesrv does not answer" : status === 404 ? "Not found" : "Something went wrong"}</h1><p role="alert">${message}</p><p><a href="/">Sessions</a></p></main></body></html>`;
   return body.text;
 }
