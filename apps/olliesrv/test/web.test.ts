@@ -145,6 +145,17 @@ describe.runIf(run)("ollie web", () => {
     await page.getByRole("link", { name: "made-outside" }).waitFor({ state: "detached", ...WAIT });
   });
 
+  it("keeps the focus on a row's button while the row changes", async () => {
+    const id = await newSession("focused");
+    await open();
+    const fork = page.getByRole("button", { name: "Fork focused" });
+    await fork.focus();
+    await (await owner.session(id).agent().prompt("Hello")).ended;
+    const row = page.locator(`#s-${id}`);
+    await expect.poll(() => row.locator("td[data-label='Last turn']").textContent(), WAIT).toBe("done");
+    expect(await page.evaluate("document.activeElement?.getAttribute('aria-label')")).toBe("Fork focused");
+  });
+
   it("streams a prompt's reply and its sandboxed tool call", async () => {
     const id = await newSession("streaming");
     await open(`/s/${id}/a/main`);
