@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { connect, type OllieClient, type OllieEvent, type Session } from "@ollie/client";
-import { execa } from "execa";
+import { execaSync } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Ollie, startOllie } from "./harness.js";
 
@@ -25,15 +25,19 @@ afterAll(async () => {
 async function gatedTurn(name: string): Promise<{ session: Session; open: () => Promise<void> }> {
   const dir = join(o.work, name);
   mkdirSync(dir);
-  await execa("mkfifo", [join(dir, "ready"), join(dir, "gate")]);
   const session = await client.newSession({ agent: "coding", cwd: dir });
-  o.mock.enqueue(
-    { toolCalls: [{ name: "shell", arguments: { command: "echo > ready; read w < gate" } }] },
-    { text: "Through the gate." },
-  );
+  o.mock.enqueue(gatedCall(dir, "gate"));
   await session.agent().prompt("Wait at the gate");
-  await readFile(join(dir, "ready"));
+  await readFile(join(dir, "gate.ready"));
   return { session, open: () => writeFile(join(dir, "gate"), "go\n") };
+}
+
+/** A reply calling a shell command that opens `GATE.ready`, then waits at the fifo GATE until it is opened. */
+function gatedCall(dir: string, gate: string) {
+  execaSync("mkfifo", [join(dir, `${gate}.ready`), join(dir, gate)]);
+  return {
+    toolCalls: [{ name: "shell", arguments: { command: `echo > ${gate}.ready; read w < ${gate}` } }],
+  };
 }
 
 /** The `waiting` counts of the next `n` queue events (read one by one: a `for await` that breaks closes). */
@@ -66,7 +70,7 @@ describe("an agent's waiting prompts, through @ollie/client", () => {
     expect(second.number).toBe(2);
     expect(await waitingCounts(events, 2)).toEqual([1, 2]);
 
-    o.mock.enqueue({ text: "Second done." }, { text: "Third done." });
+    o.mock.enqueue({ text: "Through the gate." }, { text: "Second done." }, { text: "Third done." });
     await open();
     await third.ended;
     expect(await waitingCounts(events, 2)).toEqual([1, 0]);
@@ -86,5 +90,30 @@ describe("an agent's waiting prompts, through @ollie/client", () => {
     for await (const e of events)
       seen.push(e.kind === "agent" && e.type === "queue" ? `queue ${e.waiting}` : e.topic);
     expect(seen).toEqual(["queue 1", "queue 0", "session.kill"]);
+  });
+
+  it("lists the prompts a restart left waiting with no number or writer, as the agent runs them", async () => {
+    const { session } = await gatedTurn("restarted");
+    await session.agent().prompt("Second");
+    await session.agent().prompt("Third");
+    await o.crash();
+    const dir = join(o.work, "restarted");
+    // Brought back, the agent runs its waiting prompts: the first waits at another gate, the second behind it.
+    o.mock.enqueue(gatedCall(dir, "gate2"), { text: "Second done." }, { text: "Third done." });
+    await o.restart();
+    const again = await connect({ env: o.env });
+    try {
+      const agent = again.session(session.id).agent();
+      await readFile(join(dir, "gate2.ready"));
+      expect(await agent.queue()).toEqual([{ number: undefined, from: undefined, text: "Third" }]);
+      const events = (await agent.events({ types: ["queue"] }))[Symbol.asyncIterator]();
+      await writeFile(join(dir, "gate2"), "go\n");
+      expect(await waitingCounts(events, 1)).toEqual([0]);
+      await agent.waitState({ until: "idle" });
+      expect(await agent.lastPrompt()).toBe("Third");
+      await again.session(session.id).kill();
+    } finally {
+      again.close();
+    }
   });
 });
