@@ -54,7 +54,7 @@ export class WaitingPrompts {
 
   /**
    * The prompts a paused agent runs when it is made again, with no number: those of a restored session, or
-   * those its closing took off the queue (their numbers' turns ended `interrupted`, which `prompts/N` says).
+   * those its closing took off the queue as olliesrv stopped (their numbers' turns ended `interrupted`).
    * None: its history was dropped, and they with it.
    */
   restored(prompts: readonly string[]): void {

@@ -4,8 +4,7 @@ import { ReplyFormatError } from "../errors.js";
 export interface QueuedPrompt {
   /**
    * Its number, as `Agent.prompt` answered it and `prompts/N` takes it; undefined for one with none: a
-   * prompt that was waiting when the agent was closed (a restart, a move of the session) and runs when it
-   * comes back, or text injected when no turn ran, taken as a prompt of its own.
+   * prompt that was waiting when olliesrv stopped, run as the session comes back, or text injected when no turn ran, taken as a prompt of its own.
    */
   number: number | undefined;
   /** The uname that wrote it; undefined when not known (a prompt restored after a restart). */
