@@ -44,6 +44,7 @@ export type {
 export type { HistoryMessage } from "./formats/history.js";
 export type { Outcome, TurnEnd, TurnStatus } from "./formats/outcome.js";
 export type { ToolProcess } from "./formats/processes.js";
+export type { QueuedPrompt } from "./formats/queue.js";
 export type {
   BackendCheck,
   BackendChecks,

@@ -28,9 +28,10 @@ export function agentOperations(sessions: Sessions, session: Session, slot: Agen
     const hops = slot.hopsFrom(by);
     const agent = await slot.activate();
     const stamped = stampSender(text || fail(`${how} needs text`), by, owner);
-    if (how === "inject") agent.inject(stamped);
-    else agent.injectRewrite(stamped);
-    slot.shown.joined(hops);
+    const taken = how === "inject" ? agent.inject(stamped) : agent.injectRewrite(stamped);
+    if ("injected" in taken) return slot.shown.joined(hops);
+    // No turn ran: the text was submitted as a prompt of its own (with no number), behind any that wait.
+    slot.shown.queued(hops, taken.position, { ticket: undefined, from: by, text });
   };
   return {
     stop: () => {

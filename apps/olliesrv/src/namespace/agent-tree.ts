@@ -100,6 +100,10 @@ export function agentTree(sessions: Sessions, session: Session, slot: AgentSlot,
     promptFile("prompt", slot, group),
     promptFile("fifo.in", slot, group),
     promptsDir(slot),
+    file(
+      "queue",
+      text(() => slot.shown.waiting.text()),
+    ),
     file("fifo.out", log(slot.shown.replies, { from: "end" })),
     procDir(slot, group),
     file(

@@ -10,6 +10,7 @@ import { outcomeText } from "./prompt-tickets.js";
 import type { SavedAgent } from "./session-file.js";
 import type { SlotSession } from "./slot-context.js";
 import { ToolProcs } from "./tool-procs.js";
+import { type WaitingPrompt, WaitingPrompts } from "./waiting-prompts.js";
 
 /** Tokens and cost as the `usage` and `cost` files show them (a paused agent's may be unknown). */
 export interface ShownUsage {
@@ -46,6 +47,8 @@ export class AgentObserver {
   readonly state = new WatchedValue<string>("idle");
   /** Turns finished so far, restarts included; a read of `turnwait` returns when it moves. */
   readonly turns: WatchedValue<number>;
+  /** The prompts waiting behind the running turn: the `queue` file, and `agent.NAME.queue` when it moves. */
+  readonly waiting: WaitingPrompts;
   #lastOutcome: string;
   /** Agent-to-agent hops behind the turn running now (or last): 0 when a person prompted it. */
   #turnHops = 0;
@@ -67,6 +70,10 @@ export class AgentObserver {
     this.procs = new ToolProcs(toolsrv);
     this.turns = new WatchedValue(saved?.turns?.count ?? 0);
     this.#lastOutcome = saved?.turns?.last ?? "";
+    this.waiting = new WaitingPrompts(
+      (waiting) => session.events.publish(`agent.${name}.queue`, { waiting }),
+      saved?.session?.queued,
+    );
     if (saved?.session) this.chat.replay(saved.session.messages);
     this.chat.onNote = (text) => session.events.publish(`agent.${name}.note`, { text });
   }
@@ -86,9 +93,13 @@ export class AgentObserver {
     return this.#lastArtifacts;
   }
 
-  /** A prompt `hops` away from a person was queued: its turn is that far when it begins. */
-  queued(hops: number): void {
+  /**
+   * A prompt `hops` away from a person was queued, `position` turns ahead of it: its turn is that far when
+   * it begins, and it waits (in the `queue` file) if a turn is ahead of it.
+   */
+  queued(hops: number, position: number, prompt: WaitingPrompt): void {
     this.#queuedHops.push(hops);
+    this.waiting.submitted(position, prompt);
   }
 
   /** Text `hops` away from a person joined the running turn, which is now at least that far. */
@@ -136,6 +147,7 @@ export class AgentObserver {
 
   /** Ends what readers block on, for good (see AgentSlot.end). */
   end(reason: Error): void {
+    this.waiting.end();
     this.state.close(reason);
     this.turns.close(reason);
     this.replies.close(reason);

@@ -172,7 +172,7 @@ export class AgentSlot {
         this.onEvent({ type: "state", state: "idle" });
     }
     const ticket = this.tickets.issue(submission);
-    this.shown.queued(hops);
+    this.shown.queued(hops, submission.position, { ticket, from, text: prompt });
     // The writer learns the prompt was taken only once it is on disk: a crash now cannot lose it.
     await this.session.save();
     // A turn its session's parent asked for is reported to it when it ends, unless it waits for it itself.
@@ -228,6 +228,7 @@ export class AgentSlot {
     if (!agent) return;
     await agent.close();
     this.saved = agent.snapshot();
+    this.shown.waiting.restored(this.saved.queued ?? []);
     this.#live.set(undefined);
     this.activating = undefined;
   }
@@ -246,6 +247,7 @@ export class AgentSlot {
     await this.close();
     this.choices.useProfile(profile);
     this.saved = undefined;
+    this.shown.waiting.restored([]);
     this.#loaded = undefined;
     this.shown.keepLastTurn(undefined);
     this.shown.chat.note(`· now running profile ${profile}, with a fresh history`);
@@ -300,11 +302,6 @@ export class AgentSlot {
   /** The longest prompt the daemon takes. */
   get maxPromptBytes(): number {
     return this.env.policy.limits.maxPromptBytes;
-  }
-
-  /** Prompts that were waiting when the session was last saved: restoring the agent runs them. */
-  get waitingPrompts(): readonly string[] {
-    return this.saved?.queued ?? [];
   }
 
   /** Tokens and cost, as the `usage` and `cost` files show them (see AgentObserver.usage). */
@@ -370,6 +367,7 @@ export class AgentSlot {
       onEvent: (e) => this.onEvent(e),
     });
     this.#live.set(live);
+    this.shown.waiting.held(live.agent.queued.length);
     this.#idle.start();
     return live.agent;
   }
@@ -388,6 +386,8 @@ export class AgentSlot {
     // agentSpawn hook ended); the turn's own state comes next.
     if (e.type === "state" && e.state === "idle" && this.#waiting > 0) return;
     this.shown.event(e);
+    // A waiting prompt taken into a turn: that turn's first event follows at once.
+    if (this.agent && this.shown.waiting.size > 0) this.shown.waiting.held(this.agent.queued.length);
   }
 
   /**

@@ -126,10 +126,10 @@ export class Sessions implements Peers {
     await Promise.all(repaired.filter((r) => r.journaled + r.added > 0).map((r) => this.saveRepaired(r)));
     for (const session of this.byId.values()) {
       for (const slot of session.agents.values()) {
-        if (slot.waitingPrompts.length === 0) continue;
+        const waiting = slot.shown.waiting.size;
+        if (waiting === 0) continue;
         slot.activate().then(
-          () =>
-            this.log.info(`${slot.uname}: running ${slot.waitingPrompts.length} prompt(s) that were waiting`),
+          () => this.log.info(`${slot.uname}: running ${waiting} prompt(s) that were waiting`),
           (error: unknown) =>
             this.log.error(`${slot.uname}: cannot run its waiting prompts: ${(error as Error).message}`),
         );

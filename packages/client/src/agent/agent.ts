@@ -14,6 +14,7 @@ import { type Checkpoints, parseCheckpoints } from "../formats/checkpoints.js";
 import { type HistoryMessage, parseHistory } from "../formats/history.js";
 import { type Outcome, parseOutcome } from "../formats/outcome.js";
 import { parseProcesses, type ToolProcess } from "../formats/processes.js";
+import { parseQueue, type QueuedPrompt } from "../formats/queue.js";
 import { type ModelInfo, parseModels, parseSkills, type SkillInfo } from "../formats/tables.js";
 import {
   type AgentCost,
@@ -167,6 +168,15 @@ export class Agent {
   async lastPrompt(signal?: AbortSignal): Promise<string | undefined> {
     const text = await this.files.read(this.file("prompt.prev"), signal);
     return text === "" ? undefined : text.replace(/\n$/, "");
+  }
+
+  /**
+   * The prompts waiting behind its running turn, oldest first (`queue`): each with its number, writer and
+   * whole text. Empty when none waits; a `queue` event (see `events`) says when to ask again.
+   */
+  async queue(signal?: AbortSignal): Promise<QueuedPrompt[]> {
+    const path = this.file("queue");
+    return parseQueue(await this.files.read(path, signal), path);
   }
 
   /**

@@ -113,7 +113,9 @@ export type AgentEventBody =
   | { type: "discard"; partial: string }
   | { type: "turn"; outcome: TurnRecord }
   /** A line olliesrv wrote in the agent's chat itself (a changed backends.conf, a fork, a bypass request). */
-  | { type: "note"; text: string };
+  | { type: "note"; text: string }
+  /** The prompts waiting behind its turn changed (one queued, taken into a turn, or dropped): `waiting` now. */
+  | { type: "queue"; waiting: number };
 
 /** An agent's event: which agent, and its body. */
 export type AgentEventRecord = EventStamp & { kind: "agent"; agent: string } & AgentEventBody;

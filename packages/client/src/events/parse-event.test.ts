@@ -28,6 +28,10 @@ describe("an events line as a record", () => {
     if (turn.kind !== "agent" || turn.type !== "turn") throw new Error(`not a turn: ${JSON.stringify(turn)}`);
     expect(turn.agent).toBe("worker-1");
     expect(turn.outcome).toEqual({ status: "error", steps: 0, error: "no backend" });
+    const queue = parseEvent(line({ topic: "agent.main.queue", ...at, waiting: 2 }), PATH);
+    if (queue.kind !== "agent" || queue.type !== "queue")
+      throw new Error(`not a queue: ${JSON.stringify(queue)}`);
+    expect(queue.waiting).toBe(2);
   });
 
   it("is the session's own event, whose fields never pass for its kind or type", () => {

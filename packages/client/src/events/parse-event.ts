@@ -19,6 +19,7 @@ const AGENT_TYPES: ReadonlySet<string> = new Set<AgentEventBody["type"]>([
   "discard",
   "turn",
   "note",
+  "queue",
 ]);
 
 const SESSION_TYPES: ReadonlySet<string> = new Set<SessionEventBody["type"]>([

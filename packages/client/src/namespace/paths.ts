@@ -61,6 +61,7 @@ export type AgentFile =
   | "proc/idx"
   | "prompt"
   | "prompt.prev"
+  | "queue"
   | "skills"
   | "state"
   | "statewait"
