@@ -193,9 +193,19 @@ describe.runIf(run)("ollie web", () => {
     await expect
       .poll(() => page.locator("#agent-status .state").textContent(), WAIT)
       .toMatch(/^calling shell/);
+    // A prompt sent while the turn runs waits, and the page says so.
+    await page.getByLabel("Prompt").fill("Say hello\nafterwards");
+    await page.getByLabel("Prompt").press("Control+Enter");
+    await expect
+      .poll(() => page.locator("#agent-queue li").allTextContents(), WAIT)
+      .toEqual([expect.stringMatching(/^#\d+ Say hello\nafterwards from /)]);
     await page.getByRole("button", { name: "Stop the turn" }).click();
+    // The shell's minute is cut short: the waiting prompt runs at once, and waits no more.
+    await page.locator("#chat .said", { hasText: "afterwards" }).waitFor(WAIT);
+    await page.locator("#chat p", { hasText: "Hello from the model." }).waitFor(WAIT);
+    await expect.poll(() => page.locator("#agent-queue li").count(), WAIT).toBe(0);
     await expect.poll(() => page.locator("#agent-status .state").textContent(), WAIT).toBe("idle");
-    expect((await owner.session(id).agent().outcome())?.status).toBe("interrupted");
+    expect(await owner.session(id).agent().turns()).toBe(2);
   });
 
   it("shows a reply's HTML and script as text, and runs none of it", async () => {

@@ -1,6 +1,6 @@
 import type { Checkpoints, ModelInfo, ProfileInfo } from "@ollie/client";
 import type { AgentView } from "../live/agent-view.js";
-import { checkpointsPanel, PANEL, planPanel, statusPanel, usagePanel } from "./agent-panels.js";
+import { checkpointsPanel, PANEL, planPanel, queuePanel, statusPanel, usagePanel } from "./agent-panels.js";
 import { html, type SafeHtml } from "./html.js";
 import { actionButton, formTokenField } from "./layout.js";
 import { agentPath } from "./session-rows.js";
@@ -34,6 +34,7 @@ export function agentPage(page: AgentPage): SafeHtml {
 <textarea id="prompt-text" name="text" rows="3" required aria-describedby="prompt-hint"></textarea>
 <div class="buttons"><button type="submit">Send</button></div>
 </form>
+<div id="${PANEL.queue}" class="queued">${queuePanel(view)}</div>
 ${actionButton(`${base}/stop`, "Stop the turn", formToken, { danger: true })}
 <p><a href="${base}/context">The whole history, with every tool result in full</a></p>
 </section>

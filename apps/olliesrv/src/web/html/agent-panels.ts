@@ -14,7 +14,22 @@ export const PANEL = {
   plan: "agent-plan",
   processes: "agent-processes",
   checkpoints: "agent-checkpoints",
+  queue: "agent-queue",
 } as const;
+
+/** How much of a waiting prompt the page shows. */
+const QUEUED_CHARS = 300;
+
+/** The prompts waiting for the running turn to end, oldest first. */
+export function queuePanel(view: AgentView): SafeHtml {
+  if (view.queue.length === 0) return html``;
+  return html`<p>Waiting for this turn to end:</p><ol class="queue">${view.queue.map(
+    (q) =>
+      html`<li>${q.number === undefined ? "" : html`<span class="number">#${q.number}</span> `}${
+        q.text.length > QUEUED_CHARS ? `${q.text.slice(0, QUEUED_CHARS)}…` : q.text
+      }${q.from ? html` <span class="from">from ${q.from}</span>` : ""}</li>`,
+  )}</ol>`;
+}
 
 /** State, turns, last outcome, profile and model. */
 export function statusPanel(view: AgentView): SafeHtml {

@@ -1,5 +1,12 @@
 import type { OllieClient, SessionEntry } from "@ollie/client";
-import { checkpointsPanel, PANEL, planPanel, statusPanel, usagePanel } from "../html/agent-panels.js";
+import {
+  checkpointsPanel,
+  PANEL,
+  planPanel,
+  queuePanel,
+  statusPanel,
+  usagePanel,
+} from "../html/agent-panels.js";
 import { processesPanel } from "../html/processes-panel.js";
 import { agentPath } from "../html/session-rows.js";
 import { type ChatChange, ChatHtml } from "../markdown/chat-html.js";
@@ -36,6 +43,7 @@ export async function followAgent(
       `agent.${page.agent}.turn`,
       `agent.${page.agent}.usage`,
       `agent.${page.agent}.reasoning`,
+      `agent.${page.agent}.queue`,
       "session.plan",
       "session.budget",
       "session.limits",
@@ -49,6 +57,7 @@ export async function followAgent(
     send([
       { op: "html", id: PANEL.status, html: statusPanel(view).text },
       { op: "html", id: PANEL.usage, html: usagePanel(view).text },
+      { op: "html", id: PANEL.queue, html: queuePanel(view).text },
       {
         op: "html",
         id: PANEL.processes,

@@ -8,6 +8,7 @@ import type {
   ContextSize,
   OllieClient,
   Outcome,
+  QueuedPrompt,
   SessionBudget,
   SessionEntry,
 } from "@ollie/client";
@@ -25,6 +26,8 @@ export interface AgentView {
   cost: AgentCost | undefined;
   context: ContextSize | undefined;
   budget: SessionBudget | undefined;
+  /** The prompts waiting for the running turn to end. */
+  queue: QueuedPrompt[];
 }
 
 /** Reads the agent's panels; a file that cannot be read leaves its part empty. */
@@ -35,7 +38,7 @@ export async function readAgentView(
 ): Promise<AgentView> {
   const agent = client.session(session.id).agent(name);
   const none = () => undefined;
-  const [cfg, activity, turns, outcome, usage, cost, context, budget] = await Promise.all([
+  const [cfg, activity, turns, outcome, usage, cost, context, budget, queue] = await Promise.all([
     agent.cfg().catch(none),
     agent.activity().catch(none),
     agent.turns().catch(() => 0),
@@ -44,8 +47,9 @@ export async function readAgentView(
     agent.cost().catch(none),
     agent.contextSize().catch(none),
     client.session(session.id).budget().catch(none),
+    agent.queue().catch(() => []),
   ]);
-  return { session, agent: name, cfg, activity, turns, outcome, usage, cost, context, budget };
+  return { session, agent: name, cfg, activity, turns, outcome, usage, cost, context, budget, queue };
 }
 
 /** The agent's checkpoints, or undefined when they cannot be read. */
