@@ -42,7 +42,9 @@ function model(request: RecordedRequest): MockReply {
           toolCalls: [
             {
               name: "shell",
-              arguments: { command: "echo hello from the sandbox > made.txt && cat made.txt" },
+              arguments: {
+                command: "echo hello from the sandbox > made.txt && cat made.txt && echo second line",
+              },
             },
           ],
         };
@@ -156,6 +158,28 @@ describe.runIf(run)("ollie web", () => {
     expect(await page.evaluate("document.activeElement?.getAttribute('aria-label')")).toBe("Fork focused");
   });
 
+  it("lets a hidden tab's stream go, and takes it up where it stopped when shown", async () => {
+    const id = await newSession("hidden");
+    // The first tab keeps its stream hidden or not (approvals notify through it); the second does not.
+    await open();
+    const second = await watchedPage(context);
+    await second.page.goto(`${web.origin}/s/${id}/a/main`);
+    await expect.poll(() => second.page.locator("#link").textContent(), WAIT).toBe("live");
+    const visibility = (hidden: boolean) =>
+      `Object.defineProperty(document, "hidden", { configurable: true, get: () => ${hidden} });
+       document.dispatchEvent(new Event("visibilitychange"));`;
+    await second.page.evaluate(visibility(true));
+    await page.evaluate(visibility(true));
+    await expect.poll(() => second.page.locator("#link").textContent(), WAIT).toBe("paused while hidden");
+    expect(await page.locator("#link").textContent()).toBe("live");
+    await (await owner.session(id).agent().prompt("Hello while hidden")).ended;
+    await second.page.evaluate(visibility(false));
+    await second.page.locator("#chat .said", { hasText: "Hello while hidden" }).waitFor(WAIT);
+    await second.page.locator("#chat p", { hasText: "Hello from the model." }).waitFor(WAIT);
+    expect(await second.page.locator("#chat p", { hasText: "Hello from the model." }).count()).toBe(1);
+    expect(second.problems).toEqual([]);
+  });
+
   it("streams a prompt's reply and its sandboxed tool call", async () => {
     const id = await newSession("streaming");
     await open(`/s/${id}/a/main`);
@@ -164,7 +188,10 @@ describe.runIf(run)("ollie web", () => {
     // The shell ran, in the sandbox, in the session's directory; its result is in its disclosure.
     const call = page.locator("details.call", { hasText: "shell" });
     await call.waitFor(WAIT);
-    await expect.poll(() => call.locator("pre.result").textContent(), WAIT).toBe("hello from the sandbox");
+    // Its whole result, as the tool's event has it (the chat says its first line).
+    await expect
+      .poll(() => call.locator("pre.result").textContent(), WAIT)
+      .toMatch(/^hello from the sandbox\nsecond line/);
     expect(readFileSync(join(o.work, "made.txt"), "utf8")).toBe("hello from the sandbox\n");
     // The reply streams: its text is seen unfinished, then rendered whole as Markdown.
     await expect.poll(() => page.locator("#chat-tail").textContent(), WAIT).toMatch(/\S/);
@@ -182,7 +209,8 @@ describe.runIf(run)("ollie web", () => {
     // Reloaded, the page shows what the live one did.
     await page.reload();
     await page.locator("#chat h2", { hasText: "Files" }).waitFor(WAIT);
-    expect(await call.locator("pre.result").textContent()).toBe("hello from the sandbox");
+    // Reloaded, the call shows the chat's line for it: the history page has the rest.
+    expect(await call.locator("pre.result").textContent()).toBe("hello from the sandbox (2 lines)");
   });
 
   it("stops a running turn", async () => {

@@ -10,6 +10,7 @@ export type PageOp =
   | { op: "text"; id: string; text: string }
   | { op: "appendText"; id: string; text: string }
   | { op: "result"; tool: string; text: string }
+  | { op: "fullResult"; tool: string; text: string }
   | { op: "notify"; title: string; body: string; url: string }
   | { op: "announce"; text: string }
   | { op: "link"; up: boolean; text: string };
@@ -129,12 +130,27 @@ function apply(op: PageOp): void {
       byId(op.id)?.append(op.text);
       return;
     case "result": {
+      // The chat's line for the oldest call of the tool still running (its first line; the whole result may
+      // have come already, from the tool's event).
       const waiting = document.querySelector(
         `#chat pre.result[data-pending][data-tool="${CSS.escape(op.tool)}"]`,
       );
       if (!waiting) return;
       waiting.removeAttribute("data-pending");
-      waiting.textContent = op.text;
+      waiting.setAttribute("data-live", "");
+      if (!waiting.hasAttribute("data-full")) waiting.textContent = op.text;
+      return;
+    }
+    case "fullResult": {
+      // The whole result, for the oldest call of the tool seen live that has not had it: one still running,
+      // else one whose chat line came first. Calls shown before the page opened keep their first line.
+      const tool = CSS.escape(op.tool);
+      const target =
+        document.querySelector(`#chat pre.result[data-pending][data-tool="${tool}"]:not([data-full])`) ??
+        document.querySelector(`#chat pre.result[data-live][data-tool="${tool}"]:not([data-full])`);
+      if (!target) return;
+      target.setAttribute("data-full", "");
+      target.textContent = op.text;
       return;
     }
     case "notify":

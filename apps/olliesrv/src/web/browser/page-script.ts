@@ -1,10 +1,11 @@
-// The one script of ollie web's pages. The pages work without it; it keeps them live (one stream of
-// server-sent events per page) and sends their forms without reloading. Markup comes only from the server,
+// The one script of ollie web's pages. The pages work without it; it keeps them live (a stream of
+// server-sent events, see LiveStream) and sends their forms without reloading. Markup comes only from the server,
 // which escapes everything it did not make, and goes in only through the Trusted Types policy below — the
 // page's Content-Security-Policy refuses any other.
 
 import { enhanceForms } from "./forms.js";
 import { keyboard } from "./keyboard.js";
+import { LiveStream } from "./live-stream.js";
 import { offerNotifications } from "./notify.js";
 import { applyOps, type PageOp } from "./page-ops.js";
 
@@ -28,25 +29,17 @@ function schedule(): void {
   else requestAnimationFrame(apply);
 }
 
-function follow(url: string): void {
-  const source = new EventSource(url);
-  source.addEventListener("open", () => {
-    if (link) link.textContent = "live";
-  });
-  source.addEventListener("error", () => {
-    // EventSource comes back by itself, sending the last event's id: the server gives what was missed. One
-    // refused outright (olliesrv down, the session gone, ollie web restarted with another token) does not:
-    // the page is loaded again, and says why.
-    if (link) link.textContent = "reconnecting to ollie web…";
-    if (source.readyState === EventSource.CLOSED) setTimeout(() => window.location.reload(), 2000);
-  });
-  source.addEventListener("patch", (event) => {
-    waiting.push(...(JSON.parse((event as MessageEvent<string>).data) as PageOp[]));
-    schedule();
-  });
-}
-
-if (streamUrl) follow(streamUrl);
+if (streamUrl)
+  new LiveStream(
+    streamUrl,
+    (ops) => {
+      waiting.push(...ops);
+      schedule();
+    },
+    (text) => {
+      if (link) link.textContent = text;
+    },
+  ).start();
 enhanceForms();
 keyboard();
 offerNotifications();

@@ -44,6 +44,7 @@ export async function followAgent(
       `agent.${page.agent}.usage`,
       `agent.${page.agent}.reasoning`,
       `agent.${page.agent}.queue`,
+      `agent.${page.agent}.tool`,
       "session.plan",
       "session.budget",
       "session.limits",
@@ -105,6 +106,10 @@ export async function followAgent(
         continue;
       }
       reasoningOpen = false;
+      if (event.type === "tool") {
+        send([{ op: "fullResult", tool: event.call.name, text: shownResult(event.result) }]);
+        continue;
+      }
       coalesce.schedule("panels", panels);
       if (event.type === "turn") {
         // The model's last block has no blank line after it to end it: the turn's end does — once the chat
@@ -144,6 +149,15 @@ export async function followAgent(
     coalesce.close();
     await events.close();
   }
+}
+
+/** How much of a tool's result a page is sent as it comes: the history page has every result whole. */
+const RESULT_CHARS = 64 * 1024;
+
+function shownResult(result: { content: string; isError?: boolean }): string {
+  const text = result.isError ? `(error) ${result.content}` : result.content;
+  if (text.length <= RESULT_CHARS) return text;
+  return `${text.slice(0, RESULT_CHARS)}\n… ${text.length - RESULT_CHARS} more characters: the history page has them`;
 }
 
 function pageOp(change: ChatChange): PageOp {

@@ -15,6 +15,8 @@ export type PageOp =
   | { op: "appendText"; id: string; text: string }
   /** Puts `text` into the oldest call of `tool` in the transcript still waiting for its result. */
   | { op: "result"; tool: string; text: string }
+  /** The whole result of the oldest call of `tool` seen live without it (the chat has its first line). */
+  | { op: "fullResult"; tool: string; text: string }
   /** A browser notification, when the person allowed them. */
   | { op: "notify"; title: string; body: string; url: string }
   /** Said by the polite live region. */

@@ -19,7 +19,10 @@ const MOST_UNSENT = 1024;
 export async function eventRoute(c: Context, web: WebContext): Promise<Response> {
   // A stream has no head: HEAD would run it with nobody to read it, and never end.
   if (c.req.method !== "GET") return c.text("GET only\n", 405);
-  const resumed = parseEventId(c.req.header("last-event-id"));
+  // EventSource sends the header when it reconnects by itself; a page taking its stream up again (shown
+  // after being hidden) names it in the address.
+  const lastId = c.req.header("last-event-id") ?? c.req.query("resume");
+  const resumed = parseEventId(lastId);
   const kept = resumed && web.streams.find(resumed.stream);
   let stream: FedStream;
   let after = 0;
@@ -29,7 +32,7 @@ export async function eventRoute(c: Context, web: WebContext): Promise<Response>
   } else {
     let view: StreamView | undefined;
     try {
-      view = await viewOf(c, web, c.req.header("last-event-id") !== undefined);
+      view = await viewOf(c, web, lastId !== undefined);
     } catch (error) {
       // The page's script reloads the page, which says olliesrv does not answer and tries again.
       if (error instanceof DaemonDownError) return c.text(`${error.message}\n`, 503);
