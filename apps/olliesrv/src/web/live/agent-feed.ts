@@ -131,10 +131,12 @@ export async function followAgent(
         { op: "text", id: "chat-tail", text: shown.tail },
       ]);
       from = shown.settled;
-      void panels().catch(() => undefined);
-      void checkpoints().catch(() => undefined);
-      void plan().catch(() => undefined);
     }
+    // Read now that the events are followed: what changed since the page was made is not missed (what did
+    // not change is not sent again, see FedStream).
+    coalesce.schedule("panels", panels);
+    coalesce.schedule("checkpoints", checkpoints);
+    coalesce.schedule("plan", plan);
     renderer = new ChatHtml(from);
     const chat = await agent.chat({ from, signal });
     const followChat = async () => {
