@@ -221,6 +221,13 @@ describe.runIf(run)("ollie web", () => {
     await expect
       .poll(() => page.locator("#agent-status .state").textContent(), WAIT)
       .toMatch(/^calling shell/);
+    // The running process is listed; its page shows what it printed (nothing) without waiting for more.
+    const running = page.locator("#agent-processes li", { hasText: "running" });
+    await running.waitFor(WAIT);
+    const output = await context.newPage();
+    await output.goto(`${web.origin}${await running.locator("a").getAttribute("href")}`);
+    expect(await output.locator("pre.output").textContent()).toBe("(nothing yet)");
+    await output.close();
     // A prompt sent while the turn runs waits, and the page says so.
     await page.getByLabel("Prompt").fill("Say hello\nafterwards");
     await page.getByLabel("Prompt").press("Control+Enter");

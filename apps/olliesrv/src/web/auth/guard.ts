@@ -23,8 +23,8 @@ function loopbackHosts(host: string, port: number): Set<string> | undefined {
 /**
  * Every request passes three checks, in order:
  *
- * 1. On a loopback listener, the Host header must name loopback (421 otherwise): a page of another site whose
- *    name was pointed at 127.0.0.1 (DNS rebinding) is not served at all.
+ * 1. On a loopback listener, the Host header must name the address it listens on (421 otherwise): a page of
+ *    another site whose name was pointed at that address (DNS rebinding) is not served at all.
  * 2. It must carry the token — `?token=` (which is traded for a cookie and dropped from the address),
  *    `Authorization: Bearer`, or the cookie — else 401.
  * 3. A request that changes something (any method but GET and HEAD) authenticated by the cookie must come
@@ -48,8 +48,8 @@ export function guard(access: WebAccess, listening: Listening): MiddlewareHandle
         path: "/",
       });
       url.searchParams.delete("token");
-      // Off the address bar and out of the history: the cookie stands for it from here on.
-      // Leading slashes made one: `//host/x` would be another site's address.
+      // Off the address bar and out of the history: the cookie stands for it from here on. Leading slashes
+      // become one: `//host/x` would be another site's address.
       return c.redirect(`${url.pathname.replace(/^\/+/, "/")}${url.search}`, 303);
     }
     const bearer = /^Bearer (.+)$/.exec(c.req.header("authorization") ?? "")?.[1];

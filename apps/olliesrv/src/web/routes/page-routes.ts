@@ -7,11 +7,15 @@ import { historyPage } from "../html/history-page.js";
 import { html, type SafeHtml } from "../html/html.js";
 import { layout, type PageShell } from "../html/layout.js";
 import { processesPanel, processOutputPage } from "../html/processes-panel.js";
+import { agentPath } from "../html/session-rows.js";
 import { sessionsPage } from "../html/sessions-page.js";
 import { readAgentView, readCheckpoints, readTranscript } from "../live/agent-view.js";
 import { filterFrom, matches, readSessionView } from "../live/session-view.js";
 import { processId } from "./action-routes.js";
 import type { WebContext } from "./web-context.js";
+
+/** How long a process's page waits for output while the process prints none. */
+const OUTPUT_WAIT_MS = 2000;
 
 /** The pages: each read afresh from olliesrv, then kept live by its stream. */
 export function pageRoutes(app: Hono, web: WebContext): void {
@@ -64,7 +68,7 @@ export function pageRoutes(app: Hono, web: WebContext): void {
       const session = await client.findSession(c.req.param("session"));
       const name = c.req.param("agent");
       const agent = client.session(session.id).agent(name);
-      const base = `/s/${session.id}/a/${name}`;
+      const base = agentPath(session.id, name);
       const [shown, view, plan, checkpoints, processes, models, profiles] = await Promise.all([
         readTranscript(agent),
         readAgentView(client, session, name),
@@ -125,17 +129,20 @@ export function pageRoutes(app: Hono, web: WebContext): void {
       const session = await client.findSession(c.req.param("session"));
       const name = c.req.param("agent");
       const id = processId(c.req.param("id"));
-      const output = await client.session(session.id).agent(name).processOutput(id);
+      // A running process that has printed nothing yet would keep the read waiting: the page does not wait.
+      const output = await client
+        .session(session.id)
+        .agent(name)
+        .processOutput(id, AbortSignal.timeout(OUTPUT_WAIT_MS))
+        .catch((error: Error) => {
+          if (error.name === "TimeoutError" || error.name === "AbortError") return "(nothing yet)";
+          throw error;
+        });
       return shell(c, {
         title: `process ${id}`,
         section: "agent",
         stream: "/events?page=approvals",
-        body: processOutputPage(
-          `${session.name} / ${name}`,
-          `/s/${session.id}/a/${name}`,
-          String(id),
-          output,
-        ),
+        body: processOutputPage(`${session.name} / ${name}`, agentPath(session.id, name), String(id), output),
       });
     }),
   );
