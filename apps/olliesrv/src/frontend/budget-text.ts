@@ -20,7 +20,18 @@ export function budgetText(budget: SessionBudget | undefined): string | undefine
  * that limit (`41% of $2.00`, `12% of 50k`); empty without a limit.
  */
 export function budgetCell(budget: SessionBudget | undefined): string {
-  if (!budget) return "";
+  const nearest = nearestLimit(budget);
+  return nearest ? `${Math.floor(nearest.share * 100)}% of ${nearest.limit}` : "";
+}
+
+/** The share spent (0 to 1, or more) of the limit nearest its end; undefined without a limit. */
+export function spentShare(budget: SessionBudget | undefined): number | undefined {
+  return nearestLimit(budget)?.share;
+}
+
+/** The limit nearest its end, and the share of it spent. */
+function nearestLimit(budget: SessionBudget | undefined): { share: number; limit: string } | undefined {
+  if (!budget) return undefined;
   const shares = [
     ...(budget.usd === undefined
       ? []
@@ -29,6 +40,5 @@ export function budgetCell(budget: SessionBudget | undefined): string {
       ? []
       : [{ share: budget.tokensSpent / budget.tokens, limit: shortCount(budget.tokens) }]),
   ];
-  const nearest = shares.sort((a, b) => b.share - a.share)[0];
-  return nearest ? `${Math.floor(nearest.share * 100)}% of ${nearest.limit}` : "";
+  return shares.sort((a, b) => b.share - a.share)[0];
 }

@@ -1,19 +1,7 @@
+import type { PageOp } from "../live/page-ops.js";
 import { notify } from "./notify.js";
 
-/** The server's ops (see live/page-ops.ts, which this mirrors). */
-export type PageOp =
-  | { op: "html"; id: string; html: string }
-  | { op: "upsert"; id: string; parent: string; html: string }
-  | { op: "remove"; id: string }
-  | { op: "only"; parent: string; ids: string[] }
-  | { op: "append"; id: string; html: string }
-  | { op: "text"; id: string; text: string }
-  | { op: "appendText"; id: string; text: string }
-  | { op: "result"; tool: string; text: string }
-  | { op: "fullResult"; tool: string; text: string }
-  | { op: "notify"; title: string; body: string; url: string }
-  | { op: "announce"; text: string }
-  | { op: "link"; up: boolean; text: string };
+export type { PageOp };
 
 interface HtmlPolicy {
   createHTML(markup: string): string;

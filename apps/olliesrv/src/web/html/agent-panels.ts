@@ -1,7 +1,7 @@
 import type { Checkpoints } from "@ollie/client";
 import { dollars } from "../../dollars.js";
 import { doingText, shortCount } from "../../frontend/agent-text.js";
-import { budgetText } from "../../frontend/budget-text.js";
+import { budgetText, spentShare } from "../../frontend/budget-text.js";
 import type { AgentView } from "../live/agent-view.js";
 import { safeMarkdown } from "../markdown/safe-markdown.js";
 import { html, type SafeHtml } from "./html.js";
@@ -52,7 +52,7 @@ export function usagePanel(view: AgentView): SafeHtml {
   const tokens = (u: typeof turn) => (u ? shortCount(u.inputTokens + u.outputTokens) : "0");
   const context = view.context;
   const budget = view.budget;
-  const spent = budgetShare(budget);
+  const spent = spentShare(budget);
   return html`<dl class="facts">
 <div><dt>This turn</dt><dd>${tokens(turn)} tokens, ${dollars(turn?.costUsd ?? 0)}</dd></div>
 <div><dt>Session</dt><dd>${tokens(session)} tokens, ${dollars(view.cost?.session ?? session?.costUsd ?? 0)}</dd></div>
@@ -67,16 +67,6 @@ export function usagePanel(view: AgentView): SafeHtml {
       : html`<meter min="0" max="1" low="0.5" high="0.8" optimum="0" value="${Math.min(spent, 1).toFixed(3)}">${Math.round(spent * 100)}%</meter> ${budgetText(budget)}`
   }</dd></div>
 </dl>`;
-}
-
-/** The share spent of the limit nearest its end; undefined without a limit. */
-function budgetShare(budget: AgentView["budget"]): number | undefined {
-  if (!budget) return undefined;
-  const shares = [
-    ...(budget.usd ? [budget.usdSpent / budget.usd] : []),
-    ...(budget.tokens ? [budget.tokensSpent / budget.tokens] : []),
-  ];
-  return shares.length === 0 ? undefined : Math.max(...shares);
 }
 
 /** The session's plan, as Markdown. */

@@ -1,4 +1,5 @@
 import type { HistoryMessage } from "@ollie/client";
+import { promptBlock } from "../markdown/chat-html.js";
 import { safeMarkdown } from "../markdown/safe-markdown.js";
 import { html, type SafeHtml } from "./html.js";
 
@@ -14,7 +15,7 @@ function message(m: HistoryMessage): SafeHtml {
     case "system":
       return html`<details><summary>System prompt</summary><pre>${m.content}</pre></details>`;
     case "user":
-      return html`<div class="prompt"><span class="mark" aria-hidden="true">»</span> <span class="said">${m.content}</span></div>`;
+      return promptBlock(m.content);
     case "assistant":
       return html`${(m.reasoning ?? []).map((r) => html`<details class="reasoning"><summary>Reasoning</summary><pre>${r.text}</pre></details>`)}
 ${m.content ? safeMarkdown(m.content) : ""}

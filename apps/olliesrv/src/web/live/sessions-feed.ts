@@ -75,7 +75,6 @@ export async function followSessions(
         followed.delete(id);
         send([{ op: "remove", id: sessionRowsId(id) }]);
       }
-    const added: string[] = [];
     for (const entry of list) {
       const f = followed.get(entry.id);
       if (f) {
@@ -88,12 +87,11 @@ export async function followSessions(
       // A fresh stream's page may show a row the filter no longer lets through: taken as shown, it goes.
       const fresh: Followed = { entry, stop: new AbortController(), shown: first };
       followed.set(entry.id, fresh);
-      added.push(entry.id);
+      // Its rows are read once its events are followed (see follow): no change in between is missed.
       void follow(fresh, entry.id);
     }
     // A fresh stream says which rows are left: the page may hold some of a session gone since it was made.
     if (first) send([{ op: "only", parent: "sessions", ids: [...ids].map(sessionRowsId) }]);
-    await Promise.all(added.map((id) => showRows(id).catch(() => undefined)));
     sendCount();
   };
 

@@ -107,11 +107,7 @@ export class ChatHtml {
     if (this.prompt.length === 0) return;
     const text = this.prompt.join("\n");
     this.prompt = [];
-    changes.push({
-      op: "append",
-      html: html`<div class="prompt"><span class="mark" aria-hidden="true">»</span> <span class="said">${text}</span></div>`
-        .text,
-    });
+    changes.push({ op: "append", html: promptBlock(text).text });
   }
 
   /** The open block of the model's text, when it changed. */
@@ -121,6 +117,11 @@ export class ChatHtml {
     this.shownTail = tail;
     changes.push({ op: "tail", text: tail });
   }
+}
+
+/** A prompt, as the transcript and the history page show it. */
+export function promptBlock(text: string): SafeHtml {
+  return html`<div class="prompt"><span class="mark" aria-hidden="true">»</span> <span class="said">${text}</span></div>`;
 }
 
 /** `→ NAME ARGS`: a disclosure whose result is `(running)` until it comes. */

@@ -88,7 +88,7 @@ export function actionRoutes(app: Hono, web: WebContext): void {
   );
   app.post("/s/:session/a/:agent/proc/:id/kill", (c) =>
     act(c, back(c), async () => {
-      await agentOf(c).killProcess(processId(c.req.param("id")));
+      await agentOf(c).killProcess(Number(c.req.param("id")));
       return back(c);
     }),
   );
@@ -100,12 +100,6 @@ export function actionRoutes(app: Hono, web: WebContext): void {
       return "/approvals";
     }),
   );
-}
-
-/** A process's number, as a path names it; a TypeError (said on the page) for what is not one. */
-export function processId(given: string | undefined): number {
-  if (!/^[1-9]\d{0,15}$/.test(given ?? "")) throw new TypeError(`'${given}' is not a process's number`);
-  return Number(given);
 }
 
 /**

@@ -86,7 +86,13 @@ async function viewOf(c: Context, web: WebContext, afresh: boolean): Promise<Str
     .findSession(params.get("session") ?? "")
     .catch(() => undefined);
   const agent = params.get("agent") ?? "";
-  if (!session || !/^[a-z][a-z0-9_-]{0,63}$/.test(agent)) return undefined;
+  if (!session) return undefined;
+  try {
+    // The client's own check of the name (a TypeError for what is not one).
+    web.link.client().session(session.id).agent(agent);
+  } catch {
+    return undefined;
+  }
   const from = Number(params.get("from"));
   const epoch = Number(params.get("epoch"));
   // A browser that comes back to a stream no longer kept has a transcript of unknown age: it is sent anew.

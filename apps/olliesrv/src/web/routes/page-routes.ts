@@ -11,7 +11,6 @@ import { agentPath } from "../html/session-rows.js";
 import { sessionsPage } from "../html/sessions-page.js";
 import { readAgentView, readCheckpoints, readTranscript } from "../live/agent-view.js";
 import { filterFrom, matches, readSessionView } from "../live/session-view.js";
-import { processId } from "./action-routes.js";
 import type { WebContext } from "./web-context.js";
 
 /** How long a process's page waits for output while the process prints none. */
@@ -128,7 +127,7 @@ export function pageRoutes(app: Hono, web: WebContext): void {
       const client = web.link.client();
       const session = await client.findSession(c.req.param("session"));
       const name = c.req.param("agent");
-      const id = processId(c.req.param("id"));
+      const id = Number(c.req.param("id"));
       // A running process that has printed nothing yet would keep the read waiting: the page does not wait.
       const output = await client
         .session(session.id)
