@@ -83,6 +83,18 @@ describe("a logger", () => {
     ]);
   });
 
+  it("redacts text for elsewhere with the same secrets, those added later and the caller's redaction", () => {
+    const { log, writes } = capture({
+      secrets: ["0123abcd"],
+      redact: (text) => text.replace(/:[^:@/]+@/g, ":***@"),
+    });
+    log.child("telemetry").addSecret("owner-key-text");
+    expect(log.redact("key 0123abcd, owner-key-text, http://u:pw@h/")).toBe(
+      "key [redacted], [redacted], http://u:***@h/",
+    );
+    expect(writes).toEqual([]);
+  });
+
   it("runs the caller's redaction on every message", () => {
     const { log, writes } = capture({ redact: (text) => text.replace(/:[^:@/]+@/g, ":***@") });
     log.warn("request to http://glenda:PASSWORD123@127.0.0.1:1/v1 failed");

@@ -60,6 +60,11 @@ export interface Logger {
   /** Adds a secret that every logger of this program replaces from now on (empty strings are ignored). */
   readonly addSecret: (secret: string) => void;
   /**
+   * `text` with this program's secrets replaced, as a line would have them: for what leaves the program
+   * another way than its log (exported telemetry), so one list of secrets guards both.
+   */
+  readonly redact: (text: string) => string;
+  /**
    * Writes a line another program's logger already formatted, such as a child daemon's stderr line, as it
    * is — whatever the threshold, which the child applied — but with the secrets replaced and control
    * characters escaped, so a child cannot forge lines either.
@@ -114,6 +119,7 @@ function categoryLogger(shared: Shared, category: string | undefined): Logger {
       return categoryLogger(shared, name);
     },
     addSecret: (secret) => shared.redactor.add(secret),
+    redact: (text) => shared.redactor.apply(text),
     relay: (line) => shared.stream.write(`${asOneLine(shared.redactor.apply(line))}\n`),
   };
 }
