@@ -12,13 +12,17 @@ import {
   serveUntilSignal,
 } from "@ollie/ninep";
 import { PeerCredentialsReader, unixPeers } from "@ollie/sandbox";
+import { type Activity, observeActivity } from "@ollie/telemetry";
+import { TelemetrySettingsError } from "@ollie/telemetry/sdk";
 import { listenMountSocket } from "./auth/mount-socket.js";
 import { type CommandLine, type DaemonOptions, parseCommandLine, USAGE } from "./command-line.js";
 import type { DaemonLock } from "./daemon-lock.js";
 import { sayDuration } from "./duration.js";
 import { IdleExit } from "./idle-exit.js";
-import { createOllie } from "./ollie.js";
+import { createOllie, type Ollie } from "./ollie.js";
+import { olliePaths } from "./paths.js";
 import { isOpen, sayReady, takeAddress } from "./take-address.js";
+import { planTelemetry, startPlannedTelemetry, type TelemetryPlan } from "./telemetry/daemon-telemetry.js";
 
 /**
  * `olliesrv`: the session daemon. Boot, in order: paths, configuration, toolsrv, the namespace (the model
@@ -45,8 +49,15 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
   // A log file named by --log-level or $OLLIE_LOG is opened here (and again on SIGHUP, for logrotate).
   const log = openDaemonLog({ program: "olliesrv", settings: command.options.log });
+  let telemetry: TelemetryPlan;
   try {
-    return await serve(command.options, env, log);
+    telemetry = await planTelemetry(env, olliePaths(env).config, log);
+  } catch (error) {
+    log.error((error as Error).message);
+    return error instanceof TelemetrySettingsError ? 2 : 1;
+  }
+  try {
+    return await serve(command.options, env, log, telemetry);
   } catch (error) {
     log.error((error as Error).message);
     return 1;
@@ -54,7 +65,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
 }
 
 /** Serves until SIGINT or SIGTERM; 1 when it cannot start, or some session could not be saved at the end. */
-async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger): Promise<number> {
+async function serve(
+  options: DaemonOptions,
+  env: NodeJS.ProcessEnv,
+  log: Logger,
+  telemetry: TelemetryPlan,
+): Promise<number> {
   const address = options.address ?? `unix!${join(namespaceDir(env), "ollie")}`;
   // A second daemon fails here, before it starts a toolsrv or touches any session, saying who serves.
   const parsedAddress = parseAddress(address);
@@ -67,7 +83,7 @@ async function serve(options: DaemonOptions, env: NodeJS.ProcessEnv, log: Logger
     parsedAddress.kind === "unix" ? await takeAddress(parsedAddress.path, options.readyFd, log) : undefined;
   if (typeof lock === "number") return lock;
   try {
-    return await serveLocked(options, { address, parsedAddress, pidFile, lock }, env, log);
+    return await serveExporting(options, { address, parsedAddress, pidFile, lock }, env, log, telemetry);
   } finally {
     // Held until everything has stopped and the socket is gone: only then may the next daemon start.
     lock?.release();
@@ -81,20 +97,66 @@ interface Where {
   lock: DaemonLock | undefined;
 }
 
-async function serveLocked(
+/** Sessions open and agents by the state they show, for the activity metrics. */
+function activityOf(ollie: Ollie): Activity {
+  const agentsByState = new Map<string, number>();
+  const sessions = ollie.sessions.list();
+  for (const session of sessions) {
+    for (const slot of session.agents.values()) {
+      const state = slot.shown.state.get();
+      agentsByState.set(state, (agentsByState.get(state) ?? 0) + 1);
+    }
+  }
+  return { sessions: sessions.length, agentsByState };
+}
+
+/**
+ * Serves with telemetry exported as planned, once the address is known to be free (a second daemon exports
+ * nothing); the exporters stop last, within a second, so a stop never waits on a collector.
+ */
+async function serveExporting(
   options: DaemonOptions,
-  { address, parsedAddress, pidFile, lock }: Where,
+  where: Where,
   env: NodeJS.ProcessEnv,
   log: Logger,
+  plan: TelemetryPlan,
 ): Promise<number> {
   try {
-    await assertAddressFree(parsedAddress);
+    await assertAddressFree(where.parsedAddress);
   } catch (error) {
-    const pid = pidFile && (await readFile(pidFile, "utf8").catch(() => "")).trim();
+    const pid = where.pidFile && (await readFile(where.pidFile, "utf8").catch(() => "")).trim();
     log.error(`${(error as Error).message}${pid ? ` (olliesrv pid ${pid})` : ""}`);
     return 1;
   }
-  const ollie = await createOllie({ options, address, env, log });
+  // Spans may hold a tool's output (when contents are captured): agents' secrets are taken out too, once known.
+  let agentKeys = (text: string) => text;
+  const telemetry = await startPlannedTelemetry(plan, log, (text) => agentKeys(log.redact(text)));
+  try {
+    const ollie = await createOllie({
+      options,
+      address: where.address,
+      env,
+      log,
+      telemetryEnv: plan.toolsrvEnv,
+    });
+    agentKeys = (text) => ollie.principals.redactAgentKeys(text);
+    const stopObserving = observeActivity("olliesrv", () => activityOf(ollie));
+    try {
+      return await serveLocked(ollie, options, where, log);
+    } finally {
+      stopObserving();
+    }
+  } finally {
+    await telemetry?.shutdown();
+  }
+}
+
+async function serveLocked(
+  ollie: Ollie,
+  options: DaemonOptions,
+  { parsedAddress, pidFile, lock }: Where,
+  log: Logger,
+): Promise<number> {
   const { server, principals, trail, keyFile } = ollie;
   const sessionsLog = log.child("sessions");
   // Who connected to a Unix socket, asked of the kernel for many connections at once (see unixPeers).

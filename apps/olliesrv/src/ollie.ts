@@ -32,6 +32,8 @@ export interface OllieOptions {
   address: string;
   env: NodeJS.ProcessEnv;
   log: Logger;
+  /** OTEL_* settings the toolsrv olliesrv starts is given (from olliesrv.yaml), so it exports alike. */
+  telemetryEnv?: Record<string, string>;
 }
 
 /**
@@ -70,7 +72,13 @@ export interface Ollie {
  * policy enforced on them, the sessions, the bypass desk, the namespace, and the 9P server of it. Throws an
  * Error saying what to fix when the owner key or the configuration cannot be read, before anything starts.
  */
-export async function createOllie({ options, address, env, log }: OllieOptions): Promise<Ollie> {
+export async function createOllie({
+  options,
+  address,
+  env,
+  log,
+  telemetryEnv,
+}: OllieOptions): Promise<Ollie> {
   // The secrets are learnt one by one as they are read; each is hidden from the log from then on.
   if (env.OLLIE_TOOLSRV_KEY) log.addSecret(env.OLLIE_TOOLSRV_KEY);
   const paths = olliePaths(env);
@@ -104,7 +112,7 @@ export async function createOllie({ options, address, env, log }: OllieOptions):
         start: () =>
           startToolsrv(
             toolsrvAddress,
-            { OLLIE_ADDRESS: address, OLLIE_TOOLSRV_KEY: principals.toolsrvKey },
+            { ...telemetryEnv, OLLIE_ADDRESS: address, OLLIE_TOOLSRV_KEY: principals.toolsrvKey },
             [
               // toolsrv protects the owner key file from every sandbox as well.
               "--owner-key",

@@ -48,8 +48,9 @@ export function olliePaths(env: NodeJS.ProcessEnv = process.env): OlliePaths {
  * `--protect`, whether or not each exists yet): backends.conf (its key_cmd runs, its keys go where its urls
  * say, and olliesrv takes a change at once), the agent profiles (their prompt commands and hooks run outside
  * the sandbox), the hooks and prompts they name by convention, the skills, the sandbox and bypass
- * policies, notify.conf (its commands run outside the sandbox) and mcp.json (the environment it gives MCP
- * servers often holds their tokens). Not tools/ (each tool runs sandboxed,
+ * policies, notify.conf (its commands run outside the sandbox), mcp.json (the environment it gives MCP
+ * servers often holds their tokens), remote.yaml (its ssh options and node command run outside the sandbox)
+ * and olliesrv.yaml (its telemetry endpoint is where traces go, its headers are credentials). Not tools/ (each tool runs sandboxed,
  * from its own directory) nor memory/ (tools write it).
  */
 export function trustedConfig(paths: OlliePaths): string[] {
@@ -64,6 +65,8 @@ export function trustedConfig(paths: OlliePaths): string[] {
     "bypass.yaml",
     "notify.conf",
     "mcp.json",
+    "remote.yaml",
+    "olliesrv.yaml",
   ].map((name) => join(paths.config, name));
 }
 

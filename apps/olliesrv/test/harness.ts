@@ -56,6 +56,8 @@ export interface StartOptions {
   setup?: (configDir: string) => void;
   /** How the mock provider answers (default: what is enqueued, in order). */
   mock?: MockServerOptions;
+  /** More environment for olliesrv (and so its toolsrv). */
+  env?: Record<string, string>;
 }
 
 export async function startOllie(prefix = "olliesrv-", options: StartOptions = {}): Promise<Ollie> {
@@ -88,6 +90,7 @@ export async function startOllie(prefix = "olliesrv-", options: StartOptions = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     // The test starts and stops this daemon itself: an ollie run while it is stopped must not start another.
     OLLIE_AUTOSTART: "0",
+    ...options.env,
   };
   let said = "";
   let child!: ResultPromise;

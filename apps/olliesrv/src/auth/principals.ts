@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from "node:crypto";
+import { REDACTED } from "@ollie/log";
 import { type AuthRefusal, hmacAuth, type ServerAuth } from "@ollie/ninep";
 
 /**
@@ -21,8 +22,18 @@ export class Principals {
     this.ownerSecret = Buffer.from(ownerKey, "utf8");
   }
 
+  /** Every agent secret made in this run, to recognise one in text (a tool's output holding its OLLIE_KEY). */
+  private readonly agentKeys = new Set<string>();
+
   agentKey(uname: string): string {
-    return createHmac("sha256", this.master).update(`agent\n${uname}`).digest("hex");
+    const key = createHmac("sha256", this.master).update(`agent\n${uname}`).digest("hex");
+    this.agentKeys.add(key);
+    return key;
+  }
+
+  /** `text` with every agent secret of this run replaced, as the log replaces the owner's. */
+  redactAgentKeys(text: string): string {
+    return text.replace(/[0-9a-f]{64}/g, (hex) => (this.agentKeys.has(hex) ? REDACTED : hex));
   }
 
   /**

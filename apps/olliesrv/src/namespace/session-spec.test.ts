@@ -13,7 +13,8 @@ function refusal(spec: string): SessionSpecError {
   throw new Error(`parseSpec accepted ${spec}`);
 }
 
-const KEYS = "(the keys are: agent, profile, cwd, remote, backend, model, name, callback, mcpServers)";
+const KEYS =
+  "(the keys are: agent, profile, cwd, remote, backend, model, name, callback, mcpServers, traceparent, tracestate)";
 
 describe("a session spec", () => {
   it("takes key=value words or a JSON object of the same keys", () => {
@@ -34,6 +35,17 @@ describe("a session spec", () => {
     expect(parseSpec("callback=yes")).toEqual({ callback: true });
     expect(parseSpec("")).toEqual({});
     expect(parseSpec("  {}  ")).toEqual({});
+  });
+
+  it("takes the span that asked for it as W3C trace context, and refuses one that is not", () => {
+    const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    expect(parseSpec(`cwd=/w traceparent=${traceparent}`)).toEqual({ cwd: "/w", trace: { traceparent } });
+    expect(parseSpec(JSON.stringify({ traceparent, tracestate: "k=v" }))).toEqual({
+      trace: { traceparent, tracestate: "k=v" },
+    });
+    expect(refusal("traceparent=00-abc-def-01").message).toBe(
+      "session spec:1:1: traceparent: a W3C traceparent, 00-TRACE_ID-SPAN_ID-FLAGS in lowercase hex",
+    );
   });
 
   it("takes profile for agent, and the last word of a key written twice", () => {

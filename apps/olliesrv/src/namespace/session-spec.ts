@@ -6,6 +6,7 @@ import {
   type Locate,
   parseConfigText,
 } from "@ollie/config-file";
+import { isTraceparent } from "@ollie/telemetry";
 import { z } from "zod";
 import { checkProfileName } from "../names.js";
 import { parseRemoteTarget } from "../remote/remote-target.js";
@@ -51,6 +52,12 @@ const specSchema = z.strictObject({
   name: word().optional(),
   callback: yesOrNo.optional(),
   mcpServers: sessionMcpServersSchema.optional(),
+  /** The span of the spawning call (`TRACEPARENT` in a spawn tool's environment), W3C trace context. */
+  traceparent: word((value) => {
+    if (!isTraceparent(value))
+      throw new Error("a W3C traceparent, 00-TRACE_ID-SPAN_ID-FLAGS in lowercase hex");
+  }).optional(),
+  tracestate: word().max(512, "at most 512 characters").optional(),
 });
 
 /** Where each word of a `key=value` spec starts, by its key (the last of a key written twice wins). */
@@ -87,8 +94,9 @@ function readWords(text: string): Words {
 }
 
 /**
- * Reads a session spec: `key=value` words (agent, cwd, remote, backend, model, name, callback) or a JSON
- * object of the same keys and `mcpServers` (the session's own MCP servers, see SessionMcpServers);
+ * Reads a session spec: `key=value` words (agent, cwd, remote, backend, model, name, callback, traceparent,
+ * tracestate) or a JSON object of the same keys and `mcpServers` (the session's own MCP servers, see
+ * SessionMcpServers);
  * `callback` is `yes` or `no` (or a JSON boolean). A key given twice keeps its last
  * value, and so does `agent` given also as `profile`. Throws a SessionSpecError naming each bad word or key
  * and where it is (line and column in the spec).
@@ -103,7 +111,7 @@ export function parseSpec(spec: string): SessionSpec {
     data = words.data;
     locate = (path, key) => words.at.get(String(key ?? path[0]));
   }
-  const { profile, agent, ...rest } = checkConfig(specSchema, data, {
+  const { profile, agent, traceparent, tracestate, ...rest } = checkConfig(specSchema, data, {
     file: SOURCE,
     locate,
     errorType: SessionSpecError,
@@ -111,5 +119,9 @@ export function parseSpec(spec: string): SessionSpec {
   // `profile` and `agent` name the same thing: whichever the spec wrote last is the one it meant.
   const names = Object.keys(data as object).filter((key) => key === "agent" || key === "profile");
   const chosen = names.at(-1) === "profile" ? profile : agent;
-  return { ...rest, ...(chosen !== undefined && { agent: chosen }) };
+  return {
+    ...rest,
+    ...(chosen !== undefined && { agent: chosen }),
+    ...(traceparent !== undefined && { trace: tracestate ? { traceparent, tracestate } : { traceparent } }),
+  };
 }

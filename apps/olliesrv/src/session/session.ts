@@ -2,6 +2,7 @@ import { rm } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { BudgetedRequest, JournalEntry } from "@ollie/agent-core";
 import { newSessionId } from "@ollie/agent-core/sessions";
+import type { TraceCarrier } from "@ollie/telemetry";
 import { type GeneratedProfile, generatedAgentConfig } from "../config/generated-profile.js";
 import type { BookedProfile } from "../config/profile-book.js";
 import { parseRemoteTarget, type RemoteTarget } from "../remote/remote-target.js";
@@ -35,6 +36,11 @@ export interface SessionSpec {
   profiles?: Record<string, GeneratedProfile>;
   /** Its own MCP servers, run by toolsrv for its agents alone (the owner's to give). */
   mcpServers?: SessionMcpServers;
+  /**
+   * The span that asked for it (a spawn tool's TRACEPARENT): the parent of the first turn its parent asks
+   * for when that turn's trace is the spawner's, a link otherwise. Not saved.
+   */
+  trace?: TraceCarrier;
 }
 
 /**
