@@ -1,6 +1,8 @@
 import type { ToolExecutor, ToolInfo, ToolResult } from "@ollie/agent-core";
 import type { Authenticator, File, Fsys } from "@ollie/ninep";
 import { ORDWR, OREAD } from "@ollie/ninep";
+import { traceCarrierOf } from "@ollie/telemetry";
+import { trace } from "@opentelemetry/api";
 import { limitThatStopped } from "../exec/limit-stop.js";
 import type { ToolMeta } from "../metadata/tool-meta.js";
 import {
@@ -12,6 +14,7 @@ import {
 import type { AgentSandbox } from "../protocol/agent-sandbox.js";
 import type { CallResult } from "../protocol/call.js";
 import type { ProcessInfo } from "../protocol/process-info.js";
+import { callResultAttributes } from "../tracing/call-attributes.js";
 import { ToolsrvLink } from "./toolsrv-link.js";
 
 export interface ToolsrvConnOptions {
@@ -125,10 +128,18 @@ export class ToolsrvConn implements ToolExecutor {
 
   async call(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
     const result = await this.callRaw({ tool: name, args }, signal);
+    // The caller's span of this tool call (agent-core's execute_tool) learns how the process ended.
+    const span = trace.getActiveSpan();
+    if (span?.isRecording()) span.setAttributes(callResultAttributes(result));
     return { output: modelText(name, result), ...(result.isError && { isError: true }) };
   }
 
-  /** Makes a call and returns toolsrv's whole answer (exit status, stderr, sizes, process id). */
+  /**
+   * Makes a call and returns toolsrv's whole answer (exit status, stderr, sizes, process id). When a sampled
+   * span is active, the call carries it as `traceparent` (and `tracestate`): toolsrv's span of the call and
+   * the tool's process join its trace. Without one the call is written exactly as before, which a toolsrv
+   * that knows nothing of tracing reads too.
+   */
   async callRaw(
     request: { tool: string; args: Record<string, unknown>; detach?: boolean },
     signal: AbortSignal,
@@ -146,7 +157,12 @@ export class ToolsrvConn implements ToolExecutor {
     try {
       signal.throwIfAborted();
       const body = Buffer.from(
-        JSON.stringify({ ...request, cwd: this.options.cwd, env: this.options.env ?? {} }),
+        JSON.stringify({
+          ...request,
+          cwd: this.options.cwd,
+          env: this.options.env ?? {},
+          ...traceCarrierOf(),
+        }),
       );
       const writing = file.write(body);
       // A call that fits in one write goes out with its read: toolsrv's read waits for the write.
