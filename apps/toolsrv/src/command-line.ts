@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { daemonLogSettings, type LogSettings } from "@ollie/log";
+import { resolveTelemetrySettings, type TelemetrySettings } from "@ollie/telemetry/sdk";
 
 export const USAGE = `usage: toolsrv [-a ADDR] [--tools-path DIRS] [--mcp-config FILE] [--sandbox NAME] [--bypass FILE]
                 [--owner UNAME] [--owner-key FILE] [--protect PATH]... [--protect-writes PATH]...
@@ -26,13 +27,15 @@ export const USAGE = `usage: toolsrv [-a ADDR] [--tools-path DIRS] [--mcp-config
                      of OLLIE_TOOLSRV_KEY, and stop when standard input closes (a parent that starts
                      toolsrv over ssh, which passes no environment, passes this)
   --log-level LEVEL  what to log: error, warn, info, debug, trace or silent, then CATEGORY=LEVEL settings
-                     for audit, 9p, tools, e.g. warn,audit=info, and last a FILE (anything with a '/') to
-                     append to instead of stderr (default: $OLLIE_LOG, else info on stderr)
+                     for audit, 9p, tools, otel, e.g. warn,audit=info, and last a FILE (anything with a
+                     '/') to append to instead of stderr (default: $OLLIE_LOG, else info on stderr)
   -D                 trace 9P messages (short for the setting 9p=trace)
   --version          print the version
   -h, --help         print this
 With OLLIE_TOOLSRV_KEY set (or --key-stdin), every attach must prove that key (hmac-sha256 through Tauth); without it,
 anyone who can reach the socket can run tools.
+OpenTelemetry's OTEL_* variables (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_TRACES_EXPORTER…) turn on exporting traces
+and metrics over OTLP/HTTP; tools get their calls' trace context as TRACEPARENT.
 `;
 
 /** What the command line asks toolsrv to serve with. */
@@ -56,13 +59,15 @@ export interface ToolsrvOptions {
   requireSandbox: boolean;
   printAddress: boolean;
   log: LogSettings;
+  /** What the OTEL_* variables ask to export; undefined when nothing is. */
+  telemetry: TelemetrySettings | undefined;
 }
 
 export type CommandLine = { kind: "help" } | { kind: "version" } | { kind: "serve"; options: ToolsrvOptions };
 
 /**
- * Reads toolsrv's command line (and `$OLLIE_LOG`). Whatever it throws is a usage mistake, its message naming
- * the flag and the value at fault. `keyed`: whether OLLIE_TOOLSRV_KEY was set; `--owner-key` needs it or
+ * Reads toolsrv's command line (and `$OLLIE_LOG` and the `OTEL_*` variables). Whatever it throws is a usage
+ * mistake, its message naming the flag or variable and the value at fault. `keyed`: whether OLLIE_TOOLSRV_KEY was set; `--owner-key` needs it or
  * `--key-stdin`, and `--key-stdin` refuses it (one key, from one place).
  */
 export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv, keyed: boolean): CommandLine {
@@ -98,6 +103,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv, keyed: 
       "--owner-key needs OLLIE_TOOLSRV_KEY or --key-stdin: without a key no attach is authenticated",
     );
   const log = daemonLogSettings({ logLevel: values["log-level"], trace9p: values.D }, env);
+  const telemetry = resolveTelemetrySettings(env);
   return {
     kind: "serve",
     options: {
@@ -116,6 +122,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv, keyed: 
       requireSandbox: values["require-sandbox"] ?? false,
       printAddress: values["print-address"] ?? false,
       log,
+      telemetry,
     },
   };
 }

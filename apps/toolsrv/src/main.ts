@@ -20,11 +20,13 @@ import {
   sandboxCommand,
   unixPeers,
 } from "@ollie/sandbox";
+import { startTelemetry, type Telemetry } from "@ollie/telemetry/sdk";
 import { createToolServer, loadBypassPolicy } from "@ollie/toolsrv";
 import { keyedAuth } from "./auth.js";
 import { type CommandLine, parseCommandLine, type ToolsrvOptions, USAGE } from "./command-line.js";
 import { connectionLog } from "./connection-log.js";
 import { firstLine, loadKeys } from "./keys.js";
+import { DaemonSecrets } from "./secrets.js";
 
 /** The bundled default tools, built next to this file's dist/. */
 export const BUNDLED_TOOLS = fileURLToPath(new URL("../tools", import.meta.url));
@@ -59,13 +61,12 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     }
   }
   // A log file named by --log-level or $OLLIE_LOG is opened here (and again on SIGHUP, for logrotate).
-  const log = openDaemonLog({
-    program: "toolsrv",
-    settings: command.options.log,
-    secrets: serviceKey === undefined ? [] : [serviceKey],
-  });
+  const log = openDaemonLog({ program: "toolsrv", settings: command.options.log });
+  const secrets = new DaemonSecrets(log);
+  if (serviceKey !== undefined) secrets.add(serviceKey);
+  const telemetry = await startTelemetryIfAsked(command.options, secrets, log);
   try {
-    return await serve(command.options, serviceKey, env, log);
+    return await serve(command.options, serviceKey, env, log, secrets);
   } catch (error) {
     log.error((error as Error).message);
     return 1;
@@ -73,6 +74,46 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
     // Standard input held open (to notice its end, or after the key was read) must not keep a toolsrv
     // that failed to start alive.
     if (command.options.exitWithStdin) process.stdin.destroy();
+    // Last, once the tools have ended: what is still waiting is exported, for a second at most.
+    if (telemetry) await stopTelemetry(telemetry);
+  }
+}
+
+/** How long toolsrv may stay after serving ends, while an export it gave up on is still under way. */
+const EXIT_GRACE_MS = 250;
+
+/**
+ * Stops exporting, waiting a second at most. An export still under way then (a collector that takes a
+ * connection and never answers) would hold the process until the exporter's own timeout, tens of seconds
+ * later: once the caller has set the exit status, toolsrv exits without it.
+ */
+async function stopTelemetry(telemetry: Telemetry): Promise<void> {
+  await telemetry.shutdown();
+  setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();
+}
+
+/**
+ * Starts exporting traces and metrics when the OTEL_* variables ask for it. Nothing of OpenTelemetry's SDK
+ * is loaded otherwise. An SDK that cannot start is said, and toolsrv serves without it.
+ */
+async function startTelemetryIfAsked(
+  options: ToolsrvOptions,
+  secrets: DaemonSecrets,
+  log: Logger,
+): Promise<Telemetry | undefined> {
+  if (!options.telemetry) return undefined;
+  const otel = log.child("otel");
+  try {
+    return await startTelemetry({
+      service: "toolsrv",
+      version: __PACKAGE_VERSION__,
+      settings: options.telemetry,
+      redact: secrets.redact,
+      warn: otel.warn,
+    });
+  } catch (error) {
+    otel.error(`telemetry could not start, serving without it: ${(error as Error).message}`);
+    return undefined;
   }
 }
 
@@ -81,10 +122,11 @@ async function serve(
   serviceKey: string | undefined,
   env: NodeJS.ProcessEnv,
   log: Logger,
+  secrets: DaemonSecrets,
 ): Promise<number> {
   const owner = options.owner ?? defaultUname();
   const keys = serviceKey === undefined ? undefined : await loadKeys(serviceKey, owner, options.ownerKey);
-  if (keys?.owner) log.addSecret(Buffer.from(keys.owner.key).toString("utf8"));
+  if (keys?.owner) secrets.add(Buffer.from(keys.owner.key).toString("utf8"));
   const { config, state } = ollieDirs(env);
   const toolsPath = (options.toolsPath ?? env.OLLIE_TOOLS_PATH ?? `${join(config, "tools")}:${BUNDLED_TOOLS}`)
     .split(":")
@@ -123,6 +165,7 @@ async function serve(
   const tools = createToolServer({
     toolsPath,
     policy,
+    ...(options.sandbox !== undefined && { policyName: options.sandbox }),
     owner,
     bypass,
     log: toolsLog.info,

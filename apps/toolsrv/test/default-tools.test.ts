@@ -330,4 +330,21 @@ describe("the Ollie namespace, which wants proof of who attaches", () => {
       "OLLIE_UNAME is not set: toolsrv did not say who this agent is",
     );
   });
+
+  it("subagent_spawn puts the call's trace context in the child's spec, when there is a valid one", async () => {
+    const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    const before = ollie.sessions.length;
+    await run(
+      "subagent_spawn",
+      { task: "traced" },
+      as({ OLLIE_KEY: key, TRACEPARENT: traceparent, TRACESTATE: "k=v" }),
+    );
+    await run("subagent_spawn", { task: "traced" }, as({ OLLIE_KEY: key, TRACEPARENT: traceparent }));
+    await run("subagent_spawn", { task: "not traced" }, as({ OLLIE_KEY: key, TRACEPARENT: "00-nonsense" }));
+    expect(ollie.sessions.slice(before).map((x) => x.spec)).toEqual([
+      { agent: "coding", cwd: s.work, traceparent, tracestate: "k=v" },
+      { agent: "coding", cwd: s.work, traceparent },
+      { agent: "coding", cwd: s.work },
+    ]);
+  });
 });

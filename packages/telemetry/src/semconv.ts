@@ -47,6 +47,13 @@ export const ATTR = {
   toolExitCode: "ollie.tool.exit_code",
   toolSignal: "ollie.tool.signal",
   toolTimedOut: "ollie.tool.timed_out",
+  toolCancelled: "ollie.tool.cancelled",
+  toolDetached: "ollie.tool.detached",
+  /** The number of a tool process under toolsrv's proc/ (not an operating-system pid). */
+  toolProc: "ollie.tool.proc",
+  /** The resource limits a tool process reached (`processes`, `memory`, `cpu_time`, `file_size`). */
+  toolLimitsReached: "ollie.tool.limits_reached",
+  mcpMethodName: "mcp.method.name",
   sandboxPolicy: "ollie.sandbox.policy",
   hookEvent: "ollie.hook.event",
   hookAction: "ollie.hook.action",

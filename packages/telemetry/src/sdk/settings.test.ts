@@ -4,7 +4,9 @@ import { resolveTelemetrySettings, TelemetrySettingsError } from "./settings.js"
 describe("resolveTelemetrySettings", () => {
   it("stays off with nothing configured: no endpoint is assumed", () => {
     expect(resolveTelemetrySettings({})).toBeUndefined();
-    expect(resolveTelemetrySettings({ OTEL_SERVICE_NAME: "x", OTEL_TRACES_SAMPLER: "always_on" })).toBeUndefined();
+    expect(
+      resolveTelemetrySettings({ OTEL_SERVICE_NAME: "x", OTEL_TRACES_SAMPLER: "always_on" }),
+    ).toBeUndefined();
   });
 
   it("turns on both signals for an endpoint in the environment, leaving its address to the exporters", () => {
@@ -20,12 +22,16 @@ describe("resolveTelemetrySettings", () => {
   });
 
   it("turns on only the signal whose endpoint is given", () => {
-    const settings = resolveTelemetrySettings({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://c:4318/v1/traces" });
+    const settings = resolveTelemetrySettings({
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://c:4318/v1/traces",
+    });
     expect(settings).toMatchObject({ traces: ["otlp"], metrics: [] });
   });
 
   it("obeys OTEL_SDK_DISABLED and the exporters' none", () => {
-    expect(resolveTelemetrySettings({ OTEL_SDK_DISABLED: "TRUE", OTEL_EXPORTER_OTLP_ENDPOINT: "http://c" })).toBeUndefined();
+    expect(
+      resolveTelemetrySettings({ OTEL_SDK_DISABLED: "TRUE", OTEL_EXPORTER_OTLP_ENDPOINT: "http://c" }),
+    ).toBeUndefined();
     expect(
       resolveTelemetrySettings({
         OTEL_EXPORTER_OTLP_ENDPOINT: "http://c",
@@ -69,12 +75,21 @@ describe("resolveTelemetrySettings", () => {
     expect(overridden).toMatchObject({ tracesProtocol: "http/protobuf" });
     expect(overridden?.tracesUrl).toBeUndefined();
     expect(overridden?.sampleRatio).toBeUndefined();
-    expect(resolveTelemetrySettings({}, { ...file, traces: false })).toMatchObject({ traces: [], metrics: ["otlp"] });
+    expect(resolveTelemetrySettings({}, { ...file, traces: false })).toMatchObject({
+      traces: [],
+      metrics: ["otlp"],
+    });
   });
 
   it.each([
-    [{ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }, /grpc is not supported/],
-    [{ OTEL_EXPORTER_OTLP_ENDPOINT: "http://c", OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "thrift" }, /TRACES_PROTOCOL/],
+    [
+      { OTEL_EXPORTER_OTLP_ENDPOINT: "http://c", OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" },
+      /grpc is not supported/,
+    ],
+    [
+      { OTEL_EXPORTER_OTLP_ENDPOINT: "http://c", OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "thrift" },
+      /TRACES_PROTOCOL/,
+    ],
     [{ OTEL_TRACES_EXPORTER: "jaeger" }, /"jaeger" is not an exporter/],
     [{ OTEL_TRACES_EXPORTER: "console", OTEL_METRIC_EXPORT_INTERVAL: "soon" }, /OTEL_METRIC_EXPORT_INTERVAL/],
   ])("names the setting it cannot follow: %o", (env, message) => {
@@ -83,6 +98,8 @@ describe("resolveTelemetrySettings", () => {
   });
 
   it("refuses a sample ratio outside 0..1", () => {
-    expect(() => resolveTelemetrySettings({}, { endpoint: "http://c", sampleRatio: 2 })).toThrow(/sampleRatio/);
+    expect(() => resolveTelemetrySettings({}, { endpoint: "http://c", sampleRatio: 2 })).toThrow(
+      /sampleRatio/,
+    );
   });
 });

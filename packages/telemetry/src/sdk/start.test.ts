@@ -12,7 +12,9 @@ import { startTelemetry, type Telemetry } from "./start.js";
 const SECRET = "sk-live-0123456789";
 
 /** An OTLP/HTTP JSON receiver: each request's path and parsed body, as they arrive. */
-async function receiver(answer = true): Promise<{ server: Server; url: string; bodies: Map<string, unknown[]> }> {
+async function receiver(
+  answer = true,
+): Promise<{ server: Server; url: string; bodies: Map<string, unknown[]> }> {
   const bodies = new Map<string, unknown[]>();
   const server = createServer((request: IncomingMessage, response) => {
     const chunks: Buffer[] = [];
@@ -46,7 +48,10 @@ describe("startTelemetry", () => {
   it("exports spans and metrics as OTLP JSON, redacted, under the daemon's service name", async () => {
     const fixture = await receiver();
     server = fixture.server;
-    const settings = resolveTelemetrySettings({}, { endpoint: fixture.url, protocol: "http/json", captureMessageContent: true });
+    const settings = resolveTelemetrySettings(
+      {},
+      { endpoint: fixture.url, protocol: "http/json", captureMessageContent: true },
+    );
     if (!settings) throw new Error("settings expected");
     telemetry = await startTelemetry({
       service: "olliesrv",
@@ -65,7 +70,12 @@ describe("startTelemetry", () => {
     const raw = JSON.stringify([...fixture.bodies.entries()]);
     expect(raw).not.toContain(SECRET);
     const [traces] = fixture.bodies.get("/v1/traces") as [
-      { resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: { name: string; parentSpanId?: string; spanId: string }[] }[] }[] },
+      {
+        resourceSpans: {
+          resource: { attributes: { key: string; value: { stringValue?: string } }[] };
+          scopeSpans: { spans: { name: string; parentSpanId?: string; spanId: string }[] }[];
+        }[];
+      },
     ];
     const resource = traces.resourceSpans[0]?.resource.attributes ?? [];
     expect(resource).toContainEqual({ key: "service.name", value: { stringValue: "olliesrv" } });
@@ -80,7 +90,10 @@ describe("startTelemetry", () => {
   it("stops within its limit when the collector never answers", async () => {
     const fixture = await receiver(false);
     server = fixture.server;
-    const settings = resolveTelemetrySettings({}, { endpoint: fixture.url, protocol: "http/json", metrics: false });
+    const settings = resolveTelemetrySettings(
+      {},
+      { endpoint: fixture.url, protocol: "http/json", metrics: false },
+    );
     if (!settings) throw new Error("settings expected");
     telemetry = await startTelemetry({ service: "olliesrv", version: "0", settings });
     await inSpan(ollieTracer("@ollie/test"), "held", {}, async () => {});

@@ -1,6 +1,8 @@
 import type { ToolExecutor, ToolInfo, ToolResult } from "@ollie/agent-core";
 import type { Authenticator, File, Fsys } from "@ollie/ninep";
 import { ORDWR, OREAD } from "@ollie/ninep";
+import { traceCarrierOf } from "@ollie/telemetry";
+import { trace } from "@opentelemetry/api";
 import { limitThatStopped } from "../exec/limit-stop.js";
 import type { ToolMeta } from "../metadata/tool-meta.js";
 import {
@@ -12,6 +14,7 @@ import {
 import type { AgentSandbox } from "../protocol/agent-sandbox.js";
 import type { CallResult } from "../protocol/call.js";
 import type { ProcessInfo } from "../protocol/process-info.js";
+import { callResultAttributes } from "../tracing/call-attributes.js";
 import { ToolsrvLink } from "./toolsrv-link.js";
 
 export interface ToolsrvConnOptions {
@@ -52,6 +55,8 @@ export class ToolsrvConn implements ToolExecutor {
    */
   private spare: Promise<File> | undefined;
   private closing = false;
+  /** Cleared when toolsrv refuses a call's `traceparent`: it predates trace context. */
+  private sendsTraceContext = true;
   /** The open of `agentmcp` that keeps the agent's own servers running, and what it answered. */
   private own: { file: File; status: AgentMcpStatus } | undefined;
 
@@ -125,14 +130,35 @@ export class ToolsrvConn implements ToolExecutor {
 
   async call(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
     const result = await this.callRaw({ tool: name, args }, signal);
+    // The caller's span of this tool call (agent-core's execute_tool) learns how the process ended.
+    const span = trace.getActiveSpan();
+    if (span?.isRecording()) span.setAttributes(callResultAttributes(result));
     return { output: modelText(name, result), ...(result.isError && { isError: true }) };
   }
 
-  /** Makes a call and returns toolsrv's whole answer (exit status, stderr, sizes, process id). */
+  /**
+   * Makes a call and returns toolsrv's whole answer (exit status, stderr, sizes, process id). When a sampled
+   * span is active, the call carries it as `traceparent` (and `tracestate`): toolsrv's span of the call and
+   * the tool's process join its trace. Without one the call is written exactly as before, which a toolsrv
+   * that knows nothing of tracing reads too; a toolsrv that refuses the trace context (one older than it)
+   * is sent the call again without it, and no trace context from then on.
+   */
   async callRaw(
     request: { tool: string; args: Record<string, unknown>; detach?: boolean },
     signal: AbortSignal,
   ): Promise<CallResult> {
+    const call = { ...request, cwd: this.options.cwd, env: this.options.env ?? {} };
+    const carrier = this.sendsTraceContext ? traceCarrierOf() : undefined;
+    if (!carrier) return this.exchange(call, signal);
+    const result = await this.exchange({ ...call, ...carrier }, signal);
+    if (!refusedTraceContext(result)) return result;
+    // Refused before anything ran: the call is made again, as such a toolsrv reads calls.
+    this.sendsTraceContext = false;
+    return this.exchange(call, signal);
+  }
+
+  /** Writes one call to a `call` fid and reads its result. */
+  private async exchange(call: object, signal: AbortSignal): Promise<CallResult> {
     signal.throwIfAborted();
     const file = await this.callFid(signal);
     let closed = false;
@@ -145,9 +171,7 @@ export class ToolsrvConn implements ToolExecutor {
     signal.addEventListener("abort", clunk, { once: true });
     try {
       signal.throwIfAborted();
-      const body = Buffer.from(
-        JSON.stringify({ ...request, cwd: this.options.cwd, env: this.options.env ?? {} }),
-      );
+      const body = Buffer.from(JSON.stringify(call));
       const writing = file.write(body);
       // A call that fits in one write goes out with its read: toolsrv's read waits for the write.
       const reading = body.length <= file.chunkSize ? readResult(file) : undefined;
@@ -269,6 +293,15 @@ async function setOwnServers(
     await daemon.close().catch(() => {});
   }
 }
+
+/**
+ * Whether toolsrv refused a call for its trace context alone: a toolsrv that predates it refuses the unknown
+ * keys, before running anything.
+ */
+const refusedTraceContext = (result: CallResult): boolean =>
+  result.isError &&
+  result.exitCode === undefined &&
+  /^bad call request: (traceparent|tracestate): unknown key/.test(result.output);
 
 /**
  * A call's result: one line of JSON (its newlines are escaped), read until that line's end rather than

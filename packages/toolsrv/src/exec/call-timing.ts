@@ -7,11 +7,14 @@
 export class CallTiming {
   private last = performance.now();
   readonly phases: Record<string, number> = {};
+  /** Each mark as it was made: the phase, when it ended (performance.now()) and how long this part took. */
+  readonly marks: { phase: string; at: number; ms: number }[] = [];
 
   /** Ends the phase under way, named `phase`, and starts the next. A phase marked twice adds up. */
   mark(phase: string): void {
     const now = performance.now();
     this.phases[phase] = (this.phases[phase] ?? 0) + (now - this.last);
+    this.marks.push({ phase, at: now, ms: now - this.last });
     this.last = now;
   }
 

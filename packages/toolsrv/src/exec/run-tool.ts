@@ -9,6 +9,7 @@ import {
 import { AppendBuffer } from "@ollie/virtfs";
 import type { CatalogEntry } from "../catalog/tool-catalog.js";
 import type { CallTiming } from "./call-timing.js";
+import { type RunTrace, startLaunchSpan } from "./launch-span.js";
 import { OutputBuffer } from "./output-buffer.js";
 import { ToolPolicies } from "./tool-policies.js";
 
@@ -63,6 +64,8 @@ export interface RunOptions {
   timing?: CallTiming;
   /** Whose process and memory limits it shares: the agent's uname (see SandboxStartOptions.group). */
   group?: string;
+  /** The call's trace, which the run's span joins and whose context the tool gets as TRACEPARENT. */
+  trace?: RunTrace;
 }
 
 /** A tool process, running or finished. */
@@ -95,7 +98,8 @@ export function argumentEnv(args: Record<string, unknown>): Record<string, strin
  * read-and-execute on the tool's directory and on Node's installation — nothing else. The tool and all it
  * started, however detached, end at the tool's timeout, when `signal` aborts, by `kill`, and when the tool
  * exits (so nothing it started lingers). Standard output streams into `stream` and a bounded buffer; a
- * non-zero exit is the caller's to report.
+ * non-zero exit is the caller's to report. The run is traced as `sandbox.launch {tool}`, whose context the
+ * tool gets as TRACEPARENT (and TRACESTATE), over any its session's environment has.
  */
 export async function startTool(
   entry: CatalogEntry,
@@ -104,20 +108,28 @@ export async function startTool(
 ): Promise<ToolRun> {
   const { timing } = options;
   const policy = (options.policies ?? new ToolPolicies()).for(options.policy, entry);
-  const env = { ...request.env, ...argumentEnv(request.args), OLLIE_TOOL: entry.meta.name };
+  const launch = startLaunchSpan(entry.meta.name, options.trace);
+  const env = launch.env({ ...request.env, ...argumentEnv(request.args), OLLIE_TOOL: entry.meta.name });
   timing?.mark("policy");
   // The launcher ends everything the tool started when the tool exits, at its timeout, when the signal
   // aborts, or when told to end (SIGTERM, then SIGKILL for all after its grace period).
-  const child = await startSandboxed(entry.file, [], {
-    policy,
-    cwd: request.cwd,
-    env,
-    timeoutMs: options.timeoutMs ?? entry.meta.timeoutMs,
-    ...(options.signal && { signal: options.signal }),
-    ...(options.protect && { protect: options.protect }),
-    ...(options.protectWrites && { protectWrites: options.protectWrites }),
-    ...(options.group !== undefined && { group: options.group }),
-  });
+  let child: Awaited<ReturnType<typeof startSandboxed>>;
+  try {
+    child = await startSandboxed(entry.file, [], {
+      policy,
+      cwd: request.cwd,
+      env,
+      timeoutMs: options.timeoutMs ?? entry.meta.timeoutMs,
+      ...(options.signal && { signal: options.signal }),
+      ...(options.protect && { protect: options.protect }),
+      ...(options.protectWrites && { protectWrites: options.protectWrites }),
+      ...(options.group !== undefined && { group: options.group }),
+    });
+  } catch (error) {
+    launch.failed(error);
+    throw error;
+  }
+  launch.started(child.pid);
   timing?.mark("spawn");
   const startedAt = new Date();
   child.stdin.end(`${JSON.stringify(request.args)}\n`);
@@ -142,6 +154,7 @@ export async function startTool(
     try {
       result = await child.exit;
     } catch (error) {
+      launch.failed(error);
       // The launcher service died, and the tool's whole tree with it: what it wrote so far, and why it ended.
       // Its pipes are not waited for: no process is left to close them, and none must hold the call.
       child.stdout.destroy();
@@ -167,6 +180,7 @@ export async function startTool(
     };
     const refusal = launcherRefusal(result.exitCode, errText);
     if (refusal !== undefined) outcome.launcherError = `ollie-sandbox: ${refusal}`;
+    launch.exited(result, outcome.cancelled, refusal);
     if (result.reached.length > 0) outcome.reached = result.reached;
     return outcome;
   })();

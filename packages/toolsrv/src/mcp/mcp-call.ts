@@ -1,7 +1,11 @@
 import type { Progress } from "@modelcontextprotocol/sdk/types.js";
+import { ATTR, errorTypeOf, OPERATION, ollieTracer } from "@ollie/telemetry";
 import { AppendBuffer } from "@ollie/virtfs";
+import { context, SpanKind, SpanStatusCode } from "@opentelemetry/api";
+import type { RunTrace } from "../exec/launch-span.js";
 import { OutputBuffer } from "../exec/output-buffer.js";
 import type { ToolOutcome, ToolRun } from "../exec/run-tool.js";
+import { TRACER_SCOPE } from "../tracing/call-attributes.js";
 import type { McpToolEntry } from "./links-survey.js";
 import type { McpLink } from "./mcp-link.js";
 import { mcpResultText } from "./mcp-result.js";
@@ -10,6 +14,8 @@ export interface McpCallRunOptions {
   maxOutputBytes?: number;
   /** Cancels the call (MCP's `notifications/cancelled`). */
   signal?: AbortSignal;
+  /** The call's trace: the request's span is a child of its span. */
+  trace?: RunTrace;
 }
 
 const progressLine = (p: Progress) =>
@@ -19,7 +25,8 @@ const progressLine = (p: Progress) =>
  * A call of an MCP server's tool, shaped like a tool process so proc/ shows it: its progress notifications
  * and then its result go to the output stream; `kill`, the signal and the tool's timeout cancel it. An
  * `isError` result ends it with status 1, a result ends it with 0, and a call that got no result (the
- * server died, or refused the request) ends with `failure`.
+ * server died, or refused the request) ends with `failure`. The request is traced as MCP's conventions say
+ * a client's is: a CLIENT span `tools/call {tool}`, the tool named as its server names it.
  */
 export function startMcpCall(
   entry: McpToolEntry,
@@ -46,6 +53,22 @@ export function startMcpCall(
     durationMs: Date.now() - startedAt.getTime(),
     ...fields,
   });
+  const span = ollieTracer(TRACER_SCOPE).startSpan(
+    `tools/call ${entry.tool}`,
+    {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        [ATTR.mcpMethodName]: "tools/call",
+        [ATTR.operationName]: OPERATION.executeTool,
+        [ATTR.toolName]: entry.tool,
+      },
+    },
+    options.trace?.context ?? context.active(),
+  );
+  const failed = (errorType: string, message?: string) => {
+    span.setAttribute(ATTR.errorType, errorType);
+    span.setStatus({ code: SpanStatusCode.ERROR, ...(message !== undefined && { message }) });
+  };
   const done = (async (): Promise<ToolOutcome> => {
     try {
       const result = await link.call(entry.tool, args, {
@@ -56,6 +79,7 @@ export function startMcpCall(
       const output = new OutputBuffer(limit);
       output.push(text);
       stream.append(text);
+      if (result.isError) failed("tool_error");
       return outcome({
         exitCode: result.isError ? 1 : 0,
         output: output.text(),
@@ -63,13 +87,20 @@ export function startMcpCall(
         truncated: output.truncated,
       });
     } catch (error) {
-      if (timer.aborted)
+      if (timer.aborted) {
+        failed("timeout");
         return outcome({ timedOut: true, output: `timed out after ${entry.meta.timeoutMs / 1000} s` });
-      if (signal.aborted) return outcome({ cancelled: true, output: "cancelled" });
+      }
+      if (signal.aborted) {
+        failed("cancelled");
+        return outcome({ cancelled: true, output: "cancelled" });
+      }
+      failed(errorTypeOf(error), (error as Error).message);
       const failure = `${entry.meta.name}: ${(error as Error).message}`;
       return outcome({ failure, output: failure });
     } finally {
       stream.close();
+      span.end();
     }
   })();
   return {

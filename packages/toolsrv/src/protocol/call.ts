@@ -1,5 +1,9 @@
 import type { LimitReached } from "@ollie/sandbox";
+import { isTraceparent } from "@ollie/telemetry";
 import { z } from "zod";
+
+/** W3C trace context's limit on `tracestate`. */
+const TRACESTATE_MAX = 512;
 
 /** A call as written to the `call` file. */
 export const callRequestSchema = z.strictObject({
@@ -9,6 +13,23 @@ export const callRequestSchema = z.strictObject({
   env: z.record(z.string(), z.string()).default({}),
   /** Start it and answer at once; its output is read from proc/ID/output. */
   detach: z.boolean().optional(),
+  /**
+   * The caller's span, in W3C trace context form (`00-TRACEID-SPANID-FLAGS`): toolsrv's span of the call is
+   * its child, and the tool gets TRACEPARENT. Sent only by a caller that traces, so that other calls stay
+   * as toolsrvs without tracing read them.
+   */
+  traceparent: z
+    .string()
+    .refine(
+      isTraceparent,
+      "traceparent must be a W3C traceparent: 00-<32 hex digits>-<16 hex digits>-<2 hex digits>, ids not all zero",
+    )
+    .optional(),
+  /** The caller's vendor trace state, which goes with `traceparent`. */
+  tracestate: z
+    .string()
+    .max(TRACESTATE_MAX, `tracestate must be at most ${TRACESTATE_MAX} characters`)
+    .optional(),
 });
 
 export type CallRequest = z.input<typeof callRequestSchema>;

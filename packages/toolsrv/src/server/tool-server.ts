@@ -19,6 +19,11 @@ export interface ToolServerOptions {
   toolsPath: readonly string[];
   /** The sandbox every tool runs under. */
   policy: SandboxPolicy;
+  /**
+   * The policy's name, as toolsrv's `--sandbox NAME` chose it: on each call's span as `ollie.sandbox.policy`
+   * (default `default`).
+   */
+  policyName?: string;
   /** The human who owns the tree: the only one who may approve bypass requests. */
   owner: string;
   /** The tools an agent starts with until it says otherwise (default: client_9p). */
@@ -99,6 +104,7 @@ export function createToolServer(options: ToolServerOptions): ToolServer {
   });
   const service: ToolService = new ToolService(new ToolSources(catalog, mcp, own), agents, procs, {
     policy: options.policy,
+    ...(options.policyName !== undefined && { policyName: options.policyName }),
     ...(options.maxOutputBytes !== undefined && { maxOutputBytes: options.maxOutputBytes }),
     ...(options.baseEnv && { baseEnv: options.baseEnv }),
     ...(options.protect && { protect: options.protect }),

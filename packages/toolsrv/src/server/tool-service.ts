@@ -1,5 +1,6 @@
 import { describeIssues, formatProblems } from "@ollie/config-file";
 import { type LimitEnforcement, limitEnforcement, resourceGroups, type SandboxPolicy } from "@ollie/sandbox";
+import type { z } from "zod";
 import { CallTiming } from "../exec/call-timing.js";
 import { startTool, type ToolOutcome, type ToolRun } from "../exec/run-tool.js";
 import { ToolPolicies } from "../exec/tool-policies.js";
@@ -8,6 +9,7 @@ import type { ToolMeta } from "../metadata/tool-meta.js";
 import { type CallResult, callRequestSchema } from "../protocol/call.js";
 import type { AgentToolSets } from "./agent-tools.js";
 import { BUILTINS, isBuiltin } from "./builtins.js";
+import { type CallTrace, inCallSpan } from "./call-span.js";
 import { Companions } from "./companions.js";
 import type { ProcTable } from "./proc-table.js";
 import { processKill, processOutput } from "./process-builtins.js";
@@ -26,16 +28,21 @@ export interface ToolServiceOptions {
   maxBackground?: number;
   /** Return each call's phases with its result (see CallTiming). */
   timing?: boolean;
+  /** The name of the sandbox policy, on each call's span as `ollie.sandbox.policy` (default `default`). */
+  policyName?: string;
 }
 
 export const DEFAULT_MAX_BACKGROUND = 16;
 
 const failure = (output: string): CallResult => ({ output, isError: true });
 
+type ParsedCall = z.output<typeof callRequestSchema>;
+
 /** Runs calls for agents: checks the tool is loaded, answers builtins, starts the rest under the sandbox. */
 export class ToolService {
   private readonly companions: Companions;
   private policy: SandboxPolicy;
+  private policyName: string;
   /** Each tool's policy, built once per policy revision. */
   private readonly policies = new ToolPolicies();
 
@@ -47,6 +54,7 @@ export class ToolService {
   ) {
     this.companions = new Companions(procs);
     this.policy = options.policy;
+    this.policyName = options.policyName ?? "default";
   }
 
   /**
@@ -72,10 +80,11 @@ export class ToolService {
   /**
    * Puts a new policy in force: every tool process started from now on (calls and companions) runs under
    * it, and nothing built for the old one is used again. Processes already running keep theirs, and so do
-   * MCP servers already started.
+   * MCP servers already started. `name` names it on calls' spans (the name in force until then by default).
    */
-  setPolicy(policy: SandboxPolicy): void {
+  setPolicy(policy: SandboxPolicy, name = this.policyName): void {
     this.policy = policy;
+    this.policyName = name;
   }
 
   /** The policy every call starts from now (see setPolicy). */
@@ -109,20 +118,59 @@ export class ToolService {
       );
     }
     const request = parsed.data;
-    if (isBuiltin(request.tool)) return this.builtin(uname, request.tool, request.args, signal);
+    const builtin = isBuiltin(request.tool);
+    const carrier =
+      request.traceparent === undefined
+        ? undefined
+        : {
+            traceparent: request.traceparent,
+            ...(request.tracestate !== undefined && { tracestate: request.tracestate }),
+          };
+    return inCallSpan(
+      {
+        tool: request.tool,
+        uname,
+        ...(!builtin && { policy: this.policyName }),
+        ...(carrier && { carrier }),
+        ...(timing && { timing }),
+      },
+      (trace) =>
+        builtin
+          ? this.builtin(uname, request.tool, request.args, signal)
+          : this.run(uname, request, signal, timing, trace),
+    );
+  }
+
+  /** Runs a call of a tool, as the agent `uname`, in the call's span. */
+  private async run(
+    uname: string,
+    request: ParsedCall,
+    signal: AbortSignal,
+    timing: CallTiming | undefined,
+    trace: CallTrace,
+  ): Promise<CallResult> {
+    const refuse = (errorType: string, reason: string) => {
+      trace.refuse(errorType, reason);
+      return failure(reason);
+    };
     const agent = this.agents.of(uname);
     if (!agent.loaded.has(request.tool)) {
-      return failure(`${request.tool} is not loaded: load it with tool_load (tool_list shows what exists)`);
+      return refuse(
+        "not_loaded",
+        `${request.tool} is not loaded: load it with tool_load (tool_list shows what exists)`,
+      );
     }
     const entry = await this.sources.get(request.tool, uname);
-    if (!entry) return failure(`${request.tool} is no longer offered (tool_list shows what exists)`);
+    if (!entry)
+      return refuse("not_offered", `${request.tool} is no longer offered (tool_list shows what exists)`);
     // A tool that may run in the background does when the model sets its argument for it.
     const background = entry.meta.background;
     const detach =
       request.detach === true || (background !== undefined && request.args[background.argument] === true);
     const limit = this.options.maxBackground ?? DEFAULT_MAX_BACKGROUND;
     if (detach && this.procs.runningDetached(uname) >= limit)
-      return failure(
+      return refuse(
+        "background_limit",
         `${request.tool} was not started: ${limit} background processes of yours are running, the most there may be; end one with process_kill`,
       );
     const env = { ...this.options.baseEnv, ...request.env, OLLIE_UNAME: uname };
@@ -135,7 +183,7 @@ export class ToolService {
           uname,
           entry,
           { args: {}, cwd: request.cwd, env },
-          this.runOptions(uname),
+          { ...this.runOptions(uname), trace: { ...trace.run, detached: true } },
         );
       run = isMcpTool(entry)
         ? startMcpCall(
@@ -148,6 +196,7 @@ export class ToolService {
             {
               ...(this.options.maxOutputBytes && { maxOutputBytes: this.options.maxOutputBytes }),
               ...(!detach && { signal }),
+              trace: trace.run,
             },
           )
         : await startTool(
@@ -161,9 +210,11 @@ export class ToolService {
               ...this.runOptions(uname),
               ...(detach ? background && { timeoutMs: background.timeoutMs } : { signal }),
               ...(timing && !detach && { timing }),
+              trace: { ...trace.run, detached: detach },
             },
           );
     } catch (error) {
+      trace.couldNotStart(error);
       return failure(`${request.tool} could not start: ${(error as Error).message}`);
     }
     const proc = this.procs.add({

@@ -1,4 +1,5 @@
 import { type Fsys, ORDWR } from "@ollie/ninep";
+import { carrierFromEnv } from "@ollie/telemetry";
 import { ToolError } from "./tool-io.js";
 
 /** What `session/new` takes (olliesrv refuses empty values, so a choice not made is left out). */
@@ -17,14 +18,31 @@ export function specOf(values: Record<string, string | undefined>): SessionSpec 
   return Object.fromEntries(Object.entries(values).filter((e): e is [string, string] => Boolean(e[1])));
 }
 
+/** W3C trace context's limit on `tracestate`: a longer one is left out rather than have the spec refused. */
+const TRACESTATE_MAX = 512;
+
 /**
- * Makes a session; `session/new` is a clone file, so its id is read back on the same fid. `what` names the
- * session in the error.
+ * The trace context of the call this tool runs for, as toolsrv gave it (TRACEPARENT, TRACESTATE), for a new
+ * session's spec: `traceparent` and `tracestate`, so the child's turns join the caller's trace. Nothing when
+ * the call is not traced, or TRACEPARENT is not a valid one.
+ */
+export function traceSpec(env: Readonly<Record<string, string | undefined>>): SessionSpec {
+  const carrier = carrierFromEnv(env);
+  if (!carrier) return {};
+  const { traceparent, tracestate } = carrier;
+  return tracestate !== undefined && tracestate.length <= TRACESTATE_MAX
+    ? { traceparent, tracestate }
+    : { traceparent };
+}
+
+/**
+ * Makes a session, in the trace of the call that asked for it when that call is traced; `session/new` is a
+ * clone file, so its id is read back on the same fid. `what` names the session in the error.
  */
 export async function startSession(fsys: Fsys, spec: SessionSpec, what: string): Promise<string> {
   return fsys
     .withFile("session/new", ORDWR, async (f) => {
-      await f.write(JSON.stringify(spec));
+      await f.write(JSON.stringify({ ...spec, ...traceSpec(process.env) }));
       return (await f.read(0)).toString("utf8").trim();
     })
     .catch((error: unknown) => {
