@@ -147,9 +147,18 @@ async function serveExporting(
       stopObserving();
     }
   } finally {
-    await telemetry?.shutdown();
+    // Last: what is still waiting is exported, for a second at most. An export then still under way (a
+    // collector that took the connection and never answers) would hold the process until the exporter's own
+    // timeout: once the exit status is set, olliesrv goes without it.
+    if (telemetry) {
+      await telemetry.shutdown();
+      setTimeout(() => process.exit(), EXIT_GRACE_MS).unref();
+    }
   }
 }
+
+/** How long olliesrv may stay after serving ends, while an export it gave up on is still under way. */
+const EXIT_GRACE_MS = 250;
 
 async function serveLocked(
   ollie: Ollie,

@@ -26,7 +26,6 @@ import { keyedAuth } from "./auth.js";
 import { type CommandLine, parseCommandLine, type ToolsrvOptions, USAGE } from "./command-line.js";
 import { connectionLog } from "./connection-log.js";
 import { firstLine, loadKeys } from "./keys.js";
-import { DaemonSecrets } from "./secrets.js";
 
 /** The bundled default tools, built next to this file's dist/. */
 export const BUNDLED_TOOLS = fileURLToPath(new URL("../tools", import.meta.url));
@@ -62,11 +61,10 @@ export async function main(argv: string[], env: NodeJS.ProcessEnv = process.env)
   }
   // A log file named by --log-level or $OLLIE_LOG is opened here (and again on SIGHUP, for logrotate).
   const log = openDaemonLog({ program: "toolsrv", settings: command.options.log });
-  const secrets = new DaemonSecrets(log);
-  if (serviceKey !== undefined) secrets.add(serviceKey);
-  const telemetry = await startTelemetryIfAsked(command.options, secrets, log);
+  if (serviceKey !== undefined) log.addSecret(serviceKey);
+  const telemetry = await startTelemetryIfAsked(command.options, log);
   try {
-    return await serve(command.options, serviceKey, env, log, secrets);
+    return await serve(command.options, serviceKey, env, log);
   } catch (error) {
     log.error((error as Error).message);
     return 1;
@@ -96,11 +94,7 @@ async function stopTelemetry(telemetry: Telemetry): Promise<void> {
  * Starts exporting traces and metrics when the OTEL_* variables ask for it. Nothing of OpenTelemetry's SDK
  * is loaded otherwise. An SDK that cannot start is said, and toolsrv serves without it.
  */
-async function startTelemetryIfAsked(
-  options: ToolsrvOptions,
-  secrets: DaemonSecrets,
-  log: Logger,
-): Promise<Telemetry | undefined> {
+async function startTelemetryIfAsked(options: ToolsrvOptions, log: Logger): Promise<Telemetry | undefined> {
   if (!options.telemetry) return undefined;
   const otel = log.child("otel");
   try {
@@ -108,7 +102,8 @@ async function startTelemetryIfAsked(
       service: "toolsrv",
       version: __PACKAGE_VERSION__,
       settings: options.telemetry,
-      redact: secrets.redact,
+      // The log's own secrets, those learnt later included: one list guards both.
+      redact: log.redact,
       warn: otel.warn,
     });
   } catch (error) {
@@ -122,11 +117,10 @@ async function serve(
   serviceKey: string | undefined,
   env: NodeJS.ProcessEnv,
   log: Logger,
-  secrets: DaemonSecrets,
 ): Promise<number> {
   const owner = options.owner ?? defaultUname();
   const keys = serviceKey === undefined ? undefined : await loadKeys(serviceKey, owner, options.ownerKey);
-  if (keys?.owner) secrets.add(Buffer.from(keys.owner.key).toString("utf8"));
+  if (keys?.owner) log.addSecret(Buffer.from(keys.owner.key).toString("utf8"));
   const { config, state } = ollieDirs(env);
   const toolsPath = (options.toolsPath ?? env.OLLIE_TOOLS_PATH ?? `${join(config, "tools")}:${BUNDLED_TOOLS}`)
     .split(":")
