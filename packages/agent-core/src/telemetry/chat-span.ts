@@ -1,0 +1,168 @@
+// The `chat {model}` span of a model request (its attempts and retries), and the GenAI client metrics:
+// duration, tokens and, for the attempt that answered, the time to its first chunk.
+
+import type { AssistantMessage, Backend, BackendError, Message, StopReason, Usage } from "@ollie/backends";
+import { ATTR, captureMessageContent, OPERATION, providerName, recordFailure } from "@ollie/telemetry";
+import {
+  type Attributes,
+  type Context,
+  context,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from "@opentelemetry/api";
+import { agentInstruments, agentTracer, failureType } from "./agent-telemetry.js";
+import { inputMessages, outputMessages, systemInstructions } from "./genai-messages.js";
+import { INTERRUPTED, LOOP_ATTR, LOOP_EVENT } from "./loop-names.js";
+
+/** What the span says of a request (a ModelRequest fits). */
+export interface TracedRequest {
+  backend: Backend;
+  messages: readonly Message[];
+  params: { maxTokens?: number };
+  /** What the request is for: a turn's next step, or a compaction's summary. */
+  purpose?: "turn" | "compaction";
+  /** The session the request belongs to. */
+  conversationId?: string;
+}
+
+/** A request's answer, as the span reads it. */
+export interface ChatAnswer {
+  message: AssistantMessage;
+  usage: Usage | undefined;
+  reason: StopReason;
+  raw?: string;
+}
+
+const SECONDS = 1 / 1000;
+
+/** A model request under way: its span, the clock of its current attempt, and its metrics when it ends. */
+export class ChatTelemetry {
+  readonly span: Span;
+  /** The context with the span current, for the attempts. */
+  readonly context: Context;
+  private readonly started = performance.now();
+  private readonly metric: Attributes;
+  /** When the attempt under way started, and when its first stream event came (0: none yet). */
+  attemptStart = 0;
+  firstEvent = 0;
+  private servedBy: string | undefined;
+  private replyId: string | undefined;
+
+  constructor(r: TracedRequest) {
+    const backend = r.backend;
+    const model = backend.model;
+    const server = backend.server;
+    this.metric = {
+      [ATTR.operationName]: OPERATION.chat,
+      [ATTR.providerName]: providerName(backend.provider),
+      [ATTR.requestModel]: model,
+      ...(server && { [ATTR.serverAddress]: server.address, [ATTR.serverPort]: server.port }),
+    };
+    const parent = context.active();
+    this.span = agentTracer().startSpan(
+      `${OPERATION.chat} ${model}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          ...this.metric,
+          [ATTR.requestStream]: true,
+          [ATTR.backend]: backend.name,
+          ...(r.purpose && { [ATTR.purpose]: r.purpose }),
+          ...(r.conversationId !== undefined && { [ATTR.conversationId]: r.conversationId }),
+          ...(r.params.maxTokens !== undefined && { [ATTR.requestMaxTokens]: r.params.maxTokens }),
+        },
+      },
+      parent,
+    );
+    this.context = trace.setSpan(parent, this.span);
+    if (this.span.isRecording() && captureMessageContent()) {
+      const system = systemInstructions(r.messages);
+      if (system !== undefined) this.span.setAttribute(ATTR.systemInstructions, system);
+      this.span.setAttribute(ATTR.inputMessages, inputMessages(r.messages));
+    }
+  }
+
+  /** An attempt starts. */
+  attempt(): void {
+    this.attemptStart = performance.now();
+    this.firstEvent = 0;
+  }
+
+  /** The stream's `done` named the model that served the reply and its id. */
+  served(model: string | undefined, id: string | undefined): void {
+    this.servedBy = model;
+    this.replyId = id;
+  }
+
+  /** Attempt `attempt` failed with `error` and will be tried again after `delayMs`. */
+  retry(error: BackendError, attempt: number, delayMs: number, maxAttempts: number): void {
+    if (!this.span.isRecording()) return;
+    this.span.addEvent(LOOP_EVENT.retry, {
+      [ATTR.retryAttempt]: attempt,
+      [LOOP_ATTR.retryMaxAttempts]: maxAttempts,
+      [ATTR.retryDelayMs]: delayMs,
+      [ATTR.errorType]: failureType(error),
+    });
+  }
+
+  /** The request was answered. */
+  answered(a: ChatAnswer): void {
+    const span = this.span;
+    const metric = this.metric;
+    if (this.servedBy !== undefined) metric[ATTR.responseModel] = this.servedBy;
+    const firstChunk = this.firstEvent > 0 ? (this.firstEvent - this.attemptStart) * SECONDS : undefined;
+    if (span.isRecording()) {
+      span.setAttributes({
+        [ATTR.responseFinishReasons]: [a.raw ?? a.reason],
+        ...(this.servedBy !== undefined && { [ATTR.responseModel]: this.servedBy }),
+        ...(this.replyId !== undefined && { [ATTR.responseId]: this.replyId }),
+        ...(firstChunk !== undefined && { [ATTR.responseTimeToFirstChunk]: firstChunk }),
+      });
+      if (a.usage) span.setAttributes(usageAttributes(a.usage));
+      if (captureMessageContent())
+        span.setAttribute(ATTR.outputMessages, outputMessages(a.message, a.reason));
+    }
+    const instruments = agentInstruments();
+    if (a.usage) {
+      instruments.tokenUsage.record(a.usage.inputTokens, { ...metric, [ATTR.tokenType]: "input" });
+      instruments.tokenUsage.record(a.usage.outputTokens, { ...metric, [ATTR.tokenType]: "output" });
+    }
+    if (firstChunk !== undefined) instruments.timeToFirstChunk.record(firstChunk, metric);
+    this.end();
+  }
+
+  /** The request failed (or a turnError hook took its failure over). */
+  failed(error: unknown): void {
+    const errorType = failureType(error);
+    recordFailure(this.span, error, errorType);
+    this.metric[ATTR.errorType] = errorType;
+    this.end();
+  }
+
+  /** The turn's signal cut the request short. */
+  interrupted(): void {
+    if (this.span.isRecording()) {
+      this.span.setAttribute(ATTR.errorType, INTERRUPTED);
+      this.span.setStatus({ code: SpanStatusCode.ERROR, message: "the request was interrupted" });
+    }
+    this.metric[ATTR.errorType] = INTERRUPTED;
+    this.end();
+  }
+
+  private end(): void {
+    this.span.end();
+    agentInstruments().operationDuration.record((performance.now() - this.started) * SECONDS, this.metric);
+  }
+}
+
+function usageAttributes(u: Usage): Attributes {
+  return {
+    [ATTR.usageInputTokens]: u.inputTokens,
+    [ATTR.usageOutputTokens]: u.outputTokens,
+    [ATTR.usageCacheReadInputTokens]: u.cachedInputTokens,
+    [ATTR.usageCacheCreationInputTokens]: u.cacheCreationTokens,
+    ...(u.reasoningTokens !== undefined && { [ATTR.usageReasoningOutputTokens]: u.reasoningTokens }),
+  };
+}
