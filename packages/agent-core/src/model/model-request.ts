@@ -97,7 +97,7 @@ export async function requestReply(r: ModelRequest): Promise<ModelReply> {
   const chat = new ChatTelemetry(r);
   let reply: ModelReply;
   try {
-    reply = await context.with(chat.context, () => attempts(r, chat));
+    reply = await (chat.context ? context.with(chat.context, () => attempts(r, chat)) : attempts(r, chat));
   } catch (error) {
     // A listener's or a hook's bug, not the backend's: the span ends all the same.
     chat.failed(error);

@@ -1,24 +1,68 @@
-// What agent-core's instrumentation shares: its tracer and instruments, and how a failure is named. All of
-// it goes through @opentelemetry/api alone: without an SDK registered by the application, spans are no-ops
-// and the loop pays for little more than the calls.
+// What agent-core's instrumentation shares: its tracer and instruments, whether anything records them, and
+// how a failure is named. All of it goes through @opentelemetry/api alone: without an SDK registered by the
+// application, spans and instruments are no-ops, and the loop skips the attributes it would throw away.
 
 import { BackendError } from "@ollie/backends";
-import { errorTypeOf, type OllieInstruments, ollieInstruments, ollieTracer } from "@ollie/telemetry";
-import type { Tracer, TracerProvider } from "@opentelemetry/api";
-import { trace } from "@opentelemetry/api";
+import {
+  errorTypeOf,
+  GENAI_SEMCONV_VERSION,
+  type OllieInstruments,
+  ollieInstruments,
+  ollieTracer,
+} from "@ollie/telemetry";
+import {
+  createNoopMeter,
+  INVALID_SPAN_CONTEXT,
+  type MeterProvider,
+  metrics,
+  ProxyTracer,
+  ProxyTracerProvider,
+  type Span,
+  type Tracer,
+  trace,
+} from "@opentelemetry/api";
 
 const SCOPE = "@ollie/agent-core";
 
-let made: { provider: TracerProvider; tracer: Tracer } | undefined;
+let tracing: { provider: unknown; tracer: Tracer; live: boolean } | undefined;
+
+/** The tracer of the provider registered now, and whether there is one (else the API's stand-in). */
+function currentTracing() {
+  const registered = trace.getTracerProvider();
+  // The API hands out one proxy whatever is registered: what tells them apart is its delegate.
+  const provider = registered instanceof ProxyTracerProvider ? registered.getDelegate() : registered;
+  if (tracing?.provider !== provider) {
+    const tracer = ollieTracer(SCOPE);
+    tracing = { provider, tracer, live: !(tracer instanceof ProxyTracer) };
+  }
+  return tracing;
+}
 
 /**
- * The package's tracer, from the tracer provider registered now: asked again when the application registers
- * (or removes) one, so that a tracer made before that does not stay a stand-in.
+ * What stands for a span when no tracer provider is registered: the API would make a no-op span of its own,
+ * and a context to carry it, for nothing. What runs under it sees the context it would have seen anyway.
  */
+export const UNTRACED: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
+/** The package's tracer, from the tracer provider registered now. */
 export function agentTracer(): Tracer {
-  const provider = trace.getTracerProvider();
-  if (made?.provider !== provider) made = { provider, tracer: ollieTracer(SCOPE) };
-  return made.tracer;
+  return currentTracing().tracer;
+}
+
+/** Whether a tracer provider is registered: whether a span's attributes are worth making. */
+export function tracingLive(): boolean {
+  return currentTracing().live;
+}
+
+let measuring: { provider: MeterProvider; live: boolean } | undefined;
+
+/** Whether a meter provider is registered: whether a measurement's attributes are worth making. */
+export function metricsLive(): boolean {
+  const provider = metrics.getMeterProvider();
+  if (measuring?.provider !== provider) {
+    measuring = { provider, live: provider.getMeter(SCOPE, GENAI_SEMCONV_VERSION) !== createNoopMeter() };
+  }
+  return measuring.live;
 }
 
 /** The package's metric instruments, from the meter provider registered now. */

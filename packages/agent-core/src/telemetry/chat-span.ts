@@ -12,7 +12,14 @@ import {
   SpanStatusCode,
   trace,
 } from "@opentelemetry/api";
-import { agentInstruments, agentTracer, failureType } from "./agent-telemetry.js";
+import {
+  agentInstruments,
+  agentTracer,
+  failureType,
+  metricsLive,
+  tracingLive,
+  UNTRACED,
+} from "./agent-telemetry.js";
 import { inputMessages, outputMessages, systemInstructions } from "./genai-messages.js";
 import { INTERRUPTED, LOOP_ATTR, LOOP_EVENT } from "./loop-names.js";
 
@@ -37,47 +44,50 @@ export interface ChatAnswer {
 
 const SECONDS = 1 / 1000;
 
+const NO_ATTRIBUTES: Attributes = Object.freeze({}) as Attributes;
+
 /** A model request under way: its span, the clock of its current attempt, and its metrics when it ends. */
 export class ChatTelemetry {
   readonly span: Span;
-  /** The context with the span current, for the attempts. */
-  readonly context: Context;
-  private readonly started = performance.now();
+  /** The context with the span current, for the attempts; none when nothing traces them. */
+  readonly context: Context | undefined;
+  /** Whether the request is timed: for a span or a measurement. */
+  private readonly timed: boolean;
+  private readonly started: number;
+  /** Whether a meter provider is registered, and the attributes its measurements carry. */
+  private readonly measuring: boolean;
   private readonly metric: Attributes;
   /** When the attempt under way started, and when its first stream event came (0: none yet). */
   attemptStart = 0;
+  /** 0 until the attempt's first event; -1 when the request is not timed, so that no event asks the clock. */
   firstEvent = 0;
   private servedBy: string | undefined;
   private replyId: string | undefined;
+  /** Whether the span carries the messages (asked once: the setting is read from the environment). */
+  private readonly capture: boolean;
 
   constructor(r: TracedRequest) {
     const backend = r.backend;
     const model = backend.model;
-    const server = backend.server;
-    this.metric = {
-      [ATTR.operationName]: OPERATION.chat,
-      [ATTR.providerName]: providerName(backend.provider),
-      [ATTR.requestModel]: model,
-      ...(server && { [ATTR.serverAddress]: server.address, [ATTR.serverPort]: server.port }),
-    };
-    const parent = context.active();
-    this.span = agentTracer().startSpan(
-      `${OPERATION.chat} ${model}`,
-      {
-        kind: SpanKind.CLIENT,
-        attributes: {
-          ...this.metric,
-          [ATTR.requestStream]: true,
-          [ATTR.backend]: backend.name,
-          ...(r.purpose && { [ATTR.purpose]: r.purpose }),
-          ...(r.conversationId !== undefined && { [ATTR.conversationId]: r.conversationId }),
-          ...(r.params.maxTokens !== undefined && { [ATTR.requestMaxTokens]: r.params.maxTokens }),
-        },
-      },
-      parent,
-    );
-    this.context = trace.setSpan(parent, this.span);
-    if (this.span.isRecording() && captureMessageContent()) {
+    const tracing = tracingLive();
+    this.measuring = metricsLive();
+    this.timed = tracing || this.measuring;
+    this.started = this.timed ? performance.now() : 0;
+    this.metric = this.timed ? requestAttributes(backend) : NO_ATTRIBUTES;
+    if (tracing) {
+      const parent = context.active();
+      this.span = agentTracer().startSpan(
+        `${OPERATION.chat} ${model}`,
+        { kind: SpanKind.CLIENT, attributes: spanAttributes(r, this.metric) },
+        parent,
+      );
+      this.context = trace.setSpan(parent, this.span);
+    } else {
+      this.span = UNTRACED;
+      this.context = undefined;
+    }
+    this.capture = this.span.isRecording() && captureMessageContent();
+    if (this.capture) {
       const system = systemInstructions(r.messages);
       if (system !== undefined) this.span.setAttribute(ATTR.systemInstructions, system);
       this.span.setAttribute(ATTR.inputMessages, inputMessages(r.messages));
@@ -86,6 +96,10 @@ export class ChatTelemetry {
 
   /** An attempt starts. */
   attempt(): void {
+    if (!this.timed) {
+      this.firstEvent = -1;
+      return;
+    }
     this.attemptStart = performance.now();
     this.firstEvent = 0;
   }
@@ -110,8 +124,6 @@ export class ChatTelemetry {
   /** The request was answered. */
   answered(a: ChatAnswer): void {
     const span = this.span;
-    const metric = this.metric;
-    if (this.servedBy !== undefined) metric[ATTR.responseModel] = this.servedBy;
     const firstChunk = this.firstEvent > 0 ? (this.firstEvent - this.attemptStart) * SECONDS : undefined;
     if (span.isRecording()) {
       span.setAttributes({
@@ -121,15 +133,18 @@ export class ChatTelemetry {
         ...(firstChunk !== undefined && { [ATTR.responseTimeToFirstChunk]: firstChunk }),
       });
       if (a.usage) span.setAttributes(usageAttributes(a.usage));
-      if (captureMessageContent())
-        span.setAttribute(ATTR.outputMessages, outputMessages(a.message, a.reason));
+      if (this.capture) span.setAttribute(ATTR.outputMessages, outputMessages(a.message, a.reason));
     }
-    const instruments = agentInstruments();
-    if (a.usage) {
-      instruments.tokenUsage.record(a.usage.inputTokens, { ...metric, [ATTR.tokenType]: "input" });
-      instruments.tokenUsage.record(a.usage.outputTokens, { ...metric, [ATTR.tokenType]: "output" });
+    if (this.measuring) {
+      const metric = this.metric;
+      if (this.servedBy !== undefined) metric[ATTR.responseModel] = this.servedBy;
+      const instruments = agentInstruments();
+      if (a.usage) {
+        instruments.tokenUsage.record(a.usage.inputTokens, { ...metric, [ATTR.tokenType]: "input" });
+        instruments.tokenUsage.record(a.usage.outputTokens, { ...metric, [ATTR.tokenType]: "output" });
+      }
+      if (firstChunk !== undefined) instruments.timeToFirstChunk.record(firstChunk, metric);
     }
-    if (firstChunk !== undefined) instruments.timeToFirstChunk.record(firstChunk, metric);
     this.end();
   }
 
@@ -137,8 +152,7 @@ export class ChatTelemetry {
   failed(error: unknown): void {
     const errorType = failureType(error);
     recordFailure(this.span, error, errorType);
-    this.metric[ATTR.errorType] = errorType;
-    this.end();
+    this.end(errorType);
   }
 
   /** The turn's signal cut the request short. */
@@ -147,14 +161,39 @@ export class ChatTelemetry {
       this.span.setAttribute(ATTR.errorType, INTERRUPTED);
       this.span.setStatus({ code: SpanStatusCode.ERROR, message: "the request was interrupted" });
     }
-    this.metric[ATTR.errorType] = INTERRUPTED;
-    this.end();
+    this.end(INTERRUPTED);
   }
 
-  private end(): void {
+  private end(errorType?: string): void {
     this.span.end();
+    if (!this.measuring) return;
+    if (errorType !== undefined) this.metric[ATTR.errorType] = errorType;
     agentInstruments().operationDuration.record((performance.now() - this.started) * SECONDS, this.metric);
   }
+}
+
+/** What both the span and the measurements say of a request. */
+function requestAttributes(backend: Backend): Attributes {
+  const attributes: Attributes = {
+    [ATTR.operationName]: OPERATION.chat,
+    [ATTR.providerName]: providerName(backend.provider),
+    [ATTR.requestModel]: backend.model,
+  };
+  const server = backend.server;
+  if (server) {
+    attributes[ATTR.serverAddress] = server.address;
+    attributes[ATTR.serverPort] = server.port;
+  }
+  return attributes;
+}
+
+/** What the span starts with: the request's attributes, and what only the span says. */
+function spanAttributes(r: TracedRequest, common: Attributes): Attributes {
+  const attributes: Attributes = { ...common, [ATTR.requestStream]: true, [ATTR.backend]: r.backend.name };
+  if (r.purpose) attributes[ATTR.purpose] = r.purpose;
+  if (r.conversationId !== undefined) attributes[ATTR.conversationId] = r.conversationId;
+  if (r.params.maxTokens !== undefined) attributes[ATTR.requestMaxTokens] = r.params.maxTokens;
+  return attributes;
 }
 
 function usageAttributes(u: Usage): Attributes {

@@ -1,6 +1,6 @@
 import type { Backend } from "@ollie/backends";
 import { ATTR, providerName } from "@ollie/telemetry";
-import { agentInstruments } from "./agent-telemetry.js";
+import { agentInstruments, metricsLive } from "./agent-telemetry.js";
 
 /**
  * Adds a request's cost to `ollie.cost.usage`, by profile, backend, provider and model: few values each,
@@ -12,6 +12,7 @@ export function countCost(
   backend: Pick<Backend, "name" | "provider">,
   model: string,
 ): void {
+  if (!metricsLive()) return;
   agentInstruments().cost.add(costUsd, {
     ...(profile !== undefined && { [ATTR.agentName]: profile }),
     [ATTR.backend]: backend.name,

@@ -5,7 +5,7 @@
 import type { ToolCall, ToolResultMessage } from "@ollie/backends";
 import { ATTR, captureMessageContent, OPERATION, truncateContent } from "@ollie/telemetry";
 import { type Attributes, context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
-import { agentInstruments, agentTracer } from "./agent-telemetry.js";
+import { agentInstruments, agentTracer, metricsLive, tracingLive, UNTRACED } from "./agent-telemetry.js";
 
 /**
  * Why a call failed, as its span's `error.type`: a preTool hook refused it, its arguments were refused, it
@@ -32,24 +32,26 @@ export async function traceToolCall(
   profile: string | undefined,
   work: (note: CallNote) => Promise<ToolResultMessage>,
 ): Promise<ToolResultMessage> {
-  const started = performance.now();
-  const metric: Attributes = {
-    [ATTR.operationName]: OPERATION.executeTool,
-    [ATTR.toolName]: call.name,
-    [ATTR.toolType]: toolType(call.name),
-  };
-  if (profile !== undefined) metric[ATTR.agentName] = profile;
-  const span = agentTracer().startSpan(`${OPERATION.executeTool} ${call.name}`, {
-    kind: SpanKind.INTERNAL,
-    attributes: { ...metric, [ATTR.toolCallId]: call.id },
-  });
+  const tracing = tracingLive();
+  const measuring = metricsLive();
+  const started = measuring ? performance.now() : 0;
+  const metric: Attributes | undefined = tracing || measuring ? callAttributes(call, profile) : undefined;
+  const span =
+    metric && tracing
+      ? agentTracer().startSpan(`${OPERATION.executeTool} ${call.name}`, {
+          kind: SpanKind.INTERNAL,
+          attributes: { ...metric, [ATTR.toolCallId]: call.id },
+        })
+      : UNTRACED;
   const recording = span.isRecording();
   const capture = recording && captureMessageContent();
   if (capture) span.setAttribute(ATTR.toolCallArguments, truncateContent(argumentsText(call)));
   const note: CallNote = {};
   let failure: string | undefined;
   try {
-    const result = await context.with(trace.setSpan(context.active(), span), () => work(note));
+    const result = await (span === UNTRACED
+      ? work(note)
+      : context.with(trace.setSpan(context.active(), span), () => work(note)));
     failure = note.failure ?? (result.isError ? "tool_error" : undefined);
     if (recording) {
       span.setAttribute(ATTR.toolCached, note.cached === true);
@@ -61,18 +63,31 @@ export async function traceToolCall(
     failure = "tool_error";
     throw error;
   } finally {
-    if (failure !== undefined) {
-      metric[ATTR.errorType] = failure;
+    if (failure !== undefined && recording) {
       span.setAttribute(ATTR.errorType, failure);
       span.setStatus({ code: SpanStatusCode.ERROR });
-      agentInstruments().toolFailures.add(1, {
-        [ATTR.toolName]: call.name,
-        [ATTR.errorType]: failure,
-      });
     }
     span.end();
-    agentInstruments().executeToolDuration.record((performance.now() - started) / 1000, metric);
+    if (measuring && metric) {
+      const instruments = agentInstruments();
+      if (failure !== undefined) {
+        metric[ATTR.errorType] = failure;
+        instruments.toolFailures.add(1, { [ATTR.toolName]: call.name, [ATTR.errorType]: failure });
+      }
+      instruments.executeToolDuration.record((performance.now() - started) / 1000, metric);
+    }
   }
+}
+
+/** What both the span and the measurements say of a call. */
+function callAttributes(call: ToolCall, profile: string | undefined): Attributes {
+  const attributes: Attributes = {
+    [ATTR.operationName]: OPERATION.executeTool,
+    [ATTR.toolName]: call.name,
+    [ATTR.toolType]: toolType(call.name),
+  };
+  if (profile !== undefined) attributes[ATTR.agentName] = profile;
+  return attributes;
 }
 
 const argumentsText = (call: ToolCall) => call.rawArguments ?? JSON.stringify(call.arguments);

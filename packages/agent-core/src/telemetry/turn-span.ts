@@ -24,7 +24,7 @@ import {
 import type { SubmitOptions } from "../agent/submit-options.js";
 import type { TurnOutcome } from "../events/turn-outcome.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { agentInstruments, agentTracer, failureType } from "./agent-telemetry.js";
+import { agentInstruments, agentTracer, failureType, metricsLive } from "./agent-telemetry.js";
 
 /** Where a turn's span belongs: its parent and links, captured when its prompt was submitted. */
 export interface TurnTrace {
@@ -129,8 +129,10 @@ export async function invokeAgent(
     throw error;
   } finally {
     span.end();
-    if (errorType !== undefined) common[ATTR.errorType] = errorType;
-    agentInstruments().invokeAgentDuration.record((performance.now() - started) / 1000, common);
+    if (metricsLive()) {
+      if (errorType !== undefined) common[ATTR.errorType] = errorType;
+      agentInstruments().invokeAgentDuration.record((performance.now() - started) / 1000, common);
+    }
   }
 }
 
