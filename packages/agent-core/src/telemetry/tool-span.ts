@@ -35,14 +35,13 @@ export async function traceToolCall(
   const tracing = tracingLive();
   const measuring = metricsLive();
   const started = measuring ? performance.now() : 0;
-  const metric: Attributes | undefined = tracing || measuring ? callAttributes(call, profile) : undefined;
-  const span =
-    metric && tracing
-      ? agentTracer().startSpan(`${OPERATION.executeTool} ${call.name}`, {
-          kind: SpanKind.INTERNAL,
-          attributes: { ...metric, [ATTR.toolCallId]: call.id },
-        })
-      : UNTRACED;
+  const metric = measuring ? callAttributes(call, profile, {}) : undefined;
+  const span = tracing
+    ? agentTracer().startSpan(`${OPERATION.executeTool} ${call.name}`, {
+        kind: SpanKind.INTERNAL,
+        attributes: callAttributes(call, profile, { [ATTR.toolCallId]: call.id }),
+      })
+    : UNTRACED;
   const recording = span.isRecording();
   const capture = recording && captureMessageContent();
   if (capture) span.setAttribute(ATTR.toolCallArguments, truncateContent(argumentsText(call)));
@@ -68,7 +67,7 @@ export async function traceToolCall(
       span.setStatus({ code: SpanStatusCode.ERROR });
     }
     span.end();
-    if (measuring && metric) {
+    if (metric) {
       const instruments = agentInstruments();
       if (failure !== undefined) {
         metric[ATTR.errorType] = failure;
@@ -79,13 +78,11 @@ export async function traceToolCall(
   }
 }
 
-/** What both the span and the measurements say of a call. */
-function callAttributes(call: ToolCall, profile: string | undefined): Attributes {
-  const attributes: Attributes = {
-    [ATTR.operationName]: OPERATION.executeTool,
-    [ATTR.toolName]: call.name,
-    [ATTR.toolType]: toolType(call.name),
-  };
+/** What both the span and the measurements say of a call, written into `attributes`. */
+function callAttributes(call: ToolCall, profile: string | undefined, attributes: Attributes): Attributes {
+  attributes[ATTR.operationName] = OPERATION.executeTool;
+  attributes[ATTR.toolName] = call.name;
+  attributes[ATTR.toolType] = toolType(call.name);
   if (profile !== undefined) attributes[ATTR.agentName] = profile;
   return attributes;
 }
