@@ -93,8 +93,13 @@ export class StreamIdleError extends TransientError {
  * Never throws: a failure comes back, as a BackendError whatever the backend threw, with the text its last
  * attempt had streamed.
  */
-export async function requestReply(r: ModelRequest): Promise<ModelReply> {
+export function requestReply(r: ModelRequest): Promise<ModelReply> {
   const chat = new ChatTelemetry(r);
+  // Untraced and unmeasured, the request runs as it would without telemetry, with no layer around it.
+  return chat.timed ? tracedRequest(r, chat) : attempts(r, chat);
+}
+
+async function tracedRequest(r: ModelRequest, chat: ChatTelemetry): Promise<ModelReply> {
   let reply: ModelReply;
   try {
     reply = await (chat.context ? context.with(chat.context, () => attempts(r, chat)) : attempts(r, chat));

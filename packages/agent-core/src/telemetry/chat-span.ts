@@ -51,8 +51,8 @@ export class ChatTelemetry {
   readonly span: Span;
   /** The context with the span current, for the attempts; none when nothing traces them. */
   readonly context: Context | undefined;
-  /** Whether the request is timed: for a span or a measurement. */
-  private readonly timed: boolean;
+  /** Whether the request is timed and watched at all: for a span or a measurement. */
+  readonly timed: boolean;
   private readonly started: number;
   /** Whether a meter provider is registered, and the attributes its measurements carry. */
   private readonly measuring: boolean;

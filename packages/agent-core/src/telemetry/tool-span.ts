@@ -27,13 +27,24 @@ export interface CallNote {
 const toolType = (name: string) => (name.startsWith("mcp__") ? "extension" : "function");
 
 /** Runs a call (`work`) in its span, current for it, and records its duration and failure. */
-export async function traceToolCall(
+export function traceToolCall(
   call: ToolCall,
   profile: string | undefined,
   work: (note: CallNote) => Promise<ToolResultMessage>,
 ): Promise<ToolResultMessage> {
   const tracing = tracingLive();
   const measuring = metricsLive();
+  // Untraced and unmeasured, the call runs as it would without telemetry, with no layer around it.
+  return tracing || measuring ? tracedCall(call, profile, work, tracing, measuring) : work({});
+}
+
+async function tracedCall(
+  call: ToolCall,
+  profile: string | undefined,
+  work: (note: CallNote) => Promise<ToolResultMessage>,
+  tracing: boolean,
+  measuring: boolean,
+): Promise<ToolResultMessage> {
   const started = measuring ? performance.now() : 0;
   const metric = measuring ? callAttributes(call, profile, {}) : undefined;
   const span = tracing

@@ -24,7 +24,7 @@ import {
 import type { SubmitOptions } from "../agent/submit-options.js";
 import type { TurnOutcome } from "../events/turn-outcome.js";
 import type { Runtime } from "../runtime/runtime.js";
-import { agentInstruments, agentTracer, failureType, metricsLive } from "./agent-telemetry.js";
+import { agentInstruments, agentTracer, failureType, metricsLive, tracingLive } from "./agent-telemetry.js";
 
 /** Where a turn's span belongs: its parent and links, captured when its prompt was submitted. */
 export interface TurnTrace {
@@ -90,6 +90,10 @@ export async function invokeAgent(
   where: TurnTrace,
   run: (seen: (outcome: TurnOutcome) => void) => Promise<TurnOutcome>,
 ): Promise<TurnOutcome> {
+  const tracing = tracingLive();
+  const measuring = metricsLive();
+  // Untraced and unmeasured, the turn runs as it would without telemetry, under the context it was given.
+  if (!tracing && !measuring) return context.with(where.parent, () => run(ignore));
   const started = performance.now();
   const backend = a.runtime.backend;
   const common: Attributes = {
@@ -129,7 +133,7 @@ export async function invokeAgent(
     throw error;
   } finally {
     span.end();
-    if (metricsLive()) {
+    if (measuring) {
       if (errorType !== undefined) common[ATTR.errorType] = errorType;
       agentInstruments().invokeAgentDuration.record((performance.now() - started) / 1000, common);
     }
