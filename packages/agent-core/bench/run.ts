@@ -9,6 +9,7 @@ import { Agent, ToolSet } from "../src/index.js";
 import { DEFAULT_RETRY_POLICY } from "../src/model/retry-policy.js";
 import { idleHeap } from "./idle-heap.js";
 import { loopHttp } from "./loop-http.js";
+import { telemetryOverhead } from "./telemetry-overhead.js";
 
 /**
  * 1. Loop overhead per round of tool calls: a zero-latency scripted model and a no-op tool, 100 rounds,
@@ -20,6 +21,8 @@ import { loopHttp } from "./loop-http.js";
  * 3. Memory per idle agent holding a 200-message history, against the messages alone.
  * 4. Compacting a 500-message history, the (scripted, instant) model's time taken out.
  * 5. Running a hook: a shell command with a JSON payload, against spawning the same shell bare.
+ * 6. The loop of 1. with OpenTelemetry off, with an SDK recording every span but sending none, and exporting
+ *    OTLP protobuf to a local receiver (bench/telemetry-overhead.ts).
  */
 
 const ROUNDS = 100;
@@ -214,3 +217,5 @@ console.log(`2. ${await loopHttp()}`);
     `5. a hook (sh -c, JSON on stdin, OLLIE_* variables, what it started swept when it ends): ${hm.toFixed(2)} ms; the same shell spawned bare ${bm.toFixed(2)} ms; overhead ${(hm - bm).toFixed(2)} ms (median of 50)`,
   );
 }
+
+console.log(`6. ${await telemetryOverhead(loopRun, ROUNDS)}`);

@@ -12,6 +12,7 @@ export {
   TurnInterruptedError,
 } from "./agent/errors.js";
 export { Submission } from "./agent/submission.js";
+export type { SubmitOptions } from "./agent/submit-options.js";
 export {
   type BudgetedRequest,
   budgetRefusal,

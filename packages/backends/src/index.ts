@@ -1,6 +1,6 @@
 // The public face of @ollie/backends: every name exported here is part of the API.
 
-export type { Backend } from "./backend.js";
+export type { Backend, ServerAddress } from "./backend.js";
 export {
   type BackendsConf,
   BackendsConfError,

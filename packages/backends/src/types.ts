@@ -119,6 +119,13 @@ export type StreamEvent =
       raw?: string;
       /** The whole reply, assembled from the events. */
       message: AssistantMessage;
+      /**
+       * The model that served the reply as the provider named it (often a dated version of the model asked
+       * for), when the stream said.
+       */
+      model?: string;
+      /** The provider's id of the reply (a chat completion's, a message's, a response's), when the stream said. */
+      id?: string;
     };
 
 /** Sampling and output settings; providers ignore what they do not have. */

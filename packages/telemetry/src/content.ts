@@ -7,14 +7,19 @@ const CAPTURE_ENV = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT";
 export const CONTENT_LIMIT = 16_384;
 
 let configured: boolean | undefined;
+/** The environment variable's word, read once: it is asked at every traced request and call. */
+let fromEnv: boolean | undefined;
 
 /** Turns capture on or off for this process, over the environment variable; undefined defers to it again. */
 export function setCaptureMessageContent(capture: boolean | undefined): void {
   configured = capture;
 }
 
+/** Whether contents are captured: as set, else as the environment variable said when first asked. */
 export function captureMessageContent(): boolean {
-  return configured ?? process.env[CAPTURE_ENV]?.trim().toLowerCase() === "true";
+  if (configured !== undefined) return configured;
+  fromEnv ??= process.env[CAPTURE_ENV]?.trim().toLowerCase() === "true";
+  return fromEnv;
 }
 
 /** `text` cut to CONTENT_LIMIT characters, with the count of what was left off. */

@@ -14,6 +14,7 @@ import { History } from "../history/history.js";
 import { emptyTaskState, type TaskState } from "../history/task-state.js";
 import { UsageMeter } from "../history/usage-meter.js";
 import { CONTINUE, type HookEvent, type HookResult } from "../hooks/agent-hooks.js";
+import { errorFields } from "../hooks/error-fields.js";
 import { DEFAULT_DISPATCH, type DispatchOptions } from "../loop/dispatch.js";
 import { DEFAULT_SAFETY_LIMITS, type SafetyLimits } from "../loop/safety.js";
 import type { TurnContext } from "../loop/turn-context.js";
@@ -21,6 +22,8 @@ import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "../model/retry-policy.js
 import type { PersistedSession } from "../persist/persisted-session.js";
 import { newSessionId } from "../persist/session-id.js";
 import { type Runtime, refreshRuntime } from "../runtime/runtime.js";
+import { traceHook } from "../telemetry/hook-span.js";
+import type { TurnTrace } from "../telemetry/turn-span.js";
 import type { AgentOptions } from "./agent-options.js";
 import type { BoundedQueue } from "./bounded-queue.js";
 import { ChangeWatch } from "./change-watch.js";
@@ -33,10 +36,11 @@ export type Watched = { state: AgentState; name: string };
 
 const NO_LISTENERS: readonly AgentListener[] = [];
 
-/** A submitted prompt waiting its turn, and how its submission is settled. */
+/** A submitted prompt waiting its turn, how its submission is settled, and where its turn's span belongs. */
 export interface QueuedPrompt {
   prompt: string;
   settle(outcome: TurnOutcome): void;
+  trace: TurnTrace;
 }
 
 /** AgentOptions without the saved state an agent starts from. */
@@ -330,7 +334,11 @@ export class AgentCore implements TurnContext, CompactionHost {
     if (!hooks?.run || hooks.handles?.(event) === false) return CONTINUE;
     const canBlock = !AFTER_THE_FACT.has(event);
     const payload = this.hookPayload(event, extra);
-    const result = await this.busyWith(`hook: ${event}`, () => hooks.run!(event, payload, signal, canBlock));
+    const result = await traceHook(
+      event,
+      () => this.busyWith(`hook: ${event}`, () => hooks.run!(event, payload, signal, canBlock)),
+      (r) => ({ action: r.action, warnings: r.warnings.length }),
+    );
     for (const warning of result.warnings) this.emit({ type: "info", message: `warning: ${warning}` });
     if (result.action === "block" && !canBlock) {
       const said = result.output ? `: ${result.output}` : "";
@@ -344,7 +352,8 @@ export class AgentCore implements TurnContext, CompactionHost {
     const hooks = this.runtime.spec.hooks;
     if (!hooks?.turnError || hooks.handles?.("turnError") === false) return false;
     const payload = this.hookPayload("turnError", errorFields(error));
-    return this.busyWith("hook: turnError", () => hooks.turnError!(payload, signal));
+    const work = () => this.busyWith("hook: turnError", () => hooks.turnError!(payload, signal));
+    return traceHook("turnError", work, (taken) => ({ action: taken ? "handled" : "continue", warnings: 0 }));
   }
 
   compact(trigger: CompactionTrigger, signal: AbortSignal): Promise<CompactionDone> {
@@ -371,24 +380,4 @@ export class AgentCore implements TurnContext, CompactionHost {
     const contextLength = await this.contextLength();
     return { tokens, contextLength, fraction: tokens / contextLength, counted };
   }
-}
-
-function errorFields(error: unknown): Record<string, unknown> {
-  const e = error as {
-    name?: string;
-    message?: string;
-    status?: number;
-    provider?: string;
-    profile?: string;
-    retryAfterMs?: number;
-  };
-  return {
-    error: e?.message ?? String(error),
-    error_type: e?.name,
-    status: e?.status,
-    // A BackendError's provider kind (openai, anthropic…) and the backend's configured name.
-    provider: e?.provider,
-    backend: e?.profile,
-    retry_after_ms: e?.retryAfterMs,
-  };
 }

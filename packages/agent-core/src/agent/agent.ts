@@ -5,10 +5,10 @@ import type { TurnOutcome } from "../events/turn-outcome.js";
 import { hookNote } from "../history/nudge.js";
 import { emptyTaskState, type TaskState } from "../history/task-state.js";
 import { emptyTotals, type UsageTotals } from "../history/usage-meter.js";
-import { runTurn } from "../loop/run-turn.js";
 import type { PersistedSession } from "../persist/persisted-session.js";
 import { repairSession } from "../persist/session-repair.js";
 import { buildRuntime, type Runtime, type RuntimeSpec, requestMessages } from "../runtime/runtime.js";
+import { INJECTED_TURN, invokeAgent, type TurnTrace, turnTraceOf } from "../telemetry/turn-span.js";
 import { AgentCore, type LastingOptions, lasting, type Watched } from "./agent-core.js";
 import type { AgentOptions } from "./agent-options.js";
 import { BoundedQueue } from "./bounded-queue.js";
@@ -21,6 +21,8 @@ import {
   TurnInterruptedError,
 } from "./errors.js";
 import { Submission } from "./submission.js";
+import type { SubmitOptions } from "./submit-options.js";
+import { turnWithHooks } from "./turn-with-hooks.js";
 
 /**
  * An agent: an identity, a conversation, and the runtime it answers with (backend, tools, preamble). Turns
@@ -175,8 +177,10 @@ export class Agent {
    * Submits a prompt. It runs now if the agent is idle, else after the turns ahead of it (`position` says
    * how many). Await the submission for the turn's outcome. Throws QueueFullError, and queues nothing, when
    * the queue is full. A queued prompt is never dropped: interrupting the running turn does not touch it.
+   * The turn's span is a child of `options.parent` (the context active now by default), linked to
+   * `options.links`.
    */
-  submit(prompt: string): Submission {
+  submit(prompt: string, options?: SubmitOptions): Submission {
     let settle!: (o: TurnOutcome) => void;
     const done = new Promise<TurnOutcome>((resolve) => {
       settle = resolve;
@@ -184,7 +188,8 @@ export class Agent {
     this.core.queue ??= new BoundedQueue(this.capacity);
     const queue = this.core.queue;
     const position = queue.length + (this.running ? 1 : 0);
-    if (!queue.push({ prompt, settle })) throw new QueueFullError(queue.capacity);
+    if (!queue.push({ prompt, settle, trace: turnTraceOf(options) }))
+      throw new QueueFullError(queue.capacity);
     this.draining ??= this.drain();
     return new Submission(position, done);
   }
@@ -338,12 +343,12 @@ export class Agent {
       for (;;) {
         // Text injected too late for the turn it was meant for is not lost: it runs as the next turn.
         if (this.core.injected > 0) {
-          await this.runOne(this.core.takeInjections().join("\n\n"));
+          await this.runOne(this.core.takeInjections().join("\n\n"), INJECTED_TURN);
           continue;
         }
         const next = this.core.queue?.shift();
         if (!next) break;
-        next.settle(await this.runOne(next.prompt));
+        next.settle(await this.runOne(next.prompt, next.trace));
       }
     } finally {
       this.draining = undefined;
@@ -352,41 +357,15 @@ export class Agent {
     }
   }
 
-  /**
-   * Runs a turn, then the postTurn hook. A block makes the turn go on, its output as the next prompt — at
-   * most POST_TURN_BLOCKS times in a row; the payload says how many blocks came before.
-   */
-  private async runOne(prompt: string): Promise<TurnOutcome> {
+  /** Runs a prompt's turn (and its continuations) in its `invoke_agent` span, under `where`. */
+  private async runOne(prompt: string, where: TurnTrace): Promise<TurnOutcome> {
     const controller = new AbortController();
     const core = this.core;
     this.running = controller;
     // A prompt from the user: automatic compactions may start counting again.
     core.autoCompactions = 0;
     try {
-      let outcome = await runTurn(core, prompt, controller.signal);
-      for (let blocks = 0; core.runtime.spec.hooks?.run && !controller.signal.aborted; blocks++) {
-        const post = await core.hook(
-          "postTurn",
-          {
-            status: outcome.status,
-            steps: outcome.steps,
-            reply: outcome.reply?.content ?? "",
-            block_count: blocks,
-            hook_active: blocks > 0,
-          },
-          controller.signal,
-        );
-        if (post.action !== "block") break;
-        if (blocks >= POST_TURN_BLOCKS) {
-          core.emit({
-            type: "info",
-            message: `the postTurn hook blocked ${blocks} times in a row; the turn ends anyway`,
-          });
-          break;
-        }
-        outcome = await runTurn(core, hookNote("postTurn", post.output), controller.signal);
-      }
-      return outcome;
+      return await invokeAgent(core, where, (seen) => turnWithHooks(core, prompt, controller.signal, seen));
     } finally {
       this.running = undefined;
     }
@@ -395,6 +374,3 @@ export class Agent {
 
 /** Prompts that may wait behind the running turn when `maxQueue` is not given. */
 const DEFAULT_MAX_QUEUE = 64;
-
-/** At most this many postTurn blocks in a row keep a turn going. */
-const POST_TURN_BLOCKS = 3;

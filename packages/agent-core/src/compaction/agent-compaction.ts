@@ -9,12 +9,16 @@ import type { TaskState } from "../history/task-state.js";
 import type { HookEvent, HookResult } from "../hooks/agent-hooks.js";
 import type { RetryPolicy } from "../model/retry-policy.js";
 import { buildRuntime, type Runtime } from "../runtime/runtime.js";
+import { type CompactionNote, traceCompaction } from "../telemetry/compaction-span.js";
+import { countCost } from "../telemetry/cost.js";
 import { compactHistory } from "./compact.js";
 import type { CompactionOptions, CompactionTrigger } from "./compaction-options.js";
 
 /** What compacting an agent reads and changes of it. */
 export interface CompactionHost extends GatedAgent {
   readonly sessionId: string;
+  /** The profile the agent runs, for the cost counter. */
+  readonly profile: string | undefined;
   readonly history: History;
   taskState: TaskState;
   runtime: Runtime;
@@ -46,10 +50,19 @@ export interface CompactionDone {
  * whether the history was replaced and saved enough to count as progress. Never throws: a failure is an
  * `error` event, and the old history stays.
  */
-export async function compactAgent(
+export function compactAgent(
   host: CompactionHost,
   trigger: CompactionTrigger,
   signal: AbortSignal,
+): Promise<CompactionDone> {
+  return traceCompaction(trigger, (note) => compact(host, trigger, signal, note));
+}
+
+async function compact(
+  host: CompactionHost,
+  trigger: CompactionTrigger,
+  signal: AbortSignal,
+  note: CompactionNote,
 ): Promise<CompactionDone> {
   const contextLength = await host.contextLength();
   const pre = await host.hook("preCompact", { trigger, messages: host.history.length }, signal);
@@ -95,10 +108,13 @@ export async function compactAgent(
       signal,
       onUsage: (usage, model) => {
         const costUsd = host.usage.addCompaction(model, usage, trigger !== "command");
+        countCost(costUsd, host.profile, backend, model);
         host.emit(usageEvent(host.usage, usage, costUsd, model));
       },
     });
     restoreModel();
+    note.tokensBefore = result.tokensBefore;
+    note.tokensAfter = result.tokensAfter;
     host.replaceHistory(result.messages);
     host.taskState = result.taskState;
     if (spec.reloadPrompt || spec.reloadSystemPrompt) {
@@ -139,6 +155,7 @@ export async function compactAgent(
   } catch (error) {
     restoreModel();
     if (signal.aborted) return { compacted: false, progress: false };
+    note.failure = error;
     host.emit({
       type: "error",
       message: `the compaction failed and the history was kept as it was: ${describeError(error)}`,

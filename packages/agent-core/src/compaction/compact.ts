@@ -136,6 +136,8 @@ async function summarize(run: CompactionRun, older: readonly Message[]) {
     onReasoning: () => {},
     onRetry: () => {},
     onError: async () => false,
+    purpose: "compaction",
+    conversationId: run.sessionId,
   });
   if (!reply.ok) throw reply.aborted ? run.signal.reason : reply.error;
   // Counted before the reply is read: a summary that cannot be used has cost as much as one that can.

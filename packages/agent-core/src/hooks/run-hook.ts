@@ -1,4 +1,5 @@
 import { loadSandbox, SandboxNotInstalledError } from "@ollie/backends";
+import { traceCarrierOf, traceEnv } from "@ollie/telemetry";
 import { hookEnv } from "./hook-env.js";
 
 /**
@@ -60,7 +61,8 @@ export async function runHook(
   }
   const { result, stopped: why } = await runShellInGroup(command, {
     cwd: o.cwd,
-    env: { ...(o.env ?? process.env), ...hookEnv(payload) },
+    // The hook's span, as its parent: a hook that traces what it does joins the agent's trace.
+    env: { ...(o.env ?? process.env), ...hookEnv(payload), ...traceEnv(traceCarrierOf()) },
     input: `${JSON.stringify(payload)}\n`,
     maxBuffer: OUTPUT_LIMIT,
     timeoutMs,

@@ -1,6 +1,7 @@
 import type { AssistantMessage, ToolResultMessage } from "@ollie/backends";
 import { describeError } from "../events/describe-error.js";
 import { inferTaskState, renderTaskState } from "../history/task-state.js";
+import { noteNudge, noteSafetyStop } from "../telemetry/turn-events.js";
 import { type SafetyMonitor, SafetyStopError } from "./safety.js";
 import type { TurnContext } from "./turn-context.js";
 import { addUserMessage } from "./turn-start.js";
@@ -32,9 +33,13 @@ export async function afterRound(
     failed: results.map((r) => r.isError === true),
     lastAction: t.taskState.lastAction,
   });
-  if (verdict.abort !== undefined) return new SafetyStopError(verdict.abort);
+  if (verdict.abort !== undefined) {
+    noteSafetyStop(verdict.abort);
+    return new SafetyStopError(verdict.abort);
+  }
   if (t.runtime.guidance) {
     for (const nudge of verdict.nudges) {
+      noteNudge(nudge);
       addUserMessage(t, nudge, "ollie");
       t.emit({ type: "info", message: nudge });
     }

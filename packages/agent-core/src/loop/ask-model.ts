@@ -33,5 +33,7 @@ export function askModel(
         error,
       }),
     onError,
+    purpose: "turn",
+    conversationId: t.sessionId,
   });
 }

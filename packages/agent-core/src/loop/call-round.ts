@@ -27,6 +27,7 @@ export function runCallRound(
     onResult: (call, result) => t.emit({ type: "tool", call, result }),
     onEnd: (_call, result) => t.recordResult(result),
     cache,
+    ...(t.profile !== undefined && { profile: t.profile }),
     beforeCall: async (call, callSignal) => {
       const pre = await t.hook(
         "preTool",

@@ -1,6 +1,7 @@
 import type { ToolCall, ToolResultMessage } from "@ollie/backends";
 import { describeError } from "../events/describe-error.js";
 import { INTERRUPTED_RESULT } from "../history/history.js";
+import { type CallNote, type ToolFailure, traceToolCall } from "../telemetry/tool-span.js";
 import { argumentProblems } from "../tools/argument-check.js";
 import { argumentsRefused } from "../tools/argument-problems.js";
 import type { ToolExecutor, ToolInfo } from "../tools/tool-executor.js";
@@ -42,6 +43,8 @@ export interface Dispatch {
   afterCall?(call: ToolCall, result: ToolResultMessage, signal: AbortSignal): Promise<ToolResultMessage>;
   /** The turn's file-read cache. */
   cache?: ReadCache;
+  /** The profile the agent runs, for the calls' metrics. */
+  profile?: string;
 }
 
 /**
@@ -80,9 +83,14 @@ export async function dispatchCalls(d: Dispatch): Promise<ToolResultMessage[]> {
   return results;
 }
 
-async function runCall(d: Dispatch, call: ToolCall): Promise<ToolResultMessage> {
+function runCall(d: Dispatch, call: ToolCall): Promise<ToolResultMessage> {
+  return traceToolCall(call, d.profile, (note) => runTracedCall(d, call, note));
+}
+
+async function runTracedCall(d: Dispatch, call: ToolCall, note: CallNote): Promise<ToolResultMessage> {
   const refusal = d.beforeCall && !d.signal.aborted ? await d.beforeCall(call, d.signal) : undefined;
   if (refusal !== undefined) {
+    note.failure = "refused";
     return {
       role: "tool",
       toolCallId: call.id,
@@ -93,12 +101,17 @@ async function runCall(d: Dispatch, call: ToolCall): Promise<ToolResultMessage> 
   }
   const info = d.tools.get(call.name);
   const cached = await d.cache?.lookup(call, info);
-  const result = cached ?? (await executeCall(d, call));
+  if (cached) note.cached = true;
+  const result = cached ?? (await executeCall(d, call, note));
   if (!cached) await d.cache?.record(call, info, result);
   return d.afterCall && !d.signal.aborted ? d.afterCall(call, result, d.signal) : result;
 }
 
-async function executeCall(d: Dispatch, call: ToolCall): Promise<ToolResultMessage> {
+async function executeCall(d: Dispatch, call: ToolCall, note: CallNote): Promise<ToolResultMessage> {
+  const failed = (failure: ToolFailure, content: string) => {
+    note.failure = failure;
+    return result(content, true);
+  };
   const result = (content: string, isError: boolean): ToolResultMessage => ({
     role: "tool",
     toolCallId: call.id,
@@ -106,19 +119,17 @@ async function executeCall(d: Dispatch, call: ToolCall): Promise<ToolResultMessa
     content: capOutput(content, d.options.outputLimitBytes),
     ...(isError && { isError }),
   });
-  if (d.signal.aborted) return result(INTERRUPTED_RESULT, true);
+  if (d.signal.aborted) return failed("interrupted", INTERRUPTED_RESULT);
   if (call.argumentsError !== undefined) {
-    return result(
+    return failed(
+      "arguments",
       `${call.name} was not run: ${call.argumentsError}. Send the arguments as one JSON object.`,
-      true,
     );
   }
   const info = d.tools.get(call.name);
   const problems =
     info && !info.checksArguments ? argumentProblems(info.parameters, call.arguments) : undefined;
-  if (problems !== undefined) {
-    return result(argumentsRefused(call.name, problems), true);
-  }
+  if (problems !== undefined) return failed("arguments", argumentsRefused(call.name, problems));
   const timeoutMs = info?.timeoutMs ?? d.options.toolTimeoutMs;
   const controller = new AbortController();
   const stop = () => controller.abort(d.signal.reason);
@@ -135,9 +146,9 @@ async function executeCall(d: Dispatch, call: ToolCall): Promise<ToolResultMessa
     const out = await Promise.race([running, stopped]);
     return result(out.output, out.isError === true);
   } catch (error) {
-    if (d.signal.aborted) return result(INTERRUPTED_RESULT, true);
-    if (error instanceof ToolTimeoutError) return result(error.message, true);
-    return result(`${call.name} failed: ${describeError(error)}`, true);
+    if (d.signal.aborted) return failed("interrupted", INTERRUPTED_RESULT);
+    if (error instanceof ToolTimeoutError) return failed("timeout", error.message);
+    return failed("tool_error", `${call.name} failed: ${describeError(error)}`);
   } finally {
     clearTimeout(timer);
     d.signal.removeEventListener("abort", stop);

@@ -3,6 +3,7 @@ import { usageEvent } from "../events/usage-event.js";
 import { collapseCold } from "../history/tiers.js";
 import { type CutRequest, cutRequestUsage } from "../model/cut-request.js";
 import type { ModelReply } from "../model/model-request.js";
+import { countCost } from "../telemetry/cost.js";
 import type { RequestPlan } from "./next-request.js";
 import type { TurnContext } from "./turn-context.js";
 
@@ -27,7 +28,9 @@ export function recordReply(
   t.history.append(reply.message);
   const next = collapseCold(t.history, runtime.toolInfo, coldFrom, t.history.length - 1);
   if (reply.usage) {
-    const costUsd = t.usage.add(runtime.backend.model, reply.usage);
+    const { backend } = runtime;
+    const costUsd = t.usage.add(backend.model, reply.usage);
+    countCost(costUsd, t.profile, backend, backend.model);
     t.emit(usageEvent(t.usage, reply.usage, costUsd));
   }
   return { stop, coldFrom: next };
@@ -41,6 +44,8 @@ export function recordReply(
 export async function recordCutRequest(t: TurnContext, plan: RequestPlan, cut: CutRequest): Promise<void> {
   const { tokens } = await t.measure(plan.messages, plan.tools);
   const usage = cutRequestUsage(cut, tokens);
-  const costUsd = t.usage.add(plan.runtime.backend.model, usage);
+  const { backend } = plan.runtime;
+  const costUsd = t.usage.add(backend.model, usage);
+  countCost(costUsd, t.profile, backend, backend.model);
   t.emit(usageEvent(t.usage, usage, costUsd));
 }

@@ -4,6 +4,7 @@ import { askSpendingGate } from "../budget/ask-gate.js";
 import { describeError } from "../events/describe-error.js";
 import type { StopNotice } from "../events/stop-notice.js";
 import type { TurnError, TurnOutcome } from "../events/turn-outcome.js";
+import { noteMaxSteps } from "../telemetry/turn-events.js";
 import { afterRound } from "./after-round.js";
 import { askModel } from "./ask-model.js";
 import { refuseCalls, runCallRound } from "./call-round.js";
@@ -124,6 +125,7 @@ export async function runTurn(t: TurnContext, prompt: string, signal: AbortSigna
       // The last step: the next reply ends the turn.
       maxSteps = plan.runtime.maxSteps;
       t.emit({ type: "maxsteps", steps });
+      noteMaxSteps(steps);
       addUserMessage(
         t,
         `This turn has used all ${steps} of its steps. Do not call any more tools: answer now with what you found and what remains to be done. A tool call now is not run, and it ends the turn.`,

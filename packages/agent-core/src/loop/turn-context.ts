@@ -15,6 +15,9 @@ import type { SafetyLimits } from "./safety.js";
 
 /** What a turn reads and changes of its agent. */
 export interface TurnContext {
+  /** The session the turn belongs to, and the profile the agent runs (what its telemetry says). */
+  readonly sessionId: string;
+  readonly profile: string | undefined;
   readonly runtime: Runtime;
   /** Looks for a changed tool set after a round of calls, and rebuilds the runtime if it changed. */
   refreshRuntime(signal: AbortSignal): Promise<void>;

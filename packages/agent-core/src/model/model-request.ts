@@ -10,6 +10,8 @@ import {
   TransientError,
   type Usage,
 } from "@ollie/backends";
+import { context } from "@opentelemetry/api";
+import { ChatTelemetry } from "../telemetry/chat-span.js";
 import { AttemptTally, type CutRequest } from "./cut-request.js";
 import { RetryEcho } from "./retry-echo.js";
 import { attemptsFor, type RetryPolicy, retryDelayMs, sleep } from "./retry-policy.js";
@@ -32,6 +34,10 @@ export interface ModelRequest {
   onRetry(error: BackendError, attempt: number, delayMs: number, maxAttempts: number): void;
   /** Every failure, before any retry: resolve true when it has been dealt with elsewhere (the turnError hook). */
   onError(error: BackendError): Promise<boolean>;
+  /** What the request is for, as its span says: a turn's next step, or a compaction's summary. */
+  purpose?: "turn" | "compaction";
+  /** The session the request belongs to, as its span says. */
+  conversationId?: string;
 }
 
 export type ModelReply =
@@ -87,7 +93,28 @@ export class StreamIdleError extends TransientError {
  * Never throws: a failure comes back, as a BackendError whatever the backend threw, with the text its last
  * attempt had streamed.
  */
-export async function requestReply(r: ModelRequest): Promise<ModelReply> {
+export function requestReply(r: ModelRequest): Promise<ModelReply> {
+  const chat = new ChatTelemetry(r);
+  // Untraced and unmeasured, the request runs as it would without telemetry, with no layer around it.
+  return chat.timed ? tracedRequest(r, chat) : attempts(r, chat);
+}
+
+async function tracedRequest(r: ModelRequest, chat: ChatTelemetry): Promise<ModelReply> {
+  let reply: ModelReply;
+  try {
+    reply = await (chat.context ? context.with(chat.context, () => attempts(r, chat)) : attempts(r, chat));
+  } catch (error) {
+    // A listener's or a hook's bug, not the backend's: the span ends all the same.
+    chat.failed(error);
+    throw error;
+  }
+  if (reply.ok) chat.answered(reply);
+  else if (reply.aborted) chat.interrupted();
+  else chat.failed(reply.error);
+  return reply;
+}
+
+async function attempts(r: ModelRequest, chat: ChatTelemetry): Promise<ModelReply> {
   let shown = "";
   for (let attempt = 1; ; attempt++) {
     const echo = new RetryEcho(
@@ -97,7 +124,7 @@ export async function requestReply(r: ModelRequest): Promise<ModelReply> {
     );
     const tally = new AttemptTally();
     try {
-      return await attemptOnce(r, echo, tally);
+      return await attemptOnce(r, echo, tally, chat);
     } catch (thrown) {
       const partialText = echo.streamed;
       shown = echo.seen();
@@ -106,7 +133,9 @@ export async function requestReply(r: ModelRequest): Promise<ModelReply> {
       if (await r.onError(error)) return { ok: false, aborted: false, error, partialText, handled: true };
       const delay = retryDelayMs(r.policy, error, attempt);
       if (delay === undefined) return { ok: false, aborted: false, error, partialText, handled: false };
-      r.onRetry(error, attempt, delay, attemptsFor(r.policy, error));
+      const maxAttempts = attemptsFor(r.policy, error);
+      chat.retry(error, attempt, delay, maxAttempts);
+      r.onRetry(error, attempt, delay, maxAttempts);
       try {
         await sleep(delay, r.signal);
       } catch {
@@ -116,8 +145,14 @@ export async function requestReply(r: ModelRequest): Promise<ModelReply> {
   }
 }
 
-async function attemptOnce(r: ModelRequest, echo: RetryEcho, tally: AttemptTally): Promise<ModelReply> {
+async function attemptOnce(
+  r: ModelRequest,
+  echo: RetryEcho,
+  tally: AttemptTally,
+  chat: ChatTelemetry,
+): Promise<ModelReply> {
   r.signal.throwIfAborted();
+  chat.attempt();
   const attempt = new AbortController();
   const stopAttempt = () => attempt.abort(r.signal.reason);
   r.signal.addEventListener("abort", stopAttempt, { once: true });
@@ -127,6 +162,7 @@ async function attemptOnce(r: ModelRequest, echo: RetryEcho, tally: AttemptTally
   try {
     for await (const event of r.backend.chatStream(r.messages, r.tools, r.params, attempt.signal)) {
       idle.refresh();
+      if (chat.firstEvent === 0) chat.firstEvent = performance.now();
       switch (event.type) {
         case "text":
           echo.text(event.delta);
@@ -142,6 +178,7 @@ async function attemptOnce(r: ModelRequest, echo: RetryEcho, tally: AttemptTally
           tally.reported = event.usage;
           break;
         case "done":
+          chat.served(event.model, event.id);
           return {
             ok: true,
             message: event.message,

@@ -60,6 +60,11 @@ export interface SuiteOptions {
    * Kiro): the suite's refusal then comes twice, and the second one is final.
    */
   renewsCredential?: boolean;
+  /**
+   * What the provider's stream says of a reply, as the mock renders it: the model that served it, and the
+   * reply's id (none: the wire has no such field).
+   */
+  identifies: { model: boolean; id?: string };
   /** Faults this provider has no form of (Anthropic has no "tools unsupported" error). */
   without?: Array<MockFault["type"]>;
 }

@@ -75,6 +75,14 @@ export function providerSuite(o: SuiteOptions): { server: () => MockLlmServer } 
       expect(r.calls).toEqual([]);
     });
 
+    it("names the model that served the reply, and the reply's id, where the wire says them", async () => {
+      const backend = o.make(server);
+      server.enqueue({ text: "Hi." });
+      const { done } = await collect(backend.chatStream(conversation.slice(0, 2), [weatherTool], {}));
+      expect(done.model).toBe(o.identifies.model ? backend.model : undefined);
+      expect(done.id).toBe(o.identifies.id);
+    });
+
     it("two parallel tool calls whose arguments arrive in pieces", async () => {
       const args = [{ city: "Paris", units: "metric", note: "ünïcödé ✓" }, { city: "Tokyo" }];
       const r = await run({

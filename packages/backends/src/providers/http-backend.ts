@@ -1,7 +1,8 @@
-import type { Backend } from "../backend.js";
+import type { Backend, ServerAddress } from "../backend.js";
 import { Secret } from "../config/secret.js";
 import { AuthError, type ErrorSource } from "../errors.js";
 import { type HttpResponse, sendOk } from "../http/http-request.js";
+import { serverOf } from "../http/server-address.js";
 import { EventStream, type FrameReader, type WireDecoder } from "../stream/event-stream.js";
 import type { GenerationParams, Message, ModelInfo, StreamEvent, Tool } from "../types.js";
 
@@ -62,6 +63,11 @@ export abstract class HttpBackend<O extends HttpBackendOptions, I> implements Ba
 
   get model(): string {
     return this.currentModel;
+  }
+
+  /** The base URL's host and port (its credentials, path and query left out); undefined with no base. */
+  get server(): ServerAddress | undefined {
+    return serverOf(this.base);
   }
 
   setModel(model: string): void {

@@ -38,10 +38,21 @@ export class ReplyBuilder {
   private finished = false;
   private origin: Origin | undefined;
   private subscription = false;
+  private servedBy: string | undefined;
+  private replyId: string | undefined;
 
   /** Marks signed parts of the reply (reasoning, signed calls) as made by `origin`. */
   stamp(origin: Origin): void {
     this.origin = origin;
+  }
+
+  /**
+   * What the stream said of the reply: the model that served it and the provider's id for it. The first
+   * word on each is kept (a provider repeats them in every chunk); empty values are ignored.
+   */
+  identify(model: unknown, id: unknown): void {
+    if (this.servedBy === undefined && typeof model === "string" && model !== "") this.servedBy = model;
+    if (this.replyId === undefined && typeof id === "string" && id !== "") this.replyId = id;
   }
 
   get isDone(): boolean {
@@ -173,7 +184,14 @@ export class ReplyBuilder {
   done(reason: StopReason, raw?: string): void {
     if (this.finished) return;
     this.finished = true;
-    this.push({ type: "done", reason, ...(raw !== undefined && { raw }), message: this.message() });
+    this.push({
+      type: "done",
+      reason,
+      ...(raw !== undefined && { raw }),
+      message: this.message(),
+      ...(this.servedBy !== undefined && { model: this.servedBy }),
+      ...(this.replyId !== undefined && { id: this.replyId }),
+    });
   }
 }
 

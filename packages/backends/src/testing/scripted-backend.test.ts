@@ -18,7 +18,7 @@ describe("ScriptedBackend", () => {
       { id: "call_scripted_0", name: "get_weather", arguments: { city: "Paris" } },
     ]);
     expect(first.events.filter((e) => e.type === "tool_call_delta").length).toBeGreaterThan(2);
-    expect(first.done.reason).toBe("tool_use");
+    expect(first.done).toMatchObject({ reason: "tool_use", model: "scripted-model", id: "scripted-1" });
     const second = await collect(backend.chatStream([{ role: "user", content: "And?" }], []));
     expect(second).toMatchObject({
       text: "It is 18C in Paris.",

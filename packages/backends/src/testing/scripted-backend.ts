@@ -110,7 +110,7 @@ export class ScriptedBackend implements Backend {
     signal?.throwIfAborted();
     const source: ErrorSource = { provider: PROVIDER, profile: this.name };
     if (reply.fault && reply.fault.type !== "stream_error") throw faultError(reply.fault, source);
-    const events = script(reply);
+    const events = script(reply, call.model, `scripted-${this.calls.length}`);
     let sent = 0;
     for (const e of events) {
       if (reply.delayMs) await sleep(reply.delayMs, undefined, signal ? { signal } : {});
@@ -143,9 +143,13 @@ export class ScriptedBackend implements Backend {
   }
 }
 
-/** The events a reply makes, in a provider's order, each piece as if it had arrived on its own. */
-function script(reply: MockReply): StreamEvent[] {
+/**
+ * The events a reply makes, in a provider's order, each piece as if it had arrived on its own; its `done`
+ * names the model that served it and the reply's id, as a provider's does.
+ */
+function script(reply: MockReply, model: string, id: string): StreamEvent[] {
   const b = new ReplyBuilder();
+  b.identify(model, id);
   const events: StreamEvent[] = [];
   const step = (act: () => void) => {
     act();

@@ -19,6 +19,7 @@ const suite = providerSuite({
   make: (s) => make(s),
   sse: true,
   retryAfter: 12,
+  identifies: { model: true, id: "msg_mock" },
   without: ["tool_unsupported"],
 });
 

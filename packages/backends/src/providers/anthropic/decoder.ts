@@ -18,7 +18,7 @@ interface WireUsage {
 interface Event {
   type: string;
   index?: number;
-  message?: { usage?: WireUsage };
+  message?: { id?: string; model?: string; usage?: WireUsage };
   content_block?: {
     type: string;
     id?: string;
@@ -70,6 +70,7 @@ export class AnthropicDecoder implements WireDecoder<SseItem> {
     switch (e.type) {
       case "message_start":
         this.usage = { ...e.message?.usage };
+        this.builder.identify(e.message?.model, e.message?.id);
         break;
       case "content_block_start":
         this.blockStart(e);

@@ -24,6 +24,7 @@ function copilotOf(server: MockLlmServer, options: Partial<CopilotOptions> = {})
 const suite = providerSuite({
   provider: "copilot",
   label: "copilot chat completions (gpt-4.1)",
+  identifies: { model: true, id: "chatcmpl-mock" },
   make: (s) => copilotOf(s),
   sse: true,
   retryAfter: 7,
@@ -33,6 +34,7 @@ const suite = providerSuite({
 providerSuite({
   provider: "copilot",
   label: "copilot anthropic messages (claude-sonnet-4.5)",
+  identifies: { model: true, id: "msg_mock" },
   make: (s) => copilotOf(s, { model: "claude-sonnet-4.5" }),
   sse: true,
   retryAfter: 7,
@@ -43,6 +45,7 @@ providerSuite({
 providerSuite({
   provider: "copilot",
   label: "copilot responses (gpt-5.1-codex)",
+  identifies: { model: true, id: "resp_mock" },
   make: (s) => copilotOf(s, { model: "gpt-5.1-codex" }),
   sse: true,
   retryAfter: 7,

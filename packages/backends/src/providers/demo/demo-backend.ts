@@ -74,6 +74,7 @@ export class DemoBackend implements Backend {
       inputEstimated: true,
       costUsd: 0,
     });
+    b.identify(this.currentModel, undefined);
     b.done(step.call ? "tool_use" : "stop");
     yield* this.drained(b, signal);
   }

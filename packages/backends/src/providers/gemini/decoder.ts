@@ -28,6 +28,7 @@ interface Response {
   };
   promptFeedback?: { blockReason?: string };
   responseId?: string;
+  modelVersion?: string;
 }
 
 const FILTERED = new Set([
@@ -90,6 +91,7 @@ export class GeminiDecoder implements WireDecoder<SseItem> {
     } else r = parseFrame<Response>(this.source, text);
     if (r.error !== undefined) throw classifyError(this.source, undefined, errorFacts(r, text));
     this.idBase ??= r.responseId ?? randomUUID().slice(0, 8);
+    this.builder.identify(r.modelVersion, r.responseId);
     if (r.usageMetadata) {
       this.usage = r.usageMetadata;
       this.usageText = undefined;

@@ -13,6 +13,7 @@ const suite = providerSuite({
   sse: true,
   sendsIds: false,
   retryAfter: 31,
+  identifies: { model: true, id: "mock" },
 });
 
 describe("gemini: requests", () => {

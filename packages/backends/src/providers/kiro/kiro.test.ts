@@ -39,6 +39,7 @@ const suite = providerSuite({
   make: (s) => kiroOf(s),
   sse: false,
   retryAfter: 7,
+  identifies: { model: false },
   renewsCredential: true,
   // Kiro has no "tools unsupported" error. Its refusal of the token is tested below: the suite counts every
   // POST as a chat request, and Kiro renews a login with a POST of its own.

@@ -6,6 +6,7 @@ import { parseArguments, ReplyBuilder } from "../../stream/reply-builder.js";
 import type { Usage } from "../../types.js";
 
 interface Line {
+  model?: string;
   error?: unknown;
   message?: {
     content?: string;
@@ -53,6 +54,7 @@ export class OllamaDecoder implements WireDecoder<string> {
       });
     }
     if (line.done) {
+      this.builder.identify(line.model, undefined);
       this.builder.setUsage(this.usage(line));
       const raw = line.done_reason;
       const reason =

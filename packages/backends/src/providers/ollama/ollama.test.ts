@@ -14,6 +14,7 @@ const suite = providerSuite({
   make: (s) => make(s),
   sse: false,
   retryAfter: 3,
+  identifies: { model: true },
 });
 
 describe("ollama: requests", () => {

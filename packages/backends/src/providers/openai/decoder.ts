@@ -20,6 +20,8 @@ interface Delta {
 }
 
 interface Chunk {
+  id?: string;
+  model?: string;
   error?: unknown;
   choices?: Array<{ index?: number; delta?: Delta; finish_reason?: string | null }> | null;
   usage?: {
@@ -99,6 +101,8 @@ export class OpenAiDecoder implements WireDecoder<SseItem> {
     if (item.event === "error" || (chunk.error !== undefined && chunk.error !== null)) {
       throw classifyError(this.source, undefined, errorFacts(chunk, item.data));
     }
+    // Every chunk repeats them; the fast path skips most, but not the first nor the one that finishes.
+    this.builder.identify(chunk.model, chunk.id);
     for (const choice of chunk.choices ?? []) {
       const choiceIndex = choice.index ?? 0;
       if (choiceIndex !== 0 && !this.options.mergeChoices) continue;

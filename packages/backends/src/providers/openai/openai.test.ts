@@ -14,6 +14,7 @@ const suite = providerSuite({
   make: (s) => make(s, { name: "openai" }),
   sse: true,
   retryAfter: 7,
+  identifies: { model: true, id: "chatcmpl-mock" },
 });
 
 describe("openai: requests", () => {

@@ -32,6 +32,8 @@ interface WireEvent {
   delta?: string;
   item?: OutputItem;
   response?: {
+    id?: string;
+    model?: string;
     status?: string;
     usage?: WireUsage | null;
     incomplete_details?: { reason?: string } | null;
@@ -152,6 +154,7 @@ export class ResponsesDecoder implements WireDecoder<SseItem> {
 
   private finish(e: WireEvent, incomplete: boolean): void {
     this.calls.finish(this.builder);
+    this.builder.identify(e.response?.model, e.response?.id);
     if (e.response?.usage) this.builder.setUsage(usageOf(e.response.usage));
     if (incomplete) {
       const why = e.response?.incomplete_details?.reason;
