@@ -1,4 +1,5 @@
 import type { Message } from "@ollie/backends";
+import type { SpanContext } from "@opentelemetry/api";
 import type { ContextFigures } from "../context/context-meter.js";
 import type { AgentListener, AgentState } from "../events/agent-events.js";
 import type { TurnOutcome } from "../events/turn-outcome.js";
@@ -20,7 +21,7 @@ import {
   QueueFullError,
   TurnInterruptedError,
 } from "./errors.js";
-import { Submission } from "./submission.js";
+import { Submission, setTurnSpan } from "./submission.js";
 import type { SubmitOptions } from "./submit-options.js";
 import { turnWithHooks } from "./turn-with-hooks.js";
 
@@ -33,6 +34,8 @@ import { turnWithHooks } from "./turn-with-hooks.js";
 export class Agent {
   private readonly core: AgentCore;
   private running: AbortController | undefined;
+  /** The running turn's recorded span (see runningTurnSpan). */
+  private turnSpan: SpanContext | undefined;
   /** Settles when the queue has run dry; undefined while nothing runs. */
   private draining: Promise<void> | undefined;
 
@@ -130,6 +133,14 @@ export class Agent {
     return this.draining !== undefined || this.core.state !== "idle" || this.core.injected > 0;
   }
 
+  /**
+   * The span context of the turn running now, when it is recorded: for a host to tell whether a trace
+   * context it was handed (a spawned session's `traceparent`) belongs to this agent's turn.
+   */
+  get runningTurnSpan(): SpanContext | undefined {
+    return this.turnSpan;
+  }
+
   get history(): readonly Message[] {
     return this.core.history.messages;
   }
@@ -188,10 +199,17 @@ export class Agent {
     this.core.queue ??= new BoundedQueue(this.capacity);
     const queue = this.core.queue;
     const position = queue.length + (this.running ? 1 : 0);
-    if (!queue.push({ prompt, settle, trace: turnTraceOf(options) }))
-      throw new QueueFullError(queue.capacity);
+    const submission = new Submission(position, done);
+    const trace: TurnTrace = {
+      ...turnTraceOf(options),
+      started: (span) => {
+        setTurnSpan(submission, span);
+        this.turnSpan = span;
+      },
+    };
+    if (!queue.push({ prompt, settle, trace })) throw new QueueFullError(queue.capacity);
     this.draining ??= this.drain();
-    return new Submission(position, done);
+    return submission;
   }
 
   /**
@@ -368,6 +386,7 @@ export class Agent {
       return await invokeAgent(core, where, (seen) => turnWithHooks(core, prompt, controller.signal, seen));
     } finally {
       this.running = undefined;
+      this.turnSpan = undefined;
     }
   }
 }

@@ -1,4 +1,13 @@
+import type { SpanContext } from "@opentelemetry/api";
 import type { TurnOutcome } from "../events/turn-outcome.js";
+
+/** Each submission's turn span, once started (set by the agent; read through `Submission.turnSpan`). */
+const turnSpans = new WeakMap<Submission, SpanContext>();
+
+/** Records the span of a submission's turn: for the agent that runs it. */
+export function setTurnSpan(submission: Submission, span: SpanContext): void {
+  turnSpans.set(submission, span);
+}
 
 /**
  * A submitted prompt: `position` is how many turns run before it (0: it runs now); awaiting it gives the
@@ -10,6 +19,15 @@ export class Submission implements PromiseLike<TurnOutcome> {
     readonly position: number,
     readonly done: Promise<TurnOutcome>,
   ) {}
+
+  /**
+   * The span context of its turn's `invoke_agent` span, once the turn has started and when it is recorded
+   * (an OpenTelemetry SDK is registered and sampled it): what a span elsewhere links to, such as the turn a
+   * callback from this one starts.
+   */
+  get turnSpan(): SpanContext | undefined {
+    return turnSpans.get(this);
+  }
 
   // biome-ignore lint/suspicious/noThenProperty: a submission is awaitable by design.
   then<R1 = TurnOutcome, R2 = never>(

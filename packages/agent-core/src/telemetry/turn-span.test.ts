@@ -52,6 +52,27 @@ describe("a turn's invoke_agent span", () => {
     expect(otel.spans().at(-1)).toBe(turn);
   });
 
+  it("names its span to the host: the running turn's while it runs, and each submission's", async () => {
+    let seenWhileRunning: string | undefined;
+    const { agent } = await scriptedAgent([call("probe", {}), { text: "Probed." }], {
+      tools: tools(
+        echoTool("probe", {
+          run: () => {
+            seenWhileRunning = agent.runningTurnSpan?.spanId;
+            return "ok";
+          },
+        }),
+      ),
+      profile: "coder",
+    });
+    const submission = agent.submit("Probe");
+    await submission;
+    const turn = otel.span("invoke_agent coder");
+    expect(seenWhileRunning).toBe(turn.spanContext().spanId);
+    expect(submission.turnSpan?.spanId).toBe(turn.spanContext().spanId);
+    expect(agent.runningTurnSpan).toBeUndefined();
+  });
+
   it("says why a failed turn failed, as error.type and an error status", async () => {
     const { agent } = await scriptedAgent([{ fault: { type: "auth" } }], { profile: "coder" });
     expect((await agent.submit("Hi")).status).toBe("error");

@@ -17,6 +17,7 @@ import {
   type Link,
   ROOT_CONTEXT,
   type Span,
+  type SpanContext,
   SpanKind,
   SpanStatusCode,
   trace,
@@ -30,6 +31,8 @@ import { agentInstruments, agentTracer, failureType, metricsLive, tracingLive } 
 export interface TurnTrace {
   parent: Context;
   links?: Link[];
+  /** Told the turn's span once it has started, when it is recorded. */
+  started?: (span: SpanContext) => void;
 }
 
 /** Text injected too late for its turn runs as a turn of its own, at the root of a trace of its own. */
@@ -118,6 +121,7 @@ export async function invokeAgent(
     where.parent,
   );
   const tally = span.isRecording() ? new TurnTally() : undefined;
+  if (tally) where.started?.(span.spanContext());
   let errorType: string | undefined;
   try {
     const outcome = await context.with(trace.setSpan(where.parent, span), () =>
