@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import type { Agent, AgentEvent, PersistedSession, Submission, TurnOutcome } from "@ollie/agent-core";
+import type { Agent, AgentEvent, PersistedSession, Submission, SubmitOptions } from "@ollie/agent-core";
 import type { BackendPool } from "@ollie/backends";
 import type { ToolsrvConn } from "@ollie/toolsrv/client";
 import type { BookedProfile } from "../config/profile-book.js";
@@ -8,7 +8,7 @@ import { AgentChoices } from "./agent-choices.js";
 import { type MadeAgent, makeAgent } from "./agent-maker.js";
 import { AgentObserver, type ShownUsage } from "./agent-observer.js";
 import { PendingReload, unreachableNote } from "./backend-reload.js";
-import { callbackText, stampSender } from "./callback.js";
+import { reportTurn, stampSender } from "./callback.js";
 import { hopsTo } from "./hop-limit.js";
 import { IdleTimer } from "./idle-timer.js";
 import { CountedLive } from "./live-agents.js";
@@ -156,7 +156,7 @@ export class AgentSlot {
    * Submits a prompt, connecting the agent first if it is paused; resolves with its ticket (see
    * PromptTickets) as soon as it is queued and saved, not when the turn ends.
    */
-  async submit(prompt: string, from: string = this.env.policy.owner): Promise<number> {
+  async submit(prompt: string, from: string = this.env.policy.owner, trace?: SubmitOptions): Promise<number> {
     const hops = this.hopsFrom(from);
     // The prompt waits for the agent to be made: the slot is busy from now, not idle in between.
     this.#waiting++;
@@ -164,7 +164,10 @@ export class AgentSlot {
     try {
       const agent = await this.activate();
       this.#lastPrompt = prompt;
-      submission = agent.submit(stampSender(prompt, from, this.env.policy.owner));
+      submission = agent.submit(
+        stampSender(prompt, from, this.env.policy.owner),
+        this.session.takeTurnTrace(from) ?? trace,
+      );
     } finally {
       this.#waiting--;
       // The agent could not be made, or took no prompt: idle again.
@@ -178,16 +181,13 @@ export class AgentSlot {
     // A turn its session's parent asked for is reported to it when it ends, unless it waits for it itself.
     const parent = this.session.parent;
     if (parent !== undefined && from === parent && this.session.callback)
-      void submission.then((outcome) => this.report(parent, outcome));
+      void submission.then((outcome) => {
+        const report = { parent, from: this.uname, outcome, turn: submission.turnSpan };
+        return reportTurn(this.session.peers, report, this.shown.lastArtifacts, (line) =>
+          this.shown.chat.note(line),
+        );
+      });
     return ticket;
-  }
-
-  /** Tells `parent` how the turn it asked for ended (see callbackText); a failure is said in the chat. */
-  private async report(parent: string, outcome: TurnOutcome): Promise<void> {
-    const text = callbackText(this.uname, outcome, this.shown.lastArtifacts);
-    await this.session.peers.deliver(parent, text, this.uname).catch((error: unknown) => {
-      this.shown.chat.note(`! could not report to ${parent}: ${(error as Error).message}`);
-    });
   }
 
   /** The hops a prompt or injection from `from` is at, refused past the limit (see hopsTo). */

@@ -1,4 +1,7 @@
 import type { TurnOutcome } from "@ollie/agent-core";
+import type { SpanContext } from "@opentelemetry/api";
+import type { Peers } from "./slot-context.js";
+import { callbackTrace } from "./spawn-trace.js";
 
 /** The tools whose `path` argument names a file the turn made or changed. */
 const WRITING_TOOLS = new Set(["file_write", "file_edit"]);
@@ -53,4 +56,31 @@ export function stampSender(text: string, from: string, owner: string): string {
   if (from === owner) return text;
   const stamp = `[from=${from}]`;
   return text.startsWith(`${stamp}\n`) ? text : `${stamp}\n${text}`;
+}
+
+/** A callback: the turn that ended, reported to the agent that asked for it. */
+export interface TurnReport {
+  parent: string;
+  /** The reporting agent, whose prompt the callback is. */
+  from: string;
+  outcome: TurnOutcome;
+  /** The reported turn's span, which the callback's turn links to (when recorded). */
+  turn: SpanContext | undefined;
+}
+
+/**
+ * Delivers a callback (see callbackText) to its parent; a failure is told to `note`, for the reporting
+ * agent's chat.
+ */
+export async function reportTurn(
+  peers: Peers,
+  report: TurnReport,
+  artifacts: readonly string[],
+  note: (line: string) => void,
+): Promise<void> {
+  const { parent, from, outcome, turn } = report;
+  const text = callbackText(from, outcome, artifacts);
+  await peers.deliver(parent, text, from, callbackTrace(turn)).catch((error: unknown) => {
+    note(`! could not report to ${parent}: ${(error as Error).message}`);
+  });
 }

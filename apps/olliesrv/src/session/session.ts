@@ -1,6 +1,6 @@
 import { rm } from "node:fs/promises";
 import { resolve } from "node:path";
-import type { BudgetedRequest, JournalEntry } from "@ollie/agent-core";
+import type { BudgetedRequest, JournalEntry, SubmitOptions } from "@ollie/agent-core";
 import { newSessionId } from "@ollie/agent-core/sessions";
 import type { TraceCarrier } from "@ollie/telemetry";
 import { type GeneratedProfile, generatedAgentConfig } from "../config/generated-profile.js";
@@ -81,6 +81,22 @@ export class Session {
   private readonly environment: SessionEnvironment;
   private readonly store: SessionStore;
   private readonly retry: SaveRetry;
+
+  /** Where the first turn its maker asks of it belongs in a trace (see spawn-trace.ts); taken once, not saved. */
+  #spawnTrace: { maker: string; options: SubmitOptions } | undefined;
+
+  /** Sets where the first turn `maker` asks of this new session belongs in a trace. */
+  traceFirstTurn(maker: string, options: SubmitOptions | undefined): void {
+    this.#spawnTrace = options && { maker, options };
+  }
+
+  /** The trace options of a prompt from `from`: those set for its maker's first one, once. */
+  takeTurnTrace(from: string): SubmitOptions | undefined {
+    if (this.#spawnTrace?.maker !== from) return undefined;
+    const { options } = this.#spawnTrace;
+    this.#spawnTrace = undefined;
+    return options;
+  }
 
   constructor(
     readonly id: string,

@@ -1,5 +1,6 @@
 import { realpath } from "node:fs/promises";
 import { join, sep } from "node:path";
+import type { SubmitOptions } from "@ollie/agent-core";
 import type { Logger } from "@ollie/log";
 import { checkModel } from "../config/backends.js";
 import type { AgentSlot } from "./agent-slot.js";
@@ -12,6 +13,7 @@ import { quarantineSessionFile, readSessionFiles } from "./session-file.js";
 import { SessionIndex } from "./session-index.js";
 import type { SessionHome } from "./session-store.js";
 import { type Peers, type SessionEnvironment, splitUname } from "./slot-context.js";
+import { spawnedTurnTrace } from "./spawn-trace.js";
 
 /** Every session of the daemon. */
 export class Sessions implements Peers {
@@ -90,6 +92,11 @@ export class Sessions implements Peers {
         this.environment.making.models,
       );
     const session = Session.create(this.home, this.environment, this, { ...spec, ...lineage });
+    if (spec.trace) {
+      const owner = creator === this.environment.policy.owner;
+      const spawning = owner ? undefined : this.agent(creator)?.agent?.runningTurnSpan;
+      session.traceFirstTurn(creator, spawnedTurnTrace(spec.trace, spawning, owner));
+    }
     // What it may spend starts as its agent profile says, else its backends.conf profile.
     session.budget.limit = {
       ...(booked?.config.budget ?? backends.conf.profiles.get(backendName ?? "")?.budget),
@@ -215,10 +222,10 @@ export class Sessions implements Peers {
   }
 
   /** Submits `text` to the agent `to`, as `from`. */
-  async deliver(to: string, text: string, from: string): Promise<void> {
+  async deliver(to: string, text: string, from: string, trace?: SubmitOptions): Promise<void> {
     const slot = this.agent(to);
     if (!slot) throw new Error(`no agent ${to}`);
-    await slot.submit(text, from);
+    await slot.submit(text, from, trace);
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { BudgetedRequest, JournalEntry } from "@ollie/agent-core";
+import type { BudgetedRequest, JournalEntry, SubmitOptions } from "@ollie/agent-core";
 import type { BackendPool } from "@ollie/backends";
 import type { Authenticator } from "@ollie/ninep";
 import type { CheckpointRepos } from "../checkpoints/checkpoint-repos.js";
@@ -95,7 +95,7 @@ export interface Peers {
   /** The agent-to-agent hops behind the turn `uname` runs (or last ran); 0 for anyone but an agent. */
   hopsOf(uname: string): number;
   /** Submits `text` to the agent `to` as `from` (how a child's callback reaches its parent). */
-  deliver(to: string, text: string, from: string): Promise<void>;
+  deliver(to: string, text: string, from: string, trace?: SubmitOptions): Promise<void>;
   /**
    * Something `session/idx` shows of a session may have changed — its name, its directory, an agent's
    * state — so readers of `session/idxwait` may be due an answer.
@@ -129,6 +129,8 @@ export interface SlotSession {
   readonly parent: string | undefined;
   /** False when the parent waits for the turns itself and wants no callbacks. */
   readonly callback: boolean;
+  /** Where a prompt from `from` belongs in a trace, when it is the first its maker asks (see spawn-trace.ts). */
+  takeTurnTrace(from: string): SubmitOptions | undefined;
   /** The agent profile `name` as the session's agents are made from it (its generated ones first). */
   profile(name: string): Promise<BookedProfile>;
   save(): Promise<void>;
