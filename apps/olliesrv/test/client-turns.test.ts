@@ -232,7 +232,7 @@ describe("@ollie/client against olliesrv", () => {
       name: "RefusedError",
       path: "session/new",
       reason:
-        "session spec:1:1: colour: unknown key (the keys are: agent, profile, cwd, remote, backend, model, name, callback, mcpServers)",
+        "session spec:1:1: colour: unknown key (the keys are: agent, profile, cwd, remote, backend, model, name, callback, mcpServers, traceparent, tracestate)",
     });
     await fork.kill();
     await session.kill();

@@ -197,12 +197,22 @@ describe.each([
       expect.objectContaining({ traceId: childTurn.traceId, spanId: childTurn.spanId }),
     );
 
-    const metricNames = await receiver.until(() => {
+    // Each metric is exported once recorded: an export taken before the turns ended lacks the later ones.
+    const wanted = [
+      "gen_ai.client.token.usage",
+      "gen_ai.client.operation.duration",
+      "gen_ai.invoke_agent.duration",
+      "gen_ai.execute_tool.duration",
+    ];
+    await receiver.until(() => {
       const names = new Set(receiver!.metrics.map((m) => m.name));
-      return names.has("gen_ai.client.token.usage") && names.has("gen_ai.execute_tool.duration") && names;
+      return wanted.every((name) => names.has(name));
     });
-    expect(metricNames).toContain("gen_ai.client.operation.duration");
-    expect(metricNames).toContain("gen_ai.invoke_agent.duration");
+    const tokens = receiver.metrics.find((m) => m.name === "gen_ai.client.token.usage")!;
+    expect(tokens).toMatchObject({ service: "olliesrv", unit: "{token}" });
+    expect(tokens.points.map((p) => p.attributes["gen_ai.token.type"])).toEqual(
+      expect.arrayContaining(["input", "output"]),
+    );
 
     // Contents only when asked for; secrets never, whatever reached a span.
     const raw = Buffer.concat(receiver.bodies.map((b) => b.body)).toString("latin1");

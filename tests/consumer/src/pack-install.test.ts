@@ -53,6 +53,7 @@ describe("npm run pack", () => {
       "node_modules/@ollie/agent-core",
       "node_modules/@ollie/backends",
       "node_modules/@ollie/config-file",
+      "node_modules/@ollie/telemetry",
     ]);
     for (const [path, { resolved }] of ollie) expect(resolved, path).toMatch(/^file:.*\.tgz$/);
     // The optional peer stays out, as it does when installed by name.

@@ -159,7 +159,7 @@ describe.skipIf(!tmuxFound)("the root README's first run, word for word", () => 
     }
     // ollie ask said which session and profile it made, and so does ollie sh.
     const asked = await until("profile coding", 2);
-    expect(asked).toContain("setup: built 11");
+    expect(asked).toContain("setup: built 12");
     expect(asked).toMatch(/new session \S+, profile coding/);
     expect(asked).toContain("→ file_glob");
     expect(asked).toContain("That was a real tool call");
