@@ -22,6 +22,7 @@ describe("an agent's proc/ directory", () => {
       { text: "It was killed." },
     );
     const states = await watchStates(o, agent);
+    const events = await o.fsys.open(`session/${id}/events`);
     await o.fsys.writeFile(`${agent}/prompt`, "run it");
     // The directory follows the running turn by itself, without a read of idx.
     const listed = await vi.waitFor(async () => {
@@ -35,6 +36,11 @@ describe("an agent's proc/ directory", () => {
     expect(await names(proc)).toEqual(["status", "output", "ctl"]);
     expect(await o.read(`${proc}/status`)).toBe("running\n");
     expect(await o.read(`${agent}/proc/idx`)).toMatch(new RegExp(`^${procId}\\tshell\\trunning\\t\\S+Z\\n$`));
+    // Watched, the processes say when they change: the start was an event, for a page to show it by.
+    let seen = "";
+    while (!/"topic":"agent\.main\.procs"[^\n]*"running":1/.test(seen))
+      seen += (await events.read(0)).toString();
+    await events.close();
 
     // The output streams: the first line is there while the process still runs.
     const output = await o.fsys.open(`${proc}/output`);

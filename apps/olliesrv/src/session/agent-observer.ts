@@ -67,7 +67,9 @@ export class AgentObserver {
     private readonly reactions: ObserverReactions,
     saved?: SavedAgent,
   ) {
-    this.procs = new ToolProcs(toolsrv);
+    this.procs = new ToolProcs(toolsrv, (running) =>
+      session.events.publish(`agent.${name}.procs`, { running }),
+    );
     this.turns = new WatchedValue(saved?.turns?.count ?? 0);
     this.#lastOutcome = saved?.turns?.last ?? "";
     this.waiting = new WaitingPrompts(

@@ -25,7 +25,14 @@ export class ToolProcs {
   private askedAt = Number.NEGATIVE_INFINITY;
   private lookedAt = Number.NEGATIVE_INFINITY;
 
-  constructor(private readonly conn: () => ToolsrvConn | undefined) {}
+  /**
+   * `changed` hears of a list that differs from the one before (a process started, ended or went): for a
+   * watcher that shows the list to ask again when it moves, not on a timer of its own.
+   */
+  constructor(
+    private readonly conn: () => ToolsrvConn | undefined,
+    private readonly changed: (running: number) => void = () => {},
+  ) {}
 
   /** The processes as last asked for, oldest first (a look: see the class). */
   list(): ProcessInfo[] {
@@ -68,7 +75,11 @@ export class ToolProcs {
       this.askedAt = performance.now();
       const conn = this.conn();
       const procs = conn ? await conn.processes().catch(() => [] as ProcessInfo[]) : [];
+      const before = this.known;
       this.known = new Map(procs.map((p) => [p.id, p]));
+      const moved =
+        before.size !== this.known.size || procs.some((p) => before.get(p.id)?.status !== p.status);
+      if (moved) this.changed(procs.filter((p) => p.status === "running").length);
       return this.sorted();
     })().finally(() => {
       this.asking = undefined;

@@ -115,7 +115,12 @@ export type AgentEventBody =
   /** A line olliesrv wrote in the agent's chat itself (a changed backends.conf, a fork, a bypass request). */
   | { type: "note"; text: string }
   /** The prompts waiting behind its turn changed (one queued, taken into a turn, or dropped): `waiting` now. */
-  | { type: "queue"; waiting: number };
+  | { type: "queue"; waiting: number }
+  /**
+   * Its tool processes changed (one started, ended or went), as olliesrv saw while someone looked at them
+   * (its `proc/` directory, or `Agent.processes()`): `running` now.
+   */
+  | { type: "procs"; running: number };
 
 /** An agent's event: which agent, and its body. */
 export type AgentEventRecord = EventStamp & { kind: "agent"; agent: string } & AgentEventBody;

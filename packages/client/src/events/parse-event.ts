@@ -20,6 +20,7 @@ const AGENT_TYPES: ReadonlySet<string> = new Set<AgentEventBody["type"]>([
   "turn",
   "note",
   "queue",
+  "procs",
 ]);
 
 const SESSION_TYPES: ReadonlySet<string> = new Set<SessionEventBody["type"]>([

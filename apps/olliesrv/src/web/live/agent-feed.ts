@@ -44,6 +44,7 @@ export async function followAgent(
       `agent.${page.agent}.usage`,
       `agent.${page.agent}.reasoning`,
       `agent.${page.agent}.queue`,
+      `agent.${page.agent}.procs`,
       `agent.${page.agent}.tool`,
       "session.plan",
       "session.budget",
