@@ -3,11 +3,11 @@
 // again if another is registered later: the API has no proxy meter, so instruments made before a daemon
 // starts its SDK would stay no-ops for good.
 import {
+  type BatchObservableResult,
   type Counter,
   type Histogram,
   type MeterProvider,
   metrics,
-  type ObservableResult,
 } from "@opentelemetry/api";
 import { BUCKETS, GENAI_SEMCONV_VERSION, METRIC } from "./semconv.js";
 
@@ -98,14 +98,13 @@ export function observeActivity(scope: string, read: () => Activity): () => void
     unit: "{agent}",
     description: "Agents in the daemon, by state",
   });
-  const observeSessions = (result: ObservableResult) => result.observe(read().sessions);
-  const observeAgents = (result: ObservableResult) => {
-    for (const [state, count] of read().agentsByState) result.observe(count, { "ollie.agent.state": state });
+  // One read per collection for both instruments: a read walks every session.
+  const observe = (result: BatchObservableResult) => {
+    const activity = read();
+    result.observe(sessions, activity.sessions);
+    for (const [state, count] of activity.agentsByState)
+      result.observe(agents, count, { "ollie.agent.state": state });
   };
-  sessions.addCallback(observeSessions);
-  agents.addCallback(observeAgents);
-  return () => {
-    sessions.removeCallback(observeSessions);
-    agents.removeCallback(observeAgents);
-  };
+  meter.addBatchObservableCallback(observe, [sessions, agents]);
+  return () => meter.removeBatchObservableCallback(observe, [sessions, agents]);
 }

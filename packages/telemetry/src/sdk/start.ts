@@ -32,12 +32,15 @@ export interface Telemetry {
 
 const identity = (text: string) => text;
 
+/** What an OTLP exporter of a signal is given: the file's address for it, and the file's headers. */
+const otlpOptions = (url: string | undefined, settings: TelemetrySettings) => ({
+  ...(url && { url }),
+  ...(settings.headers && { headers: settings.headers }),
+});
+
 async function spanExporter(settings: TelemetrySettings, kind: "otlp" | "console"): Promise<SpanExporter> {
   if (kind === "console") return new (await import("@opentelemetry/sdk-trace-base")).ConsoleSpanExporter();
-  const options = {
-    ...(settings.tracesUrl && { url: settings.tracesUrl }),
-    ...(settings.headers && { headers: settings.headers }),
-  };
+  const options = otlpOptions(settings.tracesUrl, settings);
   return settings.tracesProtocol === "http/json"
     ? new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter(options)
     : new (await import("@opentelemetry/exporter-trace-otlp-proto")).OTLPTraceExporter(options);
@@ -48,10 +51,7 @@ async function metricExporter(
   kind: "otlp" | "console",
 ): Promise<PushMetricExporter> {
   if (kind === "console") return new (await import("@opentelemetry/sdk-metrics")).ConsoleMetricExporter();
-  const options = {
-    ...(settings.metricsUrl && { url: settings.metricsUrl }),
-    ...(settings.headers && { headers: settings.headers }),
-  };
+  const options = otlpOptions(settings.metricsUrl, settings);
   return settings.metricsProtocol === "http/json"
     ? new (await import("@opentelemetry/exporter-metrics-otlp-http")).OTLPMetricExporter(options)
     : new (await import("@opentelemetry/exporter-metrics-otlp-proto")).OTLPMetricExporter(options);
